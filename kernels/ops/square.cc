@@ -1,0 +1,36 @@
+// square: out = in * in, the lectures' first kernel.
+#include "kernels/ops/elementwise_common.h"
+#include "kernels/ops/ops.h"
+
+namespace kbench::kernels {
+
+Operation MakeSquareOp() {
+  Operation op;
+  op.name = "square";
+  op.description = "out = in * in, elementwise";
+  op.dims = {"elements..."};
+  op.default_shape = {4096, 4096};
+  op.cost_model = "bytes: n read + n written; flops: n";
+  op.variants = {
+      {"host_loop", "a plain loop on one host thread", Backend::kHost, {DType::kF32}},
+      {"naive_2d", "the lecture's 2-D grid of 16x16 blocks, one element per thread",
+       Backend::kCuda, FloatDTypes()},
+      {"grid_stride", "1-D grid-stride loop sized to the SM count", Backend::kCuda,
+       FloatDTypes()},
+      {"vectorized", "16-byte loads and stores per thread", Backend::kCuda, FloatDTypes()},
+  };
+  op.layout = [](const Problem& p) { return ElementwiseLayout(p, {"in"}); };
+  op.cost = [](const Problem& p) { return Cost{ElementwiseBytes(p, 1), ElementCount(p)}; };
+  op.reference = [](const Problem&, const HostTensors& in, HostTensors* out) {
+    for (size_t i = 0; i < in[0].size(); ++i) (*out)[0][i] = in[0][i] * in[0][i];
+  };
+  op.host_runs["host_loop"] = [](const Problem& p, const std::vector<const float*>& in,
+                                 const std::vector<float*>& out) {
+    const int64_t n = ElementCount(p);
+    for (int64_t i = 0; i < n; ++i) out[0][i] = in[0][i] * in[0][i];
+  };
+  op.tolerance = [](const Problem& p) { return DefaultTolerance(p.dtype); };
+  return op;
+}
+
+}  // namespace kbench::kernels

@@ -1,0 +1,45 @@
+// An executor's device backend: what one executor process runs jobs on.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "kbench/internal/v1/executor.pb.h"
+#include "kbench/v1/types.pb.h"
+
+namespace kbench::executor {
+
+struct JobContext {
+  const internal::v1::RunJob* job = nullptr;
+  std::function<void(const v1::Progress&)> progress;
+  const std::atomic<bool>* cancelled = nullptr;
+};
+
+struct JobRun {
+  v1::JobResult result;
+  std::vector<internal::v1::ArtifactFile> artifacts;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  // Brings the device up (measuring its copy bandwidth) and says what it is.
+  virtual absl::StatusOr<v1::DeviceInfo> Initialize() = 0;
+  virtual absl::StatusOr<JobRun> Run(const JobContext& context) = 0;
+  // After a failed Run: the process must be restarted before the next job.
+  virtual bool NeedsRestart() const { return false; }
+};
+
+// The always-present host device.
+std::unique_ptr<Backend> MakeCpuBackend();
+
+// CUDA device `ordinal`; defined in server/executor/cuda/.
+std::unique_ptr<Backend> MakeCudaBackend(int ordinal);
+// Every CUDA device visible to this process; empty (not an error) without a driver or GPU.
+absl::StatusOr<std::vector<v1::DeviceInfo>> DiscoverCudaDevices();
+
+}  // namespace kbench::executor

@@ -1,0 +1,231 @@
+// The cpu device: runs the catalogue's host variants and times them with the host's
+// monotonic clock. Always present; on a machine without a GPU it is the whole service.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <thread>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "kernels/catalogue.h"
+#include "kernels/random.h"
+#include "server/executor/backend.h"
+#include "server/executor/benchmark_job.h"
+#include "server/executor/device_runner.h"
+#include "server/executor/measure/statistics.h"
+
+namespace kbench::executor {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A quiet NaN with a recognisable payload: an output element still holding it was never written.
+constexpr uint32_t kPoisonBits = 0x7FC0DEADu;
+// Hot samples batch enough runs to last this long, so clock resolution and call overhead vanish.
+constexpr double kHotSampleTarget = 1e-3;
+// Cold samples overwrite this many bytes first: larger than the last-level cache of the hosts
+// we run on.
+constexpr size_t kCacheFlushBytes = 256u << 20;
+
+double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+std::string CpuModelName() {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      const size_t colon = line.find(':');
+      if (colon != std::string::npos) return std::string(absl::StripAsciiWhitespace(line.substr(colon + 1)));
+    }
+  }
+  return "host cpu";
+}
+
+std::string HostName() {
+  char buf[256] = {};
+  gethostname(buf, sizeof(buf) - 1);
+  return buf;
+}
+
+class CpuPreparedVariant : public PreparedVariant {
+ public:
+  CpuPreparedVariant(const kernels::Problem& problem, const kernels::Operation& op, uint64_t seed,
+                     v1::MeasureMode mode, std::vector<char>* flush)
+      : problem_(problem), op_(op), mode_(mode), flush_(flush) {
+    run_ = op.host_runs.at(problem.variant);
+    const kernels::Layout layout = op.layout(problem);
+    for (size_t t = 0; t < layout.inputs.size(); ++t) {
+      std::vector<float>& buf = inputs_.emplace_back(layout.inputs[t].elements);
+      for (size_t i = 0; i < buf.size(); ++i) {
+        buf[i] = kernels::UniformAt(seed, static_cast<uint32_t>(t), i,
+                                    static_cast<float>(layout.input_scale));
+      }
+    }
+    for (const auto& t : layout.outputs) outputs_.emplace_back(t.elements);
+    for (auto& b : inputs_) input_ptrs_.push_back(b.data());
+    for (auto& b : outputs_) output_ptrs_.push_back(b.data());
+  }
+
+  absl::StatusOr<kernels::HostTensors> Inputs() override {
+    kernels::HostTensors out;
+    for (const auto& b : inputs_) out.emplace_back(b.begin(), b.end());
+    return out;
+  }
+
+  absl::StatusOr<CheckedOutput> RunChecked() override {
+    float poison;
+    std::memcpy(&poison, &kPoisonBits, sizeof(poison));
+    for (auto& b : outputs_) std::fill(b.begin(), b.end(), poison);
+    run_(problem_, input_ptrs_, output_ptrs_);
+    CheckedOutput out;
+    for (const auto& b : outputs_) {
+      for (float v : b) {
+        uint32_t bits;
+        std::memcpy(&bits, &v, sizeof(bits));
+        out.unwritten += bits == kPoisonBits;
+      }
+      out.outputs.emplace_back(b.begin(), b.end());
+    }
+    return out;
+  }
+
+  absl::Status Warmup() override {
+    // At least three runs and 50 ms: page faults, frequency ramp-up and caches settle.
+    const Clock::time_point start = Clock::now();
+    int runs = 0;
+    double one = 0;
+    while (runs < 3 || Seconds(Clock::now() - start) < 0.05) {
+      const Clock::time_point t0 = Clock::now();
+      run_(problem_, input_ptrs_, output_ptrs_);
+      one = Seconds(Clock::now() - t0);
+      ++runs;
+      if (Seconds(Clock::now() - start) > 2.0) break;  // a slow problem warms up in fewer runs
+    }
+    launches_ = 1;
+    if (mode_ == v1::MEASURE_MODE_HOT && one > 0 && one < kHotSampleTarget) {
+      launches_ = static_cast<int64_t>(kHotSampleTarget / one) + 1;
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status RunOnce() override {
+    run_(problem_, input_ptrs_, output_ptrs_);
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<measure::Sample> TakeSample() override {
+    if (mode_ == v1::MEASURE_MODE_COLD) {
+      // Outside the timed region: evict the problem's data from every cache level.
+      std::memset(flush_->data(), static_cast<int>(++flush_value_), flush_->size());
+    }
+    const Clock::time_point t0 = Clock::now();
+    for (int64_t i = 0; i < launches_; ++i) run_(problem_, input_ptrs_, output_ptrs_);
+    measure::Sample s;
+    s.seconds = Seconds(Clock::now() - t0);
+    s.launches = launches_;
+    return s;
+  }
+
+ private:
+  kernels::Problem problem_;
+  const kernels::Operation& op_;
+  v1::MeasureMode mode_;
+  std::vector<char>* flush_;
+  unsigned flush_value_ = 0;
+  kernels::HostRunFn run_;
+  std::vector<std::vector<float>> inputs_, outputs_;
+  std::vector<const float*> input_ptrs_;
+  std::vector<float*> output_ptrs_;
+  int64_t launches_ = 1;
+};
+
+class CpuRunner : public DeviceRunner {
+ public:
+  absl::Status Initialize() {
+    info_.set_id("cpu");
+    info_.set_kind(v1::DEVICE_KIND_CPU);
+    info_.set_name(CpuModelName());
+    info_.set_cpu_threads(static_cast<int32_t>(std::thread::hardware_concurrency()));
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    if (pages > 0 && page > 0) info_.set_memory_bytes(static_cast<int64_t>(pages) * page);
+    info_.set_state(v1::DEVICE_STATE_READY);
+    info_.set_copy_bandwidth_bytes_per_second(MeasureCopyBandwidth());
+    return absl::OkStatus();
+  }
+
+  const v1::DeviceInfo& info() const override { return info_; }
+  v1::MeasureMode default_mode() const override { return v1::MEASURE_MODE_HOT; }
+  double PeakFlops(kernels::DType) const override { return 0; }
+
+  void FillEnvironment(v1::Environment* env) override {
+    env->set_device_id(info_.id());
+    env->set_device_name(info_.name());
+    env->set_host(HostName());
+    env->set_cpu_threads(info_.cpu_threads());
+  }
+
+  absl::StatusOr<std::unique_ptr<PreparedVariant>> Prepare(const kernels::Problem& problem,
+                                                           uint64_t seed,
+                                                           v1::MeasureMode mode) override {
+    const kernels::Operation* op = kernels::FindOperation(problem.op);
+    if (op == nullptr || !op->host_runs.contains(problem.variant)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "variants: ", problem.op, "/", problem.variant, " has no host implementation; the cpu "
+          "device runs host variants only"));
+    }
+    if (mode == v1::MEASURE_MODE_GRAPH) {
+      return absl::InvalidArgumentError("mode: graph mode needs a CUDA device");
+    }
+    if (mode == v1::MEASURE_MODE_COLD && flush_.empty()) flush_.resize(kCacheFlushBytes);
+    return std::make_unique<CpuPreparedVariant>(problem, *op, seed, mode, &flush_);
+  }
+
+ private:
+  // Bytes read + written per second by memcpy of a buffer far larger than the caches; the
+  // median of five copies.
+  static double MeasureCopyBandwidth() {
+    const size_t bytes = 64u << 20;
+    std::vector<char> src(bytes, 1), dst(bytes, 0);
+    std::vector<double> times;
+    for (int i = 0; i < 6; ++i) {
+      const Clock::time_point t0 = Clock::now();
+      std::memcpy(dst.data(), src.data(), bytes);
+      times.push_back(Seconds(Clock::now() - t0));
+      src[i] = static_cast<char>(dst[bytes - 1 - i]);  // keep the copies observable
+    }
+    times.erase(times.begin());  // the first copy faults the pages in
+    const double median = measure::ComputeStatistics(times).median;
+    return median > 0 ? 2.0 * static_cast<double>(bytes) / median : 0;
+  }
+
+  v1::DeviceInfo info_;
+  std::vector<char> flush_;
+};
+
+class CpuBackend : public Backend {
+ public:
+  absl::StatusOr<v1::DeviceInfo> Initialize() override {
+    if (absl::Status s = runner_.Initialize(); !s.ok()) return s;
+    return runner_.info();
+  }
+
+  absl::StatusOr<JobRun> Run(const JobContext& context) override {
+    if (context.job->spec().kind() == v1::JOB_KIND_PROFILE) {
+      return absl::FailedPreconditionError(
+          "kind: profile jobs need a CUDA device (CUPTI); the cpu device runs benchmarks only");
+    }
+    return RunBenchmarkJob(runner_, context);
+  }
+
+ private:
+  CpuRunner runner_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> MakeCpuBackend() { return std::make_unique<CpuBackend>(); }
+
+}  // namespace kbench::executor

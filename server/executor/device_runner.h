@@ -1,0 +1,61 @@
+// The interface between the device-independent benchmark pipeline (benchmark_job.cc) and a
+// device: the cpu runner times host code with host clocks, the CUDA runner (cuda/) times
+// kernels with device events. Everything a device must do for one problem is here.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "kbench/v1/types.pb.h"
+#include "kernels/operation.h"
+#include "server/executor/measure/sampler.h"
+
+namespace kbench::executor {
+
+// The outputs of one checked run, converted to float64.
+struct CheckedOutput {
+  kernels::HostTensors outputs;
+  // Elements of each output still holding the poison pattern (never written).
+  int64_t unwritten = 0;
+};
+
+// One problem set up on a device: inputs generated from the seed, outputs allocated.
+// Not thread-safe; used by one job at a time.
+class PreparedVariant {
+ public:
+  virtual ~PreparedVariant() = default;
+  // The inputs as the device holds them (rounded to the dtype), in float64.
+  virtual absl::StatusOr<kernels::HostTensors> Inputs() = 0;
+  // Poisons the outputs, runs the variant once, waits, and reads the outputs back.
+  virtual absl::StatusOr<CheckedOutput> RunChecked() = 0;
+  // Runs until caches, clocks and lazy initialisation have settled.
+  virtual absl::Status Warmup() = 0;
+  // One timed sample in the job's measure mode.
+  virtual absl::StatusOr<measure::Sample> TakeSample() = 0;
+  // One untimed run, waited for (profiling: CUPTI records it).
+  virtual absl::Status RunOnce() = 0;
+};
+
+class DeviceRunner {
+ public:
+  virtual ~DeviceRunner() = default;
+  // What the device is; copy bandwidth and peak rates filled in.
+  virtual const v1::DeviceInfo& info() const = 0;
+  // The measure mode used when the job leaves it unspecified.
+  virtual v1::MeasureMode default_mode() const = 0;
+  virtual absl::StatusOr<std::unique_ptr<PreparedVariant>> Prepare(const kernels::Problem& problem,
+                                                                   uint64_t seed,
+                                                                   v1::MeasureMode mode) = 0;
+  // Peak FLOP/s for the dtype (0 when unknown).
+  virtual double PeakFlops(kernels::DType dtype) const = 0;
+  // Environment fields: clocks, temperature, throttling (may leave them empty).
+  virtual void ReadClocks(v1::ClockReading* reading) { (void)reading; }
+  virtual void FillEnvironment(v1::Environment* env) { (void)env; }
+  // True after an error that leaves the device unusable in this process (sticky CUDA error).
+  virtual bool NeedsRestart() const { return false; }
+};
+
+}  // namespace kbench::executor

@@ -1,0 +1,43 @@
+// kbenchd's Prometheus metrics: job, queue, executor, RPC and artifact series, plus GPU gauges
+// read through NVML (loaded at run time) at scrape time. No CUDA headers.
+// Thread-safe: every method may be called from any thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+
+#include "absl/status/statusor.h"
+
+namespace kbench::metrics {
+
+class Metrics {
+ public:
+  // Serves /metrics on `listen` ("host:port", port 0 picks one); empty serves nothing (the
+  // registry still counts, for tests).
+  static absl::StatusOr<std::unique_ptr<Metrics>> Create(const std::string& listen);
+  virtual ~Metrics() = default;
+
+  // "host:port" actually bound; empty when not serving.
+  virtual std::string BoundAddress() const = 0;
+
+  // kind: "benchmark" | "profile"; state: "succeeded" | "failed" | "cancelled".
+  virtual void JobSubmitted(const std::string& kind, const std::string& device) = 0;
+  virtual void JobFinished(const std::string& kind, const std::string& device,
+                           const std::string& state) = 0;
+  virtual void SetQueueDepth(const std::string& device, int64_t depth) = 0;
+  virtual void ObserveQueueWait(const std::string& device, double seconds) = 0;
+  virtual void ObserveRunDuration(const std::string& kind, const std::string& device,
+                                  double seconds) = 0;
+  // cause: "signal" | "exit" | "sticky_error" | "start_failed" | "hung".
+  virtual void ExecutorRestarted(const std::string& device, const std::string& cause) = 0;
+  // method: the RPC's short name; code: gRPC status code name, e.g. "OK", "NOT_FOUND".
+  virtual void ObserveRpc(const std::string& method, const std::string& code, double seconds) = 0;
+  virtual void SetArtifactBytes(int64_t bytes) = 0;
+  // Adds per-GPU gauges (NVML, read at scrape time) for a CUDA device the daemon serves.
+  virtual void AddGpu(const std::string& device_id, const std::string& uuid,
+                      const std::string& model_name, int ordinal) = 0;
+};
+
+}  // namespace kbench::metrics

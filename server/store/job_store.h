@@ -1,0 +1,103 @@
+// The durable job store: SQLite in WAL mode under --data-dir, with a schema version table.
+// The control plane's source of truth: a job is written here as QUEUED before SubmitJob returns.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace kbench::store {
+
+enum class JobState { kQueued, kRunning, kSucceeded, kFailed, kCancelled };
+bool IsTerminal(JobState state);
+std::string JobStateName(JobState state);  // "queued", "running", ...
+
+struct JobRecord {
+  std::string id;
+  // Insertion order, assigned by the store; newest jobs have the largest seq.
+  int64_t seq = 0;
+  JobState state = JobState::kQueued;
+  // Device the job is queued on ("cpu", "cuda:0"; cuda:any already resolved).
+  std::string device;
+  std::string kernel;
+  // "benchmark" or "profile".
+  std::string kind;
+  int32_t priority = 0;
+  // Empty when the client gave none; unique otherwise.
+  std::string idempotency_key;
+  int64_t create_time_ns = 0;  // Unix epoch nanoseconds
+  int64_t start_time_ns = 0;
+  int64_t finish_time_ns = 0;
+  // Times the job was started on an executor.
+  int32_t attempts = 0;
+  std::string error;
+  std::string error_code;  // gRPC status code name, e.g. "RESOURCE_EXHAUSTED"
+  // Serialized kbench.v1.JobSpec / kbench.v1.JobResult; the store does not interpret them.
+  std::string spec;
+  std::string result;
+};
+
+struct ArtifactRecord {
+  std::string job_id;
+  std::string name;
+  // Path relative to the artifact root.
+  std::string relative_path;
+  std::string content_type;
+  int64_t size_bytes = 0;
+  std::string sha256;  // lowercase hex
+  int64_t create_time_ns = 0;
+};
+
+struct JobFilter {
+  std::optional<JobState> state;
+  std::string kernel;  // empty: any
+  std::string device;  // empty: any
+  // Only jobs with seq < before_seq (0: no bound): the paging cursor.
+  int64_t before_seq = 0;
+  int32_t limit = 50;
+};
+
+// Thread-safe: one connection guarded by a mutex.
+class JobStore {
+ public:
+  static constexpr int kSchemaVersion = 1;
+
+  // Opens (creating if needed) `data_dir`/kbench.db and migrates it to kSchemaVersion.
+  static absl::StatusOr<std::unique_ptr<JobStore>> Open(const std::string& data_dir);
+  virtual ~JobStore() = default;
+
+  // Inserts a new QUEUED job (seq assigned). When record.idempotency_key is not empty and a job
+  // with that key exists, nothing is inserted and that job is returned with `false`.
+  virtual absl::StatusOr<std::pair<JobRecord, bool>> Insert(JobRecord record) = 0;
+  // NOT_FOUND naming the id when absent.
+  virtual absl::StatusOr<JobRecord> Get(const std::string& id) = 0;
+  // QUEUED -> RUNNING, attempts + 1, start time set. FAILED_PRECONDITION unless QUEUED.
+  virtual absl::Status MarkRunning(const std::string& id, int64_t start_time_ns) = 0;
+  // Back to QUEUED (after a daemon restart or a graceful shutdown), attempts kept.
+  virtual absl::Status Requeue(const std::string& id) = 0;
+  // To a terminal state with its error and result. FAILED_PRECONDITION if already terminal.
+  virtual absl::Status Finish(const std::string& id, JobState state, const std::string& error_code,
+                              const std::string& error, const std::string& result,
+                              int64_t finish_time_ns) = 0;
+  // Newest first, filtered.
+  virtual absl::StatusOr<std::vector<JobRecord>> List(const JobFilter& filter) = 0;
+  // Every job in `state`, oldest first (recovery at start).
+  virtual absl::StatusOr<std::vector<JobRecord>> ListByState(JobState state) = 0;
+
+  virtual absl::Status AddArtifact(const ArtifactRecord& artifact) = 0;
+  virtual absl::StatusOr<std::vector<ArtifactRecord>> Artifacts(const std::string& job_id) = 0;
+  virtual absl::StatusOr<ArtifactRecord> GetArtifact(const std::string& job_id,
+                                                     const std::string& name) = 0;
+  virtual absl::Status DeleteArtifact(const std::string& job_id, const std::string& name) = 0;
+  // Every artifact, oldest first (retention).
+  virtual absl::StatusOr<std::vector<ArtifactRecord>> AllArtifacts() = 0;
+  virtual absl::StatusOr<int> SchemaVersion() = 0;
+};
+
+}  // namespace kbench::store
