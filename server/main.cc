@@ -1,1 +1,170 @@
-int main() { return 0; }
+// kbenchd: flags, wiring of the control plane, signals. Re-executed with --executor DEVICE it
+// becomes the executor process of that device instead.
+#include <signal.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/health_check_service_interface.h>
+#include <grpcpp/grpcpp.h>
+
+#include "CLI/CLI.hpp"
+#include "absl/strings/str_cat.h"
+#include "server/api/kbench_service.h"
+#include "server/common/logging.h"
+#include "server/executor/executor_process.h"
+#include "server/metrics/metrics.h"
+#include "server/scheduler/job_events.h"
+#include "server/scheduler/scheduler.h"
+#include "server/store/artifact_store.h"
+#include "server/store/job_store.h"
+
+namespace {
+
+using kbench::logging::Field;
+using kbench::logging::Level;
+
+struct Flags {
+  std::string listen = "127.0.0.1:50051";
+  std::string data_dir = "kbench-data";
+  std::string metrics_listen;
+  std::string log_format = "text";
+  std::string log_level = "info";
+  int64_t cpu_max_bytes = int64_t{4} << 30;
+  bool no_cuda = false;
+  int64_t artifact_max_bytes = int64_t{10} << 30;
+  int64_t artifact_max_age_seconds = 30 * 24 * 3600;
+  // Executor mode (internal).
+  std::string executor;
+  int executor_fd = -1;
+};
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "kbenchd: %s\n", message.c_str());
+  return 1;
+}
+
+std::string SelfExecutable() {
+  std::error_code ec;
+  const std::filesystem::path p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : p.string();
+}
+
+int Serve(const Flags& flags) {
+  // SIGTERM/SIGINT are taken by one thread with sigwait; every other thread blocks them.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  // A write to an executor that just died must be an error, not a fatal signal.
+  std::signal(SIGPIPE, SIG_IGN);
+
+  std::error_code ec;
+  std::filesystem::create_directories(flags.data_dir, ec);
+  if (ec) return Fail(absl::StrCat("--data-dir ", flags.data_dir, ": ", ec.message()));
+  const std::string data_dir = std::filesystem::absolute(flags.data_dir).string();
+
+  absl::StatusOr<std::unique_ptr<kbench::store::JobStore>> jobs = kbench::store::JobStore::Open(data_dir);
+  if (!jobs.ok()) return Fail(jobs.status().ToString());
+  kbench::store::ArtifactStore artifacts(
+      data_dir, jobs->get(), {flags.artifact_max_bytes, flags.artifact_max_age_seconds});
+  absl::StatusOr<std::unique_ptr<kbench::metrics::Metrics>> metrics =
+      kbench::metrics::Metrics::Create(flags.metrics_listen);
+  if (!metrics.ok()) return Fail(absl::StrCat("--metrics-listen: ", metrics.status().ToString()));
+
+  kbench::scheduler::JobEvents events;
+  kbench::scheduler::SchedulerOptions options;
+  options.executable = SelfExecutable();
+  options.enable_cuda = !flags.no_cuda;
+  options.executor_args = {"--log-format", flags.log_format, "--log-level", flags.log_level};
+  if (options.executable.empty()) return Fail("cannot find my own executable (/proc/self/exe)");
+  kbench::scheduler::Scheduler scheduler(options, jobs->get(), &artifacts, metrics->get(), &events);
+  if (absl::Status s = scheduler.Start(); !s.ok()) return Fail(s.ToString());
+
+  kbench::api::SubmitLimits limits;
+  limits.cpu_max_bytes = flags.cpu_max_bytes;
+  kbench::api::KbenchService service(jobs->get(), &artifacts, &scheduler, &events, metrics->get(),
+                                     limits);
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort(flags.listen, grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (!server || port == 0) {
+    scheduler.Shutdown();
+    return Fail(absl::StrCat("--listen ", flags.listen, ": cannot listen there"));
+  }
+  const std::string host = flags.listen.substr(0, flags.listen.rfind(':'));
+  std::printf("kbenchd: listening on %s:%d\n", host.c_str(), port);
+  if (!(*metrics)->BoundAddress().empty()) {
+    std::printf("kbenchd: metrics on %s\n", (*metrics)->BoundAddress().c_str());
+  }
+  for (const auto& d : scheduler.Devices()) {
+    kbench::logging::Log(Level::kInfo, "device", {Field("id", d.id()), Field("name", d.name())});
+  }
+  std::printf("kbenchd: ready\n");
+  std::fflush(stdout);
+  kbench::logging::Log(Level::kInfo, "kbenchd ready",
+                       {Field("listen", absl::StrCat(host, ":", port)), Field("data_dir", data_dir)});
+
+  int sig = 0;
+  sigwait(&stop_signals, &sig);
+  kbench::logging::Log(Level::kInfo, "shutting down", {Field("signal", strsignal(sig))});
+  service.StopStreams();
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  scheduler.Shutdown();
+  server->Wait();
+  kbench::logging::Log(Level::kInfo, "stopped");
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Flags flags;
+  CLI::App app{"kbenchd: the kbench GPU kernel benchmarking daemon"};
+  app.add_option("--listen", flags.listen, "gRPC address HOST:PORT (port 0 picks a free one)")
+      ->capture_default_str();
+  app.add_option("--data-dir", flags.data_dir, "Job store and artifacts directory")
+      ->capture_default_str();
+  app.add_option("--metrics-listen,--metrics-address", flags.metrics_listen,
+                 "Prometheus /metrics address HOST:PORT (empty: off)");
+  app.add_option("--log-format", flags.log_format, "text or json")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  app.add_option("--log-level", flags.log_level, "trace, debug, info, warn or error")
+      ->capture_default_str();
+  app.add_option("--cpu-max-bytes", flags.cpu_max_bytes,
+                 "Largest problem (bytes, with its float64 reference) the cpu device accepts")
+      ->capture_default_str();
+  app.add_option("--artifact-max-bytes", flags.artifact_max_bytes,
+                 "Artifact retention: total bytes kept (0: unlimited)")
+      ->capture_default_str();
+  app.add_option("--artifact-max-age", flags.artifact_max_age_seconds,
+                 "Artifact retention: seconds kept (0: unlimited)")
+      ->capture_default_str();
+  app.add_flag("--no-cuda", flags.no_cuda, "Serve the cpu device only");
+  app.add_option("--executor", flags.executor, "internal: run as the executor of DEVICE")
+      ->group("");
+  app.add_option("--executor-fd", flags.executor_fd, "internal: executor pipe")->group("");
+  CLI11_PARSE(app, argc, argv);
+
+  if (absl::Status s = kbench::logging::InitLogging(flags.log_format, flags.log_level); !s.ok()) {
+    return Fail(s.ToString());
+  }
+  if (!flags.executor.empty()) {
+    if (flags.executor_fd < 0) return Fail("--executor needs --executor-fd");
+    return kbench::executor::RunExecutorProcess(flags.executor, flags.executor_fd);
+  }
+  return Serve(flags);
+}

@@ -2,6 +2,7 @@
 #include "kernels/cuda/cuda_variants.h"
 
 #include "absl/strings/str_cat.h"
+#include "kernels/cuda/launchers.h"
 
 namespace kbench::kernels::cuda {
 
@@ -14,6 +15,24 @@ absl::Status CudaStatus(cudaError_t error, const char* call, const char* file, i
 
 const std::vector<CudaVariant>& CudaVariants() {
   static const std::vector<CudaVariant>* variants = new std::vector<CudaVariant>{
+      {"copy", "vectorized", LaunchCopyVectorized},
+      {"copy", "cuda_memcpy", LaunchCopyCudaMemcpy},
+      {"square", "naive_2d", LaunchSquareNaive2d},
+      {"square", "grid_stride", LaunchSquareGridStride},
+      {"square", "vectorized", LaunchSquareVectorized},
+      {"add", "naive", LaunchAddNaive},
+      {"add", "vectorized", LaunchAddVectorized},
+      {"gelu", "tanh_unfused", LaunchGeluTanhUnfused},
+      {"gelu", "tanh_fused", LaunchGeluTanhFused},
+      {"gelu", "erf_unfused", LaunchGeluErfUnfused},
+      {"gelu", "erf_fused", LaunchGeluErfFused},
+      {"softmax", "naive", LaunchSoftmaxNaive},
+      {"softmax", "fused", LaunchSoftmaxFused},
+      {"softmax", "warp_per_row", LaunchSoftmaxWarpPerRow},
+      {"softmax", "online", LaunchSoftmaxOnline},
+      {"matmul", "naive", LaunchMatmulNaive},
+      {"matmul", "tiled", LaunchMatmulTiled},
+      {"matmul", "cublas", LaunchMatmulCublas, /*needs_cublas=*/true},
   };
   return *variants;
 }

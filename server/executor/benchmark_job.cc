@@ -185,6 +185,14 @@ absl::StatusOr<JobRun> RunBenchmarkJob(DeviceRunner& runner, const JobContext& c
       measure::SampleInterleaved(names, fns, CriteriaFromSpec(spec.stopping()), hooks);
   if (!sampled.ok()) return sampled.status();
   runner.ReadClocks(env->mutable_after());
+  // The SM clock the probes saw during the kept samples (devices without probes leave it 0).
+  std::vector<double> clocks;
+  for (const measure::VariantSamples& vs : *sampled) {
+    for (const measure::Sample& s : vs.kept) {
+      if (s.sm_clock_mhz > 0) clocks.push_back(s.sm_clock_mhz);
+    }
+  }
+  if (!clocks.empty()) env->set_estimated_sm_clock_mhz(measure::ComputeStatistics(clocks).median);
 
   const v1::DeviceInfo& info = runner.info();
   double first_median = 0;

@@ -5,26 +5,37 @@
 #include <cstdint>
 #include <string>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "server/store/job_store.h"
 
 namespace kbench::store {
 
 struct RetentionPolicy {
-  int64_t max_total_bytes = 0;   // 0: unlimited
-  int64_t max_age_seconds = 0;   // 0: unlimited
+  int64_t max_total_bytes = 0;  // 0 (or negative): unlimited
+  int64_t max_age_seconds = 0;  // 0 (or negative): unlimited
 };
 
-// Thread-safe.
+// Thread-safe. `jobs` must outlive the store. Job ids and artifact names become path components,
+// so both are validated: non-empty, at most 255 bytes, no '/', no NUL, no '..', not starting
+// with '.' -> INVALID_ARGUMENT.
 class ArtifactStore {
  public:
   ArtifactStore(std::string data_dir, JobStore* jobs, RetentionPolicy retention);
 
-  // A fresh directory where an executor may write the job's artifact files.
+  // A fresh, empty directory <data-dir>/work/<job> where an executor may write the job's
+  // artifact files; whatever a previous attempt left there is removed.
   absl::StatusOr<std::string> WorkDir(const std::string& job_id);
 
   // Moves `source_path` (written by an executor) into the store as the job's artifact `name`,
-  // computing size and sha256, records it, then applies retention.
+  // computing size and sha256, records it, then applies retention. Renames when it can, copies
+  // (then removes the source) across file systems. Importing a name again replaces it.
+  // NOT_FOUND for an unknown job or a missing source; RESOURCE_EXHAUSTED when the file alone is
+  // over max_total_bytes (the source is then left where it is). An empty content_type is
+  // stored as "application/octet-stream". An error after the move (hashing, recording) discards
+  // the moved bytes. A failure of the retention pass that follows is logged, not returned: the
+  // artifact itself was stored.
   absl::StatusOr<ArtifactRecord> Import(const std::string& job_id, const std::string& name,
                                         const std::string& source_path,
                                         const std::string& content_type);
@@ -32,14 +43,21 @@ class ArtifactStore {
   // Absolute path of a stored artifact's bytes.
   std::string PathOf(const ArtifactRecord& record) const;
 
-  // Evicts oldest artifacts until both limits hold. Returns bytes freed.
+  // Evicts oldest artifacts (file and record) until both limits hold: every artifact older than
+  // max_age_seconds at `now_ns` (Unix epoch ns), then the oldest until the total is within
+  // max_total_bytes. Returns bytes freed.
   absl::StatusOr<int64_t> ApplyRetention(int64_t now_ns);
 
   // Sum of the stored artifacts' sizes.
   absl::StatusOr<int64_t> TotalBytes();
 
  private:
-  std::string root_;
+  absl::StatusOr<int64_t> ApplyRetentionLocked(int64_t now_ns) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // Serializes imports and eviction, so two retention passes never evict the same artifact and
+  // an import's file and record appear together.
+  absl::Mutex mu_;
+  std::string root_;  // the data directory
   JobStore* jobs_;
   RetentionPolicy retention_;
 };

@@ -17,6 +17,8 @@ namespace kbench::store {
 enum class JobState { kQueued, kRunning, kSucceeded, kFailed, kCancelled };
 bool IsTerminal(JobState state);
 std::string JobStateName(JobState state);  // "queued", "running", ...
+// The inverse of JobStateName; INVALID_ARGUMENT naming the value otherwise.
+absl::StatusOr<JobState> ParseJobState(const std::string& name);
 
 struct JobRecord {
   std::string id;

@@ -1,11 +1,58 @@
-// CUDA devices: discovery and the per-device backend.
+// CUDA devices: discovery, and the per-device Backend that runs benchmark and profile jobs on
+// a CudaRunner and restarts its executor after a sticky CUDA error.
 #include <cuda_runtime.h>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "server/executor/backend.h"
+#include "server/executor/benchmark_job.h"
+#include "server/executor/cuda/cuda_backend.h"
+#include "server/executor/cuda/cuda_runner.h"
+#include "server/executor/cuda/device_info.h"
+#include "server/executor/profile/profile_job.h"
 
 namespace kbench::executor {
+namespace {
+
+class CudaBackend : public Backend {
+ public:
+  CudaBackend(int ordinal, cuda::CudaRunnerOptions options)
+      : runner_(ordinal, std::move(options)) {}
+
+  absl::StatusOr<v1::DeviceInfo> Initialize() override {
+    if (absl::Status s = runner_.Initialize(); !s.ok()) return s;
+    return runner_.info();
+  }
+
+  absl::StatusOr<JobRun> Run(const JobContext& context) override {
+    if (const cudaError_t err = cudaSetDevice(runner_.ordinal()); err != cudaSuccess) {
+      return runner_.CheckHealth(
+          kernels::cuda::CudaStatus(err, "cudaSetDevice", __FILE__, __LINE__));
+    }
+    absl::StatusOr<JobRun> run;
+    switch (context.job->spec().kind()) {
+      case v1::JOB_KIND_UNSPECIFIED:
+      case v1::JOB_KIND_BENCHMARK:
+        run = RunBenchmarkJob(runner_, context);
+        break;
+      case v1::JOB_KIND_PROFILE:
+        run = RunProfileJob(runner_, context);
+        break;
+      default:
+        return absl::InvalidArgumentError(
+            absl::StrCat("kind: unknown job kind ", context.job->spec().kind()));
+    }
+    if (!run.ok()) return runner_.CheckHealth(run.status());
+    return run;
+  }
+
+  bool NeedsRestart() const override { return runner_.NeedsRestart(); }
+
+ private:
+  cuda::CudaRunner runner_;
+};
+
+}  // namespace
 
 absl::StatusOr<std::vector<v1::DeviceInfo>> DiscoverCudaDevices() {
   std::vector<v1::DeviceInfo> devices;
@@ -16,23 +63,19 @@ absl::StatusOr<std::vector<v1::DeviceInfo>> DiscoverCudaDevices() {
     return devices;
   }
   for (int i = 0; i < count; ++i) {
-    cudaDeviceProp prop{};
-    if (cudaGetDeviceProperties(&prop, i) != cudaSuccess) continue;
-    v1::DeviceInfo& d = devices.emplace_back();
-    d.set_id(absl::StrCat("cuda:", i));
-    d.set_kind(v1::DEVICE_KIND_CUDA);
-    d.set_name(prop.name);
-    d.set_memory_bytes(static_cast<int64_t>(prop.totalGlobalMem));
-    d.set_sm_count(prop.multiProcessorCount);
-    d.set_l2_bytes(prop.l2CacheSize);
-    d.set_compute_capability(absl::StrCat(prop.major, ".", prop.minor));
+    absl::StatusOr<v1::DeviceInfo> info = cuda::ReadDeviceInfo(i);
+    if (!info.ok()) return info.status();
+    devices.push_back(*std::move(info));
   }
   return devices;
 }
 
 std::unique_ptr<Backend> MakeCudaBackend(int ordinal) {
-  (void)ordinal;
-  return nullptr;
+  return std::make_unique<CudaBackend>(ordinal, cuda::CudaRunnerOptions{});
+}
+
+std::unique_ptr<Backend> cuda::MakeCudaBackend(int ordinal, CudaRunnerOptions options) {
+  return std::make_unique<CudaBackend>(ordinal, std::move(options));
 }
 
 }  // namespace kbench::executor

@@ -1,0 +1,24 @@
+// kbctl's subcommands. Each Add*Command(s) adds its subcommands to the root app; when one of
+// them is chosen on the command line, its callback stores what to run in *action, and kbctl.cc
+// runs it with a Session once parsing is over.
+#pragma once
+
+#include <functional>
+
+#include "CLI/CLI.hpp"
+#include "absl/status/status.h"
+#include "client/session.h"
+
+namespace kbench::client {
+
+using Action = std::function<absl::Status(Session&)>;
+
+void AddKernelsCommand(CLI::App& app, Action* action);    // kernels [OP]
+void AddDevicesCommand(CLI::App& app, Action* action);    // devices
+void AddBenchCommands(CLI::App& app, Action* action);     // bench, compare
+void AddJobCommands(CLI::App& app, Action* action);       // get, jobs, watch, cancel
+void AddArtifactCommands(CLI::App& app, Action* action);  // artifacts ls, artifacts get
+void AddProfileCommand(CLI::App& app, Action* action);    // profile
+void AddHealthCommand(CLI::App& app, Action* action);     // health
+
+}  // namespace kbench::client

@@ -1,0 +1,45 @@
+// kbctl health [SERVICE]: grpc.health.v1 Check against kbenchd.
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "client/commands/commands.h"
+#include "client/errors.h"
+
+namespace kbench::client {
+namespace {
+
+absl::Status RunHealth(Session& session, const std::string& service) {
+  absl::StatusOr<health::HealthCheckResponse> response =
+      session.connection().CheckHealth(service);
+  if (!response.ok()) return response.status();
+  const std::string status = health::HealthCheckResponse::ServingStatus_Name(response->status());
+  if (session.json()) {
+    if (absl::Status s = session.PrintJson(*response); !s.ok()) return s;
+  } else {
+    session.out() << status << "\n";
+  }
+  if (response->status() != health::HealthCheckResponse::SERVING) {
+    return CheckFailedError(
+        absl::StatusCode::kUnavailable,
+        absl::StrCat(service.empty() ? "server " + session.connection().server()
+                                     : "service " + service,
+                     " is ", status));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void AddHealthCommand(CLI::App& app, Action* action) {
+  auto service = std::make_shared<std::string>();
+  CLI::App* cmd = app.add_subcommand(
+      "health", "grpc.health.v1 Check: prints SERVING, or exits 1 when the server is not");
+  cmd->add_option("SERVICE", *service,
+                  "Service to ask about, e.g. kbench.v1.KbenchService (default: the server)");
+  cmd->callback([service, action] {
+    *action = [service](Session& s) { return RunHealth(s, *service); };
+  });
+}
+
+}  // namespace kbench::client

@@ -1,0 +1,138 @@
+// kbctl get / jobs / watch / cancel: one job, the job list with filters and paging, following a
+// job to its end, and cancelling one.
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "client/args.h"
+#include "client/commands/commands.h"
+#include "client/format/job_view.h"
+#include "client/job_wait.h"
+
+namespace kbench::client {
+namespace {
+
+// ListJobsRequest.page_size: at most 1000 (service.proto).
+constexpr int64_t kMaxPageSize = 1000;
+
+struct ListFlags {
+  std::string state;
+  std::string kernel;
+  std::string device;
+  std::string limit;
+  std::string page_token;
+  bool all = false;
+};
+
+absl::StatusOr<v1::ListJobsRequest> BuildListRequest(const ListFlags& f) {
+  v1::ListJobsRequest request;
+  if (!f.state.empty()) {
+    absl::StatusOr<v1::JobState> state = ParseJobState("--state", f.state);
+    if (!state.ok()) return state.status();
+    request.set_state(*state);
+  }
+  request.set_kernel(f.kernel);
+  if (!f.device.empty()) {
+    absl::StatusOr<std::string> device = ParseDevice("--device", f.device);
+    if (!device.ok()) return device.status();
+    request.set_device(*device);
+  }
+  if (!f.limit.empty()) {
+    absl::StatusOr<int64_t> limit = ParseInt("--limit", f.limit, 1, kMaxPageSize);
+    if (!limit.ok()) return limit.status();
+    request.set_page_size(static_cast<int32_t>(*limit));
+  }
+  request.set_page_token(f.page_token);
+  return request;
+}
+
+absl::Status RunJobs(Session& session, const ListFlags& flags) {
+  absl::StatusOr<v1::ListJobsRequest> request = BuildListRequest(flags);
+  if (!request.ok()) return request.status();
+  v1::ListJobsResponse all;
+  while (true) {
+    absl::StatusOr<v1::ListJobsResponse> page = session.connection().ListJobs(*request);
+    if (!page.ok()) return page.status();
+    for (v1::Job& job : *page->mutable_jobs()) *all.add_jobs() = std::move(job);
+    all.set_next_page_token(page->next_page_token());
+    if (!flags.all || page->next_page_token().empty()) break;
+    if (page->next_page_token() == request->page_token()) {
+      return absl::InternalError(absl::StrCat("ListJobs returned the page token it was given (\"",
+                                              request->page_token(), "\"); stopping"));
+    }
+    request->set_page_token(page->next_page_token());
+  }
+  if (session.json()) return session.PrintJson(all);
+  if (all.jobs().empty()) {
+    session.Note("kbctl: no jobs match");
+    return absl::OkStatus();
+  }
+  session.out() << RenderJobsTable({all.jobs().begin(), all.jobs().end()}, session.Now());
+  if (!all.next_page_token().empty()) {
+    session.Note(absl::StrCat("kbctl: more jobs: --page-token ", all.next_page_token(),
+                              " (or --all)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RunGet(Session& session, const std::string& id) {
+  absl::StatusOr<v1::Job> job = session.connection().GetJob(id);
+  if (!job.ok()) return job.status();
+  return PrintJobReport(session, *job);
+}
+
+absl::Status RunWatch(Session& session, const std::string& id) {
+  absl::StatusOr<v1::Job> job = session.connection().GetJob(id);
+  if (!job.ok()) return job.status();
+  absl::StatusOr<v1::Job> done = WaitForJob(session, *job);
+  if (!done.ok()) return done.status();
+  return PrintJobReport(session, *done);
+}
+
+absl::Status RunCancel(Session& session, const std::string& id) {
+  absl::StatusOr<v1::Job> job = session.connection().CancelJob(id);
+  if (!job.ok()) return job.status();
+  if (session.json()) return session.PrintJson(*job);
+  session.out() << "job " << job->id() << " " << StateName(job->state())
+                << (IsTerminal(job->state()) ? "" : " (cancel requested; stops at the next sample)")
+                << "\n";
+  return absl::OkStatus();
+}
+
+// A subcommand taking one JOB positional and running `run` with it.
+void AddJobIdCommand(CLI::App& app, Action* action, const char* name, const char* description,
+                     absl::Status (*run)(Session&, const std::string&)) {
+  auto id = std::make_shared<std::string>();
+  CLI::App* cmd = app.add_subcommand(name, description);
+  cmd->add_option("JOB", *id, "Job id")->required();
+  cmd->callback([id, action, run] { *action = [id, run](Session& s) { return run(s, *id); }; });
+}
+
+}  // namespace
+
+void AddJobCommands(CLI::App& app, Action* action) {
+  AddJobIdCommand(app, action, "get",
+                  "Show one job: spec, state, timing, error, artifacts and result", RunGet);
+  AddJobIdCommand(app, action, "watch",
+                  "Follow a job's progress until it ends, then print it", RunWatch);
+  AddJobIdCommand(app, action, "cancel", "Cancel a queued or running job", RunCancel);
+
+  auto flags = std::make_shared<ListFlags>();
+  CLI::App* jobs = app.add_subcommand("jobs", "List jobs, newest first");
+  jobs->add_option("--state", flags->state,
+                   "Only jobs in this state: queued, running, succeeded, failed, cancelled")
+      ->type_name("STATE");
+  jobs->add_option("--kernel", flags->kernel, "Only jobs of this operation")->type_name("OP");
+  jobs->add_option("--device", flags->device, "Only jobs on this device (cpu, cuda:N)")
+      ->type_name("DEVICE");
+  jobs->add_option("--limit", flags->limit, "Jobs per page, 1 to 1000 (default 50)")
+      ->type_name("N");
+  jobs->add_option("--page-token", flags->page_token, "Continue after an earlier page")
+      ->type_name("TOKEN");
+  jobs->add_flag("--all", flags->all, "Follow the page tokens to the last page");
+  jobs->callback([flags, action] {
+    *action = [flags](Session& s) { return RunJobs(s, *flags); };
+  });
+}
+
+}  // namespace kbench::client

@@ -1,0 +1,150 @@
+// kbctl's gRPC calls. Unary calls carry the --timeout deadline; streams have none because a
+// benchmark may queue and run for minutes, and the server ends them at the job's terminal state.
+#include "client/connection.h"
+
+#include <future>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "client/errors.h"
+#include "grpcpp/create_channel.h"
+#include "grpcpp/generic/generic_stub.h"
+#include "grpcpp/security/credentials.h"
+#include "grpcpp/support/channel_arguments.h"
+
+namespace kbench::client {
+namespace {
+
+// A list of 1000 jobs with their results is larger than gRPC's 4 MiB default.
+constexpr int kMaxReceiveBytes = 256 << 20;
+constexpr char kHealthCheckMethod[] = "/grpc.health.v1.Health/Check";
+
+}  // namespace
+
+Connection::Connection(const std::string& server, absl::Duration timeout)
+    : server_(server), timeout_(timeout) {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(kMaxReceiveBytes);
+  args.SetUserAgentPrefix(absl::StrCat("kbctl/", KBENCH_VERSION));
+  channel_ = grpc::CreateCustomChannel(server_, grpc::InsecureChannelCredentials(), args);
+  stub_ = v1::KbenchService::NewStub(channel_);
+}
+
+std::unique_ptr<grpc::ClientContext> Connection::UnaryContext() const {
+  auto context = std::make_unique<grpc::ClientContext>();
+  context->set_deadline(absl::ToChronoTime(absl::Now() + timeout_));
+  return context;
+}
+
+absl::Status Connection::Check(const grpc::Status& status) const {
+  if (status.ok()) return absl::OkStatus();
+  if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
+    return FromGrpc(grpc::Status(
+        status.error_code(),
+        absl::StrCat(status.error_message(), " (is kbenchd listening on ", server_,
+                     "? set --server or KBENCH_SERVER)")));
+  }
+  if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
+    return FromGrpc(grpc::Status(
+        status.error_code(), absl::StrCat(status.error_message(), " (no answer from ", server_,
+                                          " within --timeout ",
+                                          absl::FormatDuration(timeout_), ")")));
+  }
+  return FromGrpc(status);
+}
+
+absl::StatusOr<v1::ListKernelsResponse> Connection::ListKernels() {
+  v1::ListKernelsResponse response;
+  const grpc::Status s = stub_->ListKernels(UnaryContext().get(), {}, &response);
+  if (!s.ok()) return Check(s);
+  return response;
+}
+
+absl::StatusOr<v1::ListDevicesResponse> Connection::ListDevices() {
+  v1::ListDevicesResponse response;
+  const grpc::Status s = stub_->ListDevices(UnaryContext().get(), {}, &response);
+  if (!s.ok()) return Check(s);
+  return response;
+}
+
+absl::StatusOr<v1::SubmitJobResponse> Connection::SubmitJob(const v1::SubmitJobRequest& request) {
+  v1::SubmitJobResponse response;
+  const grpc::Status s = stub_->SubmitJob(UnaryContext().get(), request, &response);
+  if (!s.ok()) return Check(s);
+  return response;
+}
+
+absl::StatusOr<v1::Job> Connection::GetJob(const std::string& job_id) {
+  v1::GetJobRequest request;
+  request.set_job_id(job_id);
+  v1::GetJobResponse response;
+  const grpc::Status s = stub_->GetJob(UnaryContext().get(), request, &response);
+  if (!s.ok()) return Check(s);
+  return std::move(*response.mutable_job());
+}
+
+absl::StatusOr<v1::Job> Connection::CancelJob(const std::string& job_id) {
+  v1::CancelJobRequest request;
+  request.set_job_id(job_id);
+  v1::CancelJobResponse response;
+  const grpc::Status s = stub_->CancelJob(UnaryContext().get(), request, &response);
+  if (!s.ok()) return Check(s);
+  return std::move(*response.mutable_job());
+}
+
+absl::StatusOr<v1::ListJobsResponse> Connection::ListJobs(const v1::ListJobsRequest& request) {
+  v1::ListJobsResponse response;
+  const grpc::Status s = stub_->ListJobs(UnaryContext().get(), request, &response);
+  if (!s.ok()) return Check(s);
+  return response;
+}
+
+absl::Status Connection::WatchJob(const std::string& job_id,
+                                  const std::function<void(const v1::Job&)>& on_update) {
+  grpc::ClientContext context;
+  v1::WatchJobRequest request;
+  request.set_job_id(job_id);
+  std::unique_ptr<grpc::ClientReader<v1::WatchJobResponse>> reader =
+      stub_->WatchJob(&context, request);
+  v1::WatchJobResponse response;
+  while (reader->Read(&response)) on_update(response.job());
+  return Check(reader->Finish());
+}
+
+absl::Status Connection::GetArtifact(
+    const std::string& job_id, const std::string& name,
+    const std::function<absl::Status(const v1::GetArtifactResponse&)>& on_chunk) {
+  grpc::ClientContext context;
+  v1::GetArtifactRequest request;
+  request.set_job_id(job_id);
+  request.set_name(name);
+  std::unique_ptr<grpc::ClientReader<v1::GetArtifactResponse>> reader =
+      stub_->GetArtifact(&context, request);
+  v1::GetArtifactResponse chunk;
+  while (reader->Read(&chunk)) {
+    if (absl::Status s = on_chunk(chunk); !s.ok()) {
+      context.TryCancel();
+      reader->Finish();  // Drains the cancelled call; its CANCELLED status is ours.
+      return s;
+    }
+  }
+  return Check(reader->Finish());
+}
+
+absl::StatusOr<health::HealthCheckResponse> Connection::CheckHealth(const std::string& service) {
+  // Called by name: kbctl has no generated grpc.health.v1 stub (see client/CMakeLists.txt).
+  grpc::TemplatedGenericStub<health::HealthCheckRequest, health::HealthCheckResponse> stub(
+      channel_);
+  health::HealthCheckRequest request;
+  request.set_service(service);
+  health::HealthCheckResponse response;
+  std::unique_ptr<grpc::ClientContext> context = UnaryContext();
+  std::promise<grpc::Status> done;
+  stub.UnaryCall(context.get(), kHealthCheckMethod, grpc::StubOptions(), &request, &response,
+                 [&done](grpc::Status s) { done.set_value(std::move(s)); });
+  const grpc::Status s = done.get_future().get();
+  if (!s.ok()) return Check(s);
+  return response;
+}
+
+}  // namespace kbench::client

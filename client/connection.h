@@ -1,0 +1,53 @@
+// One gRPC channel to kbenchd and typed calls on it: kbench.v1.KbenchService and
+// grpc.health.v1.Health/Check. Every failure comes back as an absl::Status that exits with
+// ExitCode::kRpc and carries the gRPC code and message.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "kbench/client/health.pb.h"
+#include "kbench/v1/service.grpc.pb.h"
+
+namespace kbench::client {
+
+class Connection {
+ public:
+  // Does not connect yet: the first call does. `timeout` bounds each unary call; streams
+  // (WatchJob, GetArtifact) run until the server ends them.
+  Connection(const std::string& server, absl::Duration timeout);
+
+  const std::string& server() const { return server_; }
+
+  absl::StatusOr<v1::ListKernelsResponse> ListKernels();
+  absl::StatusOr<v1::ListDevicesResponse> ListDevices();
+  absl::StatusOr<v1::SubmitJobResponse> SubmitJob(const v1::SubmitJobRequest& request);
+  absl::StatusOr<v1::Job> GetJob(const std::string& job_id);
+  absl::StatusOr<v1::Job> CancelJob(const std::string& job_id);
+  absl::StatusOr<v1::ListJobsResponse> ListJobs(const v1::ListJobsRequest& request);
+  // Calls on_update with each state the server streams; returns when the stream ends.
+  absl::Status WatchJob(const std::string& job_id,
+                        const std::function<void(const v1::Job&)>& on_update);
+  // Calls on_chunk with each chunk in order; a non-ok status from on_chunk cancels the stream
+  // and is returned.
+  absl::Status GetArtifact(const std::string& job_id, const std::string& name,
+                           const std::function<absl::Status(const v1::GetArtifactResponse&)>&
+                               on_chunk);
+  // grpc.health.v1.Health/Check; an empty service asks about the server as a whole.
+  absl::StatusOr<health::HealthCheckResponse> CheckHealth(const std::string& service);
+
+ private:
+  std::unique_ptr<grpc::ClientContext> UnaryContext() const;
+  // The gRPC status as an absl::Status, with a hint where the cause is probably the address.
+  absl::Status Check(const grpc::Status& status) const;
+
+  std::string server_;
+  absl::Duration timeout_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<v1::KbenchService::Stub> stub_;
+};
+
+}  // namespace kbench::client

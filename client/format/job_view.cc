@@ -1,0 +1,352 @@
+// Views of jobs and their results for kbctl's table output.
+#include "client/format/job_view.h"
+
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "client/args.h"
+#include "client/format/profile_view.h"
+#include "client/format/table.h"
+#include "client/format/units.h"
+
+namespace kbench::client {
+namespace {
+
+// Defaults of StoppingCriteria (types.proto), shown when a job left a field at zero.
+constexpr double kDefaultMaxNoise = 0.005;
+constexpr int kDefaultMinSamples = 10;
+constexpr double kDefaultMinTime = 0.5;
+constexpr double kDefaultTimeout = 15;
+
+bool HasTime(const google::protobuf::Timestamp& t) { return t.seconds() != 0 || t.nanos() != 0; }
+
+absl::Time ToTime(const google::protobuf::Timestamp& t) {
+  return absl::FromUnixSeconds(t.seconds()) + absl::Nanoseconds(t.nanos());
+}
+
+std::string FormatTimestamp(const google::protobuf::Timestamp& t) {
+  return absl::FormatTime("%Y-%m-%d %H:%M:%E3S %Z", ToTime(t), absl::LocalTimeZone());
+}
+
+double SecondsBetween(const google::protobuf::Timestamp& a, const google::protobuf::Timestamp& b) {
+  return absl::ToDoubleSeconds(ToTime(b) - ToTime(a));
+}
+
+std::string Shape(const v1::JobSpec& spec) {
+  return ShapeString({spec.shape().begin(), spec.shape().end()});
+}
+
+std::string StoppingSummary(const v1::StoppingCriteria& s) {
+  const auto pick = [](double v, double d) { return v > 0 ? v : d; };
+  return absl::StrCat("noise < ", FormatPercent(pick(s.max_noise(), kDefaultMaxNoise)), ", >= ",
+                      s.min_samples() > 0 ? s.min_samples() : kDefaultMinSamples,
+                      " samples, >= ", FormatSeconds(pick(s.min_time_seconds(), kDefaultMinTime)),
+                      " measured, timeout ",
+                      FormatSeconds(pick(s.timeout_seconds(), kDefaultTimeout)));
+}
+
+std::string ClockSummary(const v1::ClockReading& c) {
+  std::vector<std::string> parts;
+  if (c.sm_clock_mhz() > 0) parts.push_back(absl::StrCat("SM ", c.sm_clock_mhz(), " MHz"));
+  if (c.memory_clock_mhz() > 0) {
+    parts.push_back(absl::StrCat("memory ", c.memory_clock_mhz(), " MHz"));
+  }
+  if (c.temperature_c() > 0) parts.push_back(absl::StrCat(c.temperature_c(), " C"));
+  if (c.power_watts() > 0) parts.push_back(absl::StrFormat("%.1f W", c.power_watts()));
+  if (!parts.empty()) {
+    parts.push_back(absl::StrCat(
+        "throttle: ", c.throttle_reason_names().empty()
+                          ? (c.throttle_reasons() == 0 ? std::string("none")
+                                                       : absl::StrFormat("0x%x",
+                                                                         c.throttle_reasons()))
+                          : absl::StrJoin(c.throttle_reason_names(), ",")));
+  }
+  return absl::StrJoin(parts, ", ");
+}
+
+// The bandwidth or FLOP rate with its fraction of the device's ceiling.
+std::string RateWithFraction(const std::string& rate, double fraction, const char* of) {
+  if (rate == "-") return rate;
+  if (fraction <= 0) return rate;
+  return absl::StrCat(rate, " (", FormatPercent(fraction), " of ", of, ")");
+}
+
+std::string JobResultCell(const v1::Job& job) {
+  switch (job.state()) {
+    case v1::JOB_STATE_SUCCEEDED: {
+      const auto& variants = job.result().variants();
+      if (variants.empty()) {
+        return job.result().has_profile()
+                   ? absl::StrCat(job.result().profile().kernels_size(), " kernels profiled")
+                   : "-";
+      }
+      std::string cell = FormatSeconds(variants[0].stats().median_seconds());
+      if (variants.size() > 1) absl::StrAppend(&cell, " (+", variants.size() - 1, " variants)");
+      return cell;
+    }
+    case v1::JOB_STATE_FAILED:
+    case v1::JOB_STATE_CANCELLED:
+      return job.error_code().empty() ? StateName(job.state()) : job.error_code();
+    case v1::JOB_STATE_RUNNING:
+      return job.progress().phase().empty()
+                 ? "-"
+                 : absl::StrCat(job.progress().phase(), " ", job.progress().samples());
+    default:
+      return "-";
+  }
+}
+
+}  // namespace
+
+std::string CorrectnessSummary(const v1::Correctness& c) {
+  if (!c.checked()) return "unchecked";
+  std::string s = absl::StrCat(c.passed() ? "pass" : "FAIL", " (",
+                               FormatScientific(c.relative_l2_error()),
+                               c.passed() ? " <= " : " vs ", FormatScientific(c.tolerance()));
+  if (c.nan_count() > 0) absl::StrAppend(&s, ", ", c.nan_count(), " NaN");
+  if (c.unwritten_count() > 0) absl::StrAppend(&s, ", ", c.unwritten_count(), " unwritten");
+  return s + ")";
+}
+
+std::string RenderJob(const v1::Job& job) {
+  const v1::JobSpec& spec = job.spec();
+  FieldList f;
+  f.Add("Job", job.id());
+  f.Add("State", StateName(job.state()));
+  f.Add("Kind", KindName(spec.kind()));
+  f.Add("Kernel", absl::StrCat(spec.kernel(), " [", absl::StrJoin(spec.variants(), ", "), "]"));
+  f.Add("Shape", absl::StrCat(Shape(spec), " ",
+                              spec.dtype() == v1::DTYPE_UNSPECIFIED ? "f32"
+                                                                    : DTypeName(spec.dtype())));
+  std::string device = job.device().empty() ? spec.device() : job.device();
+  if (!spec.device().empty() && spec.device() != device) {
+    absl::StrAppend(&device, " (asked for ", spec.device(), ")");
+  }
+  f.Add("Device", device.empty() ? "-" : device);
+  if (!spec.params().empty()) {
+    std::vector<std::string> params;
+    std::map<std::string, int64_t> sorted(spec.params().begin(), spec.params().end());
+    for (const auto& [k, v] : sorted) params.push_back(absl::StrCat(k, "=", v));
+    f.Add("Params", absl::StrJoin(params, " "));
+  }
+  if (spec.kind() == v1::JOB_KIND_PROFILE) {
+    f.Add("Profile", absl::StrCat(spec.profile().iterations() > 0 ? spec.profile().iterations()
+                                                                   : 10,
+                                  " iterations per variant",
+                                  spec.profile().ncu() ? ", Nsight Compute" : ""));
+  } else {
+    f.Add("Mode", spec.mode() == v1::MEASURE_MODE_UNSPECIFIED ? "device default"
+                                                               : ModeName(spec.mode()));
+    f.Add("Stopping", StoppingSummary(spec.stopping()));
+  }
+  if (spec.seed() != 0) f.Add("Seed", absl::StrCat(spec.seed()));
+  f.Add("Priority", absl::StrCat(spec.priority()));
+  if (!spec.owner().empty()) f.Add("Owner", spec.owner());
+  if (!job.idempotency_key().empty()) f.Add("Idempotency key", job.idempotency_key());
+  if (HasTime(job.create_time())) f.Add("Created", FormatTimestamp(job.create_time()));
+  if (HasTime(job.start_time())) {
+    f.Add("Started", absl::StrCat(FormatTimestamp(job.start_time()), " (queued ",
+                                  FormatElapsed(SecondsBetween(job.create_time(),
+                                                               job.start_time())),
+                                  ")"));
+  }
+  if (HasTime(job.finish_time())) {
+    const auto& from = HasTime(job.start_time()) ? job.start_time() : job.create_time();
+    f.Add("Finished", absl::StrCat(FormatTimestamp(job.finish_time()), " (ran ",
+                                   FormatElapsed(SecondsBetween(from, job.finish_time())), ")"));
+  }
+  if (job.attempts() > 1) f.Add("Attempts", absl::StrCat(job.attempts()));
+  if (!job.error().empty() || !job.error_code().empty()) {
+    f.Add("Error", job.error_code().empty() ? job.error()
+                                            : absl::StrCat(job.error_code(), ": ", job.error()));
+  }
+  if (job.state() == v1::JOB_STATE_RUNNING && !job.progress().phase().empty()) {
+    f.Add("Progress", absl::StrCat(job.progress().phase(), " ", job.progress().variant(), ", ",
+                                   job.progress().samples(), " samples, noise ",
+                                   FormatPercent(job.progress().noise())));
+  }
+  if (!job.artifacts().empty()) {
+    std::vector<std::string> names;
+    for (const v1::ArtifactInfo& a : job.artifacts()) {
+      names.push_back(absl::StrCat(a.name(), " (", FormatBytes(a.size_bytes()), ")"));
+    }
+    f.Add("Artifacts", absl::StrJoin(names, ", "));
+  }
+  std::string out = f.Render();
+  const std::string result = RenderResult(job);
+  if (!result.empty()) absl::StrAppend(&out, "\n", result);
+  return out;
+}
+
+std::string RenderVariant(const v1::VariantResult& v, const v1::JobSpec& spec) {
+  const v1::Statistics& s = v.stats();
+  FieldList f;
+  std::string median = FormatSeconds(s.median_seconds());
+  if (s.median_ci_high_seconds() > 0) {
+    absl::StrAppend(&median, "  (95% CI ", FormatSeconds(s.median_ci_low_seconds()), " .. ",
+                    FormatSeconds(s.median_ci_high_seconds()), ")");
+  }
+  f.Add("Median", median);
+  f.Add("Spread", absl::StrCat("min ", FormatSeconds(s.min_seconds()), "  mean ",
+                               FormatSeconds(s.mean_seconds()), "  max ",
+                               FormatSeconds(s.max_seconds()), "  stddev ",
+                               FormatSeconds(s.stddev_seconds())));
+  f.Add("Percentiles", absl::StrCat("p10 ", FormatSeconds(s.p10_seconds()), "  p90 ",
+                                    FormatSeconds(s.p90_seconds()), "  p99 ",
+                                    FormatSeconds(s.p99_seconds())));
+  const double target =
+      spec.stopping().max_noise() > 0 ? spec.stopping().max_noise() : kDefaultMaxNoise;
+  f.Add("Noise", absl::StrCat(FormatPercent(s.relative_stddev()), " relative stddev (target ",
+                              FormatPercent(target), ") over ", s.samples(), " samples",
+                              s.launches_per_sample() > 1
+                                  ? absl::StrCat(" of ", s.launches_per_sample(), " launches")
+                                  : ""));
+  f.Add("Stopped", absl::StrCat(v.stop_reason().empty() ? "-" : v.stop_reason(),
+                                v.converged() ? "" : " (did not converge)"));
+  if (v.bytes() > 0) {
+    f.Add("Bandwidth", absl::StrCat(RateWithFraction(FormatBandwidth(v.bytes_per_second()),
+                                                     v.fraction_of_copy_bandwidth(),
+                                                     "copy bandwidth"),
+                                    ", ", FormatBytes(v.bytes()), " per launch"));
+  }
+  if (v.flops() > 0) {
+    f.Add("Compute", absl::StrCat(RateWithFraction(FormatFlops(v.flops_per_second()),
+                                                   v.fraction_of_peak_flops(), "peak"),
+                                  ", ", absl::StrFormat("%.4g", static_cast<double>(v.flops())),
+                                  " FLOP per launch"));
+  }
+  const v1::Correctness& c = v.correctness();
+  std::string check = CorrectnessSummary(c);
+  if (c.elements_checked() > 0) absl::StrAppend(&check, " over ", c.elements_checked(), " elements");
+  if (!c.detail().empty()) absl::StrAppend(&check, "; ", c.detail());
+  f.Add("Correctness", check);
+  f.Add("Time spent", absl::StrCat(FormatSeconds(v.measured_seconds()), " measured, ",
+                                   FormatSeconds(v.wall_seconds()), " wall"));
+  if (v.discarded_samples() > 0 || v.throttled()) {
+    f.Add("Throttling", absl::StrCat(v.discarded_samples(),
+                                     " samples discarded (SM clock below 75% of default)",
+                                     v.throttled() ? "; the device reported throttling" : ""));
+  }
+  return f.Render(2);
+}
+
+std::string RenderCompareTable(const v1::JobResult& result) {
+  bool any_bytes = false, any_flops = false;
+  for (const v1::VariantResult& v : result.variants()) {
+    any_bytes |= v.bytes() > 0;
+    any_flops |= v.flops() > 0;
+  }
+  std::vector<std::string> headers = {"VARIANT", "MEDIAN", "NOISE", "SAMPLES"};
+  if (any_bytes) {
+    headers.push_back("BANDWIDTH");
+    headers.push_back("%COPY");
+  }
+  if (any_flops) {
+    headers.push_back("COMPUTE");
+    headers.push_back("%PEAK");
+  }
+  for (const char* h : {"SPEEDUP", "CORRECTNESS", "STOPPED"}) headers.push_back(h);
+  Table table(headers);
+  for (size_t c = 1; c + 2 < headers.size(); ++c) table.AlignRight(c);
+  const double first_median =
+      result.variants().empty() ? 0 : result.variants(0).stats().median_seconds();
+  for (const v1::VariantResult& v : result.variants()) {
+    std::vector<std::string> row = {v.variant(), FormatSeconds(v.stats().median_seconds()),
+                                    FormatPercent(v.stats().relative_stddev()),
+                                    absl::StrCat(v.stats().samples())};
+    if (any_bytes) {
+      row.push_back(FormatBandwidth(v.bytes_per_second()));
+      row.push_back(FormatPercent(v.fraction_of_copy_bandwidth()));
+    }
+    if (any_flops) {
+      row.push_back(FormatFlops(v.flops_per_second()));
+      row.push_back(FormatPercent(v.fraction_of_peak_flops()));
+    }
+    double speedup = v.speedup_vs_first();
+    if (speedup <= 0 && v.stats().median_seconds() > 0) {
+      speedup = first_median / v.stats().median_seconds();
+    }
+    row.push_back(FormatFactor(speedup));
+    row.push_back(CorrectnessSummary(v.correctness()));
+    row.push_back(v.stop_reason().empty() ? "-" : v.stop_reason());
+    table.AddRow(std::move(row));
+  }
+  return table.Render();
+}
+
+std::string RenderEnvironment(const v1::Environment& env) {
+  FieldList f;
+  std::string device = env.device_id();
+  if (!env.device_name().empty()) absl::StrAppend(&device, " ", env.device_name());
+  if (!env.device_uuid().empty()) absl::StrAppend(&device, " (", env.device_uuid(), ")");
+  if (env.sm_count() > 0) absl::StrAppend(&device, ", ", env.sm_count(), " SMs");
+  if (!device.empty()) f.Add("Device", device);
+  std::vector<std::string> software;
+  if (!env.driver_version().empty()) software.push_back("driver " + env.driver_version());
+  if (!env.runtime_version().empty()) software.push_back("runtime " + env.runtime_version());
+  if (!env.kbench_version().empty()) software.push_back("kbench " + env.kbench_version());
+  if (!software.empty()) f.Add("Software", absl::StrJoin(software, ", "));
+  if (!env.host().empty() || env.cpu_threads() > 0) {
+    f.Add("Host", absl::StrCat(env.host().empty() ? "-" : env.host(),
+                               env.cpu_threads() > 0
+                                   ? absl::StrCat(", ", env.cpu_threads(), " CPU threads")
+                                   : ""));
+  }
+  if (env.seed() != 0) f.Add("Seed", absl::StrCat(env.seed()));
+  if (env.estimated_sm_clock_mhz() > 0) {
+    f.Add("SM clock", absl::StrFormat("%.0f MHz estimated while sampling (default %.0f MHz)",
+                                      env.estimated_sm_clock_mhz(),
+                                      env.default_sm_clock_mhz()));
+  }
+  if (const std::string before = ClockSummary(env.before()); !before.empty()) {
+    f.Add("Before", before);
+  }
+  if (const std::string after = ClockSummary(env.after()); !after.empty()) f.Add("After", after);
+  return f.empty() ? "" : f.Render(2);
+}
+
+std::string RenderResult(const v1::Job& job) {
+  const v1::JobResult& result = job.result();
+  std::string out;
+  if (result.variants_size() == 1) {
+    const v1::VariantResult& v = result.variants(0);
+    absl::StrAppend(&out, "Result: ", job.spec().kernel(), "/", v.variant(), ", ",
+                    ModeName(v.mode()), "\n", RenderVariant(v, job.spec()));
+  } else if (result.variants_size() > 1) {
+    absl::StrAppend(&out, "Result: ", job.spec().kernel(), " ", Shape(job.spec()), ", ",
+                    ModeName(result.variants(0).mode()),
+                    ", variants sampled interleaved\n", RenderCompareTable(result));
+  }
+  if (result.has_profile()) {
+    if (!out.empty()) out += "\n";
+    absl::StrAppend(&out, RenderProfile(result.profile()));
+  }
+  if (const std::string env = RenderEnvironment(result.environment()); !env.empty()) {
+    if (!out.empty()) out += "\n";
+    absl::StrAppend(&out, "Environment:\n", env);
+  }
+  return out;
+}
+
+std::string RenderJobsTable(const std::vector<v1::Job>& jobs, absl::Time now) {
+  Table table({"ID", "STATE", "KIND", "KERNEL", "VARIANTS", "SHAPE", "DTYPE", "DEVICE", "AGE",
+               "RESULT"});
+  table.SetMaxWidth(4, 32);
+  table.AlignRight(8);
+  for (const v1::Job& job : jobs) {
+    const v1::JobSpec& spec = job.spec();
+    table.AddRow({job.id(), StateName(job.state()), KindName(spec.kind()), spec.kernel(),
+                  absl::StrJoin(spec.variants(), ","), Shape(spec),
+                  spec.dtype() == v1::DTYPE_UNSPECIFIED ? "f32" : DTypeName(spec.dtype()),
+                  job.device().empty() ? spec.device() : job.device(),
+                  HasTime(job.create_time())
+                      ? FormatElapsed(absl::ToDoubleSeconds(now - ToTime(job.create_time())))
+                      : "-",
+                  JobResultCell(job)});
+  }
+  return table.Render();
+}
+
+}  // namespace kbench::client

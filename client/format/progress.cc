@@ -1,0 +1,74 @@
+// Progress lines while a job runs.
+#include "client/format/progress.h"
+
+#include "absl/strings/str_cat.h"
+#include "client/args.h"
+#include "client/format/units.h"
+
+namespace kbench::client {
+namespace {
+
+// The default target of StoppingCriteria.max_noise (types.proto).
+constexpr double kDefaultMaxNoise = 0.005;
+// Plain-line mode prints a new sample count at most this often (in the job's elapsed seconds).
+constexpr double kPlainLineInterval = 1.0;
+
+constexpr char kClearLine[] = "\r\033[K";
+
+std::string PhaseName(const std::string& phase) {
+  if (phase == "warmup") return "warm-up";
+  if (phase == "check") return "checking";
+  if (phase == "measure") return "measuring";
+  if (phase == "profile") return "profiling";
+  return phase;
+}
+
+}  // namespace
+
+std::string DescribeProgress(const v1::Job& job) {
+  const std::string device = job.device().empty() ? job.spec().device() : job.device();
+  std::string line = absl::StrCat("job ", job.id(), " ", StateName(job.state()));
+  if (!device.empty()) absl::StrAppend(&line, " on ", device);
+  if (job.state() != v1::JOB_STATE_RUNNING) {
+    if (!job.error().empty()) absl::StrAppend(&line, ": ", job.error());
+    return line;
+  }
+  const v1::Progress& p = job.progress();
+  if (p.phase().empty()) return line;
+  absl::StrAppend(&line, ": ", PhaseName(p.phase()));
+  if (!p.variant().empty()) absl::StrAppend(&line, " ", p.variant());
+  if (p.samples() > 0) {
+    const double target = job.spec().stopping().max_noise() > 0
+                              ? job.spec().stopping().max_noise()
+                              : kDefaultMaxNoise;
+    absl::StrAppend(&line, ": ", p.samples(), p.samples() == 1 ? " sample" : " samples");
+    if (p.noise() > 0) {
+      absl::StrAppend(&line, ", noise ", FormatPercent(p.noise()), " (target ",
+                      FormatPercent(target), ")");
+    }
+  }
+  if (p.elapsed_seconds() > 0) absl::StrAppend(&line, ", ", FormatElapsed(p.elapsed_seconds()));
+  return line;
+}
+
+void ProgressLine::Update(const v1::Job& job) {
+  const std::string line = DescribeProgress(job);
+  if (tty_) {
+    *err_ << kClearLine << line << std::flush;
+    drawn_ = true;
+    return;
+  }
+  const v1::Progress& p = job.progress();
+  const std::string key = absl::StrCat(job.state(), "/", p.phase(), "/", p.variant());
+  if (key == last_key_ && p.elapsed_seconds() < last_elapsed_ + kPlainLineInterval) return;
+  last_key_ = key;
+  last_elapsed_ = p.elapsed_seconds();
+  *err_ << line << "\n" << std::flush;
+}
+
+void ProgressLine::Finish() {
+  if (tty_ && drawn_) *err_ << kClearLine << std::flush;
+  drawn_ = false;
+}
+
+}  // namespace kbench::client

@@ -1,0 +1,129 @@
+// Submit, watch, and the outcome of a job.
+#include "client/job_wait.h"
+
+#include "absl/strings/str_cat.h"
+#include "client/args.h"
+#include "client/errors.h"
+#include "client/format/job_view.h"
+#include "client/format/progress.h"
+
+namespace kbench::client {
+namespace {
+
+// A WatchJob stream that ends without a terminal state (the daemon restarting, a proxy timing
+// out) is reopened this many times before kbctl gives up.
+constexpr int kWatchAttempts = 3;
+
+absl::StatusCode CodeFromName(const std::string& name, absl::StatusCode fallback) {
+  for (int c = 1; c <= 16; ++c) {
+    if (absl::StatusCodeToString(static_cast<absl::StatusCode>(c)) == name) {
+      return static_cast<absl::StatusCode>(c);
+    }
+  }
+  return fallback;
+}
+
+}  // namespace
+
+bool IsTerminal(v1::JobState state) {
+  return state == v1::JOB_STATE_SUCCEEDED || state == v1::JOB_STATE_FAILED ||
+         state == v1::JOB_STATE_CANCELLED;
+}
+
+absl::StatusOr<std::optional<v1::Job>> SubmitAndWait(Session& session, const SpecFlags& flags,
+                                                     SubmitCommand command) {
+  absl::StatusOr<v1::SubmitJobRequest> request =
+      BuildSubmitRequest(flags, command, session.GetEnv("USER").value_or(""));
+  if (!request.ok()) return request.status();
+  if (absl::Status s = ResolveDefaults(session, &*request); !s.ok()) return s;
+  absl::StatusOr<v1::SubmitJobResponse> response = session.connection().SubmitJob(*request);
+  if (!response.ok()) return response.status();
+  const v1::Job& job = response->job();
+  if (response->deduplicated()) {
+    session.Note(absl::StrCat("kbctl: idempotency key \"", request->idempotency_key(),
+                              "\" matched job ", job.id(), " submitted earlier; following it"));
+  }
+  if (flags.no_wait) {
+    if (session.json()) {
+      if (absl::Status s = session.PrintJson(job); !s.ok()) return s;
+    } else {
+      session.out() << job.id() << "\n";
+    }
+    return std::nullopt;
+  }
+  session.Note(absl::StrCat("kbctl: submitted job ", job.id(),
+                            "; Ctrl-C stops watching, `kbctl cancel ", job.id(),
+                            "` stops the job"));
+  absl::StatusOr<v1::Job> done = WaitForJob(session, job);
+  if (!done.ok()) return done.status();
+  return std::optional<v1::Job>(*std::move(done));
+}
+
+absl::StatusOr<v1::Job> WaitForJob(Session& session, const v1::Job& job) {
+  v1::Job last = job;
+  if (IsTerminal(last.state())) return last;
+  ProgressLine progress(&session.err(), session.io().err_is_tty);
+  for (int attempt = 0; attempt < kWatchAttempts; ++attempt) {
+    const absl::Status s = session.connection().WatchJob(last.id(), [&](const v1::Job& update) {
+      last = update;
+      if (!session.json()) progress.Update(update);
+    });
+    if (!s.ok()) {
+      progress.Finish();
+      return absl::Status(s.code(), absl::StrCat(s.message(), "; job ", last.id(),
+                                                 " goes on: `kbctl watch ", last.id(),
+                                                 "` follows it again"));
+    }
+    if (IsTerminal(last.state())) break;
+    absl::StatusOr<v1::Job> now = session.connection().GetJob(last.id());
+    if (!now.ok()) return now.status();
+    last = *std::move(now);
+    if (IsTerminal(last.state())) break;
+  }
+  progress.Finish();
+  if (!IsTerminal(last.state())) {
+    return absl::UnavailableError(absl::StrCat(
+        "WatchJob ended ", kWatchAttempts, " times before job ", last.id(),
+        " finished (still ", StateName(last.state()), "); `kbctl watch ", last.id(),
+        "` follows it again"));
+  }
+  return last;
+}
+
+absl::Status JobOutcome(const v1::Job& job) {
+  switch (job.state()) {
+    case v1::JOB_STATE_FAILED:
+      return CheckFailedError(CodeFromName(job.error_code(), absl::StatusCode::kUnknown),
+                              absl::StrCat("job ", job.id(), " failed: ", job.error()));
+    case v1::JOB_STATE_CANCELLED:
+      return CheckFailedError(
+          absl::StatusCode::kCancelled,
+          absl::StrCat("job ", job.id(), " was cancelled",
+                       job.error().empty() ? "" : absl::StrCat(": ", job.error())));
+    default:
+      break;
+  }
+  for (const v1::VariantResult& v : job.result().variants()) {
+    const v1::Correctness& c = v.correctness();
+    if (c.checked() && !c.passed()) {
+      return CheckFailedError(
+          absl::StatusCode::kFailedPrecondition,
+          absl::StrCat("job ", job.id(), ": ", job.spec().kernel(), "/", v.variant(),
+                       " failed its correctness check: relative L2 error ",
+                       c.relative_l2_error(), " vs tolerance ", c.tolerance(),
+                       c.detail().empty() ? "" : absl::StrCat(" (", c.detail(), ")")));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PrintJobReport(Session& session, const v1::Job& job) {
+  if (session.json()) {
+    if (absl::Status s = session.PrintJson(job); !s.ok()) return s;
+  } else {
+    session.out() << RenderJob(job);
+  }
+  return JobOutcome(job);
+}
+
+}  // namespace kbench::client

@@ -1,0 +1,130 @@
+// kbctl's command line: global flags, subcommands, and the mapping of outcomes to exit codes.
+#include "client/kbctl.h"
+
+#include "absl/strings/str_cat.h"
+#include "client/args.h"
+#include "client/commands/commands.h"
+#include "client/errors.h"
+
+namespace kbench::client {
+namespace {
+
+constexpr char kFooter[] = R"(Output:
+  -o table (default) prints tables for people; progress and notes go to stderr.
+  -o json prints exactly one JSON document on stdout (protobuf JSON with the .proto field
+  names, enum value names and every field); nothing else goes to stdout.
+
+Environment:
+  KBENCH_SERVER  the server when --server is not given (default 127.0.0.1:50051)
+
+Exit codes:
+  0  success
+  1  the job FAILED or was CANCELLED, a correctness check failed, an artifact's sha256 did
+     not match, the server is not SERVING, or a local file could not be written
+  2  usage error (unknown flag, bad shape or value); nothing was sent
+  3  RPC error (server unreachable, INVALID_ARGUMENT, NOT_FOUND, ...); stderr says
+     "kbctl: <CODE>: <message>")";
+
+struct GlobalFlags {
+  std::string server;
+  std::string output = "table";
+  std::string timeout = "30s";
+};
+
+absl::StatusOr<GlobalOptions> ResolveGlobals(const GlobalFlags& flags, const Io& io) {
+  GlobalOptions options;
+  options.server = flags.server;
+  if (options.server.empty() && io.getenv) {
+    options.server = io.getenv("KBENCH_SERVER").value_or("");
+  }
+  if (options.server.empty()) options.server = kDefaultServer;
+  if (flags.output == "table") {
+    options.output = OutputFormat::kTable;
+  } else if (flags.output == "json") {
+    options.output = OutputFormat::kJson;
+  } else {
+    return UsageError(
+        absl::StrCat("-o: unknown output format \"", flags.output, "\"; expected table or json"));
+  }
+  absl::StatusOr<absl::Duration> timeout = ParseDuration("--timeout", flags.timeout);
+  if (!timeout.ok()) return timeout.status();
+  if (*timeout <= absl::ZeroDuration()) {
+    return UsageError(absl::StrCat("--timeout: \"", flags.timeout, "\" must be positive"));
+  }
+  options.timeout = *timeout;
+  return options;
+}
+
+// The subcommand path of the app that failed to parse, for the "--help" hint.
+std::string CommandPath(const CLI::App* app) {
+  std::string path;
+  for (; app != nullptr; app = app->get_parent()) {
+    path = path.empty() ? app->get_name() : absl::StrCat(app->get_name(), " ", path);
+  }
+  return path;
+}
+
+}  // namespace
+
+int RunKbctl(const std::vector<std::string>& args, const Io& io) {
+  CLI::App app("kbctl: the command-line client of kbenchd, the GPU kernel benchmarking service",
+               "kbctl");
+  app.footer(kFooter);
+  app.fallthrough();
+  app.require_subcommand(1);
+  app.set_version_flag("--version", KBENCH_VERSION);
+  GlobalFlags globals;
+  app.add_option("--server", globals.server,
+                 absl::StrCat("kbenchd address (default $KBENCH_SERVER, else ", kDefaultServer,
+                              ")"))
+      ->type_name("HOST:PORT");
+  app.add_option("-o,--output", globals.output, "Output format: table or json")
+      ->type_name("FORMAT");
+  app.add_option("--timeout", globals.timeout,
+                 "Deadline of each call that is not a stream, e.g. 30s, 2m (default 30s)")
+      ->type_name("DURATION");
+
+  Action action;
+  AddKernelsCommand(app, &action);
+  AddDevicesCommand(app, &action);
+  AddBenchCommands(app, &action);
+  AddJobCommands(app, &action);
+  AddArtifactCommands(app, &action);
+  AddProfileCommand(app, &action);
+  AddHealthCommand(app, &action);
+
+  std::vector<const char*> argv = {"kbctl"};
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  const CLI::App* failed = &app;
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e, *io.out, *io.err);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e, *io.out, *io.err);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e, *io.out, *io.err);
+  } catch (const CLI::ParseError& e) {
+    // The innermost subcommand that was reached, for a precise --help hint.
+    for (const CLI::App* sub = &app; sub != nullptr;) {
+      failed = sub;
+      const std::vector<CLI::App*> parsed = sub->get_subcommands();
+      sub = parsed.empty() ? nullptr : parsed.front();
+    }
+    *io.err << "kbctl: " << e.what() << "\nRun '" << CommandPath(failed)
+            << " --help' for usage.\n";
+    return static_cast<int>(ExitCode::kUsage);
+  }
+
+  absl::StatusOr<GlobalOptions> options = ResolveGlobals(globals, io);
+  absl::Status status = options.status();
+  if (status.ok()) {
+    Session session(*options, io);
+    status = action ? action(session) : UsageError("no subcommand given");
+  }
+  if (!status.ok()) *io.err << ErrorLine(status) << "\n";
+  io.out->flush();
+  return static_cast<int>(ExitCodeFor(status));
+}
+
+}  // namespace kbench::client

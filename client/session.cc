@@ -1,0 +1,26 @@
+// Session: lazy connection, JSON printing and notes.
+#include "client/session.h"
+
+#include "client/format/json.h"
+
+namespace kbench::client {
+
+Connection& Session::connection() {
+  if (connection_ == nullptr) {
+    connection_ = std::make_unique<Connection>(options_.server, options_.timeout);
+  }
+  return *connection_;
+}
+
+absl::Status Session::PrintJson(const google::protobuf::Message& message) const {
+  absl::StatusOr<std::string> json = ToJson(message);
+  if (!json.ok()) return json.status();
+  out() << *json;
+  return absl::OkStatus();
+}
+
+void Session::Note(const std::string& line) const {
+  if (!json()) err() << line << "\n";
+}
+
+}  // namespace kbench::client

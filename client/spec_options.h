@@ -1,0 +1,59 @@
+// The flags that describe a job (bench, compare, profile share them) and their translation into
+// a SubmitJobRequest, so that every submitting subcommand parses and validates them alike.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "CLI/CLI.hpp"
+#include "absl/status/statusor.h"
+#include "kbench/v1/service.pb.h"
+
+namespace kbench::client {
+
+class Session;
+
+enum class SubmitCommand { kBench, kCompare, kProfile };
+
+// Raw flag text; parsed by BuildSubmitRequest so that errors name the flag and the value.
+struct SpecFlags {
+  std::string kernel;
+  std::vector<std::string> variants;
+  std::string shape;
+  std::string dtype;
+  std::string device;
+  std::string mode;
+  std::string max_noise;
+  std::string min_samples;
+  std::string min_time;
+  std::string timeout_s;
+  std::string seed;
+  std::string priority;
+  std::string owner;
+  std::vector<std::string> params;
+  std::string idempotency_key;
+  std::string iterations;
+  bool ncu = false;
+  bool no_wait = false;
+};
+
+// Adds the positional OP and the flags `command` takes to `app`, bound to `flags`.
+void AddSpecFlags(CLI::App* app, SubmitCommand command, SpecFlags* flags);
+
+// The request the flags describe. Needs no server: the shape may stay empty and the variants
+// may be {"all"}; ResolveWithCatalogue fills those in. `default_owner` is used when --owner is
+// absent (kbctl passes $USER).
+absl::StatusOr<v1::SubmitJobRequest> BuildSubmitRequest(const SpecFlags& flags,
+                                                        SubmitCommand command,
+                                                        const std::string& default_owner);
+
+// True when the request needs the catalogue entry: no shape given, or variants "all".
+bool NeedsCatalogue(const v1::SubmitJobRequest& request);
+// Fills the kernel's default shape when none was given and expands "all" into the variants
+// that run on the requested device kind and dtype. Errors (INVALID_ARGUMENT, exit code 3 like
+// the server's own verdict) name the kernel and what it has.
+absl::Status ResolveWithCatalogue(const v1::KernelInfo& kernel, v1::SubmitJobRequest* request);
+// Looks up request->spec().kernel() on the server and calls ResolveWithCatalogue when needed.
+absl::Status ResolveDefaults(Session& session, v1::SubmitJobRequest* request);
+
+}  // namespace kbench::client

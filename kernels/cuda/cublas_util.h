@@ -1,0 +1,28 @@
+// cuBLAS status -> absl::Status, shared by the variants that call cuBLAS.
+#pragma once
+
+#include <cublas_v2.h>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace kbench::kernels::cuda {
+
+inline absl::Status CublasStatus(cublasStatus_t status, const char* call, const char* file,
+                                 int line) {
+  if (status == CUBLAS_STATUS_SUCCESS) return absl::OkStatus();
+  const std::string message = absl::StrCat(call, " failed: ", cublasGetStatusName(status), " (",
+                                           cublasGetStatusString(status), ") at ", file, ":", line);
+  if (status == CUBLAS_STATUS_ALLOC_FAILED) return absl::ResourceExhaustedError(message);
+  return absl::InternalError(message);
+}
+
+}  // namespace kbench::kernels::cuda
+
+#define KBENCH_CUBLAS_RETURN_IF_ERROR(call)                                           \
+  do {                                                                                \
+    if (absl::Status kbench_s_ =                                                      \
+            ::kbench::kernels::cuda::CublasStatus((call), #call, __FILE__, __LINE__); \
+        !kbench_s_.ok())                                                              \
+      return kbench_s_;                                                               \
+  } while (0)

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs kbench's build and test dependencies from Debian 12's packages (run as root).
+# The CUDA 13 toolkit is a prerequisite: expected at /usr/local/cuda (or CUDACXX set).
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
+  libabsl-dev prometheus-cpp-dev libsqlite3-dev libssl-dev
+  libgtest-dev libgmock-dev libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
+  prometheus patchelf python3
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+if ! command -v nvcc >/dev/null && [[ ! -x /usr/local/cuda/bin/nvcc && -z "${CUDACXX:-}" ]]; then
+  echo "install-deps: the CUDA 13 toolkit is required (nvcc not found in PATH or /usr/local/cuda)" >&2
+  exit 1
+fi

@@ -1,0 +1,58 @@
+// Store records -> API messages.
+#include "server/api/job_convert.h"
+
+#include "google/protobuf/util/time_util.h"
+
+namespace kbench::api {
+
+using google::protobuf::util::TimeUtil;
+
+v1::JobState StateToProto(store::JobState state) {
+  switch (state) {
+    case store::JobState::kQueued: return v1::JOB_STATE_QUEUED;
+    case store::JobState::kRunning: return v1::JOB_STATE_RUNNING;
+    case store::JobState::kSucceeded: return v1::JOB_STATE_SUCCEEDED;
+    case store::JobState::kFailed: return v1::JOB_STATE_FAILED;
+    case store::JobState::kCancelled: return v1::JOB_STATE_CANCELLED;
+  }
+  return v1::JOB_STATE_UNSPECIFIED;
+}
+
+std::optional<store::JobState> StateFromProto(v1::JobState state) {
+  switch (state) {
+    case v1::JOB_STATE_QUEUED: return store::JobState::kQueued;
+    case v1::JOB_STATE_RUNNING: return store::JobState::kRunning;
+    case v1::JOB_STATE_SUCCEEDED: return store::JobState::kSucceeded;
+    case v1::JOB_STATE_FAILED: return store::JobState::kFailed;
+    case v1::JOB_STATE_CANCELLED: return store::JobState::kCancelled;
+    default: return std::nullopt;
+  }
+}
+
+v1::Job RecordToJob(const store::JobRecord& record, const std::optional<v1::Progress>& progress,
+                    const std::vector<store::ArtifactRecord>& artifacts) {
+  v1::Job job;
+  job.set_id(record.id);
+  job.mutable_spec()->ParseFromString(record.spec);
+  job.set_state(StateToProto(record.state));
+  job.set_device(record.device);
+  if (record.create_time_ns > 0) *job.mutable_create_time() = TimeUtil::NanosecondsToTimestamp(record.create_time_ns);
+  if (record.start_time_ns > 0) *job.mutable_start_time() = TimeUtil::NanosecondsToTimestamp(record.start_time_ns);
+  if (record.finish_time_ns > 0) *job.mutable_finish_time() = TimeUtil::NanosecondsToTimestamp(record.finish_time_ns);
+  job.set_error(record.error);
+  job.set_error_code(record.error_code);
+  job.set_attempts(record.attempts);
+  job.set_idempotency_key(record.idempotency_key);
+  if (progress) *job.mutable_progress() = *progress;
+  if (!record.result.empty()) job.mutable_result()->ParseFromString(record.result);
+  for (const store::ArtifactRecord& a : artifacts) {
+    v1::ArtifactInfo* info = job.add_artifacts();
+    info->set_name(a.name);
+    info->set_size_bytes(a.size_bytes);
+    info->set_sha256(a.sha256);
+    info->set_content_type(a.content_type);
+  }
+  return job;
+}
+
+}  // namespace kbench::api

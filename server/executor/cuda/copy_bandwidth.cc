@@ -1,0 +1,68 @@
+// Measuring the device-to-device copy bandwidth with events.
+#include "server/executor/cuda/copy_bandwidth.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "absl/cleanup/cleanup.h"
+#include "absl/strings/str_cat.h"
+#include "kernels/cuda/cuda_variants.h"
+
+namespace kbench::executor::cuda {
+
+size_t DefaultCopyBandwidthBytes(size_t free_bytes) {
+  return std::max<size_t>(std::min<size_t>(size_t{512} << 20, free_bytes / 4) & ~size_t{255},
+                          size_t{1} << 20);
+}
+
+absl::StatusOr<CopyBandwidth> MeasureCopyBandwidth(cudaStream_t stream, size_t bytes, int runs) {
+  if (runs < 1) return absl::InvalidArgumentError(absl::StrCat("runs must be >= 1, got ", runs));
+  void* src = nullptr;
+  void* dst = nullptr;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  absl::Cleanup release = [&] {
+    if (src) cudaFree(src);
+    if (dst) cudaFree(dst);
+    if (start) cudaEventDestroy(start);
+    if (stop) cudaEventDestroy(stop);
+  };
+  for (void** p : {&src, &dst}) {
+    if (const cudaError_t err = cudaMalloc(p, bytes); err != cudaSuccess) {
+      cudaGetLastError();
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "copy bandwidth: cannot allocate ", bytes, " bytes: ", cudaGetErrorName(err)));
+    }
+  }
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(src, 0x5A, bytes, stream));
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaEventCreate(&start));
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaEventCreate(&stop));
+  // The warm-up copy faults nothing in on the device but settles the clocks and the driver's
+  // choice of copy path.
+  KBENCH_CUDA_RETURN_IF_ERROR(
+      cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream));
+  std::vector<double> seconds;
+  for (int i = 0; i < runs; ++i) {
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaEventRecord(start, stream));
+    KBENCH_CUDA_RETURN_IF_ERROR(
+        cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream));
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaEventRecord(stop, stream));
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(stop));
+    float ms = 0;
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&ms, start, stop));
+    seconds.push_back(ms * 1e-3);
+  }
+  std::sort(seconds.begin(), seconds.end());
+  const double median = seconds.size() % 2 == 1
+                            ? seconds[seconds.size() / 2]
+                            : 0.5 * (seconds[seconds.size() / 2 - 1] + seconds[seconds.size() / 2]);
+  CopyBandwidth bw;
+  bw.copied_bytes = bytes;
+  bw.runs = runs;
+  if (median > 0) {
+    bw.bytes_per_second = 2.0 * static_cast<double>(bytes) / median;
+    bw.spread = (seconds.back() - seconds.front()) / median;
+  }
+  return bw;
+}
+
+}  // namespace kbench::executor::cuda

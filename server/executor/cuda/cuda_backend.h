@@ -1,0 +1,14 @@
+// The CUDA Backend with runner options (tests substitute variants); MakeCudaBackend(ordinal)
+// in server/executor/backend.h is this with the defaults.
+#pragma once
+
+#include <memory>
+
+#include "server/executor/backend.h"
+#include "server/executor/cuda/cuda_runner.h"
+
+namespace kbench::executor::cuda {
+
+std::unique_ptr<Backend> MakeCudaBackend(int ordinal, CudaRunnerOptions options);
+
+}  // namespace kbench::executor::cuda

@@ -1,0 +1,161 @@
+// The CUDA DeviceRunner: device bring-up, the instruments, Prepare, clocks and health.
+#include "server/executor/cuda/cuda_runner.h"
+
+#include <cublas_v2.h>
+#include <unistd.h>
+
+#include "absl/strings/str_cat.h"
+#include "kernels/catalogue.h"
+#include "server/executor/cuda/copy_bandwidth.h"
+#include "server/executor/cuda/device_info.h"
+#include "server/executor/cuda/prepared_variant.h"
+
+namespace kbench::executor::cuda {
+namespace {
+
+std::string HostName() {
+  char buf[256] = {};
+  gethostname(buf, sizeof(buf) - 1);
+  return buf;
+}
+
+}  // namespace
+
+CudaRunner::CudaRunner(int ordinal, CudaRunnerOptions options)
+    : ordinal_(ordinal), options_(std::move(options)) {}
+
+CudaRunner::~CudaRunner() {
+  if (cublas_ != nullptr) cublasDestroy(static_cast<cublasHandle_t>(cublas_));
+  if (timed_stream_ != nullptr) cudaStreamDestroy(timed_stream_);
+  if (prep_stream_ != nullptr) cudaStreamDestroy(prep_stream_);
+}
+
+absl::Status CudaRunner::Initialize() {
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaSetDevice(ordinal_));
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaGetDeviceProperties(&prop_, ordinal_));
+  absl::StatusOr<v1::DeviceInfo> info = ReadDeviceInfo(ordinal_);
+  if (!info.ok()) return info.status();
+  info_ = *std::move(info);
+  // Non-blocking: never implicitly ordered with the legacy default stream, which a library
+  // might use behind our back.
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&timed_stream_, cudaStreamNonBlocking));
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&prep_stream_, cudaStreamNonBlocking));
+  if (absl::Status s = flusher_.Init(static_cast<size_t>(prop_.l2CacheSize)); !s.ok()) return s;
+  if (absl::Status s = blocker_.Init(); !s.ok()) return s;
+  if (absl::Status s = probe_.Init(); !s.ok()) return s;
+
+  char pci[64] = {};
+  if (cudaDeviceGetPCIBusId(pci, sizeof(pci), ordinal_) == cudaSuccess && nvml_.Open(pci)) {
+    const std::string driver = nvml_.DriverVersion();
+    if (!driver.empty()) info_.set_driver_version(absl::StrCat(driver, " (", info_.driver_version(), ")"));
+  } else {
+    cudaGetLastError();
+  }
+  default_sm_clock_mhz_ = nvml_.DefaultSmClockMhz();
+  if (default_sm_clock_mhz_ <= 0) default_sm_clock_mhz_ = info_.sm_clock_mhz();
+
+  size_t free_bytes = 0, total_bytes = 0;
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaMemGetInfo(&free_bytes, &total_bytes));
+  absl::StatusOr<CopyBandwidth> bw = MeasureCopyBandwidth(
+      timed_stream_, DefaultCopyBandwidthBytes(free_bytes), options_.copy_bandwidth_runs);
+  if (!bw.ok()) return bw.status();
+  info_.set_copy_bandwidth_bytes_per_second(bw->bytes_per_second);
+  info_.set_state(v1::DEVICE_STATE_READY);
+  return absl::OkStatus();
+}
+
+TimedContext CudaRunner::timed_context() const {
+  TimedContext c;
+  c.stream = timed_stream_;
+  c.flusher = const_cast<L2Flusher*>(&flusher_);
+  c.blocker = const_cast<BlockingKernel*>(&blocker_);
+  c.probe = const_cast<ClockProbe*>(&probe_);
+  c.min_sm_clock_mhz = options_.clock_floor_fraction * default_sm_clock_mhz_;
+  return c;
+}
+
+absl::StatusOr<void*> CudaRunner::Cublas() {
+  if (cublas_ != nullptr) return cublas_;
+  cublasHandle_t handle = nullptr;
+  if (const cublasStatus_t s = cublasCreate(&handle); s != CUBLAS_STATUS_SUCCESS) {
+    return absl::InternalError(absl::StrCat("cublasCreate failed: ", cublasGetStatusName(s)));
+  }
+  if (const cublasStatus_t s = cublasSetStream(handle, timed_stream_);
+      s != CUBLAS_STATUS_SUCCESS) {
+    cublasDestroy(handle);
+    return absl::InternalError(absl::StrCat("cublasSetStream failed: ", cublasGetStatusName(s)));
+  }
+  cublas_ = handle;
+  return cublas_;
+}
+
+absl::StatusOr<std::unique_ptr<PreparedVariant>> CudaRunner::Prepare(
+    const kernels::Problem& problem, uint64_t seed, v1::MeasureMode mode) {
+  const kernels::cuda::CudaVariant* variant =
+      options_.find_variant ? options_.find_variant(problem.op, problem.variant)
+                            : kernels::cuda::FindCudaVariant(problem.op, problem.variant);
+  if (variant == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "variants: ", problem.op, "/", problem.variant, " has no CUDA implementation; ",
+        info_.id(), " runs CUDA variants only"));
+  }
+  if (mode != v1::MEASURE_MODE_COLD && mode != v1::MEASURE_MODE_HOT &&
+      mode != v1::MEASURE_MODE_GRAPH) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("mode: ", v1::MeasureMode_Name(mode), " is not a measure mode"));
+  }
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaSetDevice(ordinal_));
+  absl::StatusOr<std::unique_ptr<CudaPreparedVariant>> pv =
+      CudaPreparedVariant::Create(this, problem, *variant, seed, mode);
+  if (!pv.ok()) return pv.status();
+  return std::unique_ptr<PreparedVariant>(*std::move(pv));
+}
+
+double CudaRunner::PeakFlops(kernels::DType dtype) const {
+  switch (dtype) {
+    case kernels::DType::kF32: return info_.peak_flops_f32();
+    case kernels::DType::kTF32: return info_.peak_flops_tf32();
+    case kernels::DType::kBF16: return info_.peak_flops_bf16();
+    case kernels::DType::kF16: return info_.peak_flops_f16();
+  }
+  return 0;
+}
+
+void CudaRunner::ReadClocks(v1::ClockReading* reading) {
+  if (!nvml_.available()) return;
+  const NvmlReading r = nvml_.Read();
+  reading->set_sm_clock_mhz(r.sm_clock_mhz);
+  reading->set_memory_clock_mhz(r.memory_clock_mhz);
+  reading->set_temperature_c(r.temperature_c);
+  reading->set_power_watts(r.power_watts);
+  reading->set_throttle_reasons(r.throttle_reasons);
+  for (const std::string& name : r.throttle_reason_names) reading->add_throttle_reason_names(name);
+}
+
+void CudaRunner::FillEnvironment(v1::Environment* env) {
+  env->set_device_id(info_.id());
+  env->set_device_name(info_.name());
+  env->set_device_uuid(info_.uuid());
+  env->set_sm_count(info_.sm_count());
+  env->set_driver_version(info_.driver_version());
+  env->set_runtime_version(info_.runtime_version());
+  env->set_host(HostName());
+  env->set_default_sm_clock_mhz(default_sm_clock_mhz_);
+}
+
+absl::Status CudaRunner::CheckHealth(const absl::Status& failure) {
+  // A failed allocation or a bad launch configuration is returned once and cleared here; an
+  // error from the device (illegal address, trap, launch failure) is sticky: every later call
+  // returns it, so a synchronisation tells the two apart.
+  cudaGetLastError();
+  const cudaError_t sync = cudaDeviceSynchronize();
+  if (sync == cudaSuccess) return failure;
+  needs_restart_ = true;
+  return absl::Status(
+      failure.ok() ? absl::StatusCode::kInternal : failure.code(),
+      absl::StrCat(failure.message(), "; the CUDA context of ", info_.id(),
+                   " is unusable after ", cudaGetErrorName(sync),
+                   ": its executor restarts before the next job"));
+}
+
+}  // namespace kbench::executor::cuda

@@ -1,0 +1,25 @@
+// Cold samples: flush the L2, synchronise, hold the stream, queue start/launch/stop, release.
+#include "kernels/cuda/cuda_variants.h"
+#include "server/executor/cuda/measure_modes.h"
+
+namespace kbench::executor::cuda {
+
+absl::StatusOr<measure::Sample> MeasureCold(const TimedContext& ctx, const LaunchFn& launch) {
+  if (absl::Status s = ctx.flusher->Flush(ctx.stream); !s.ok()) return s;
+  if (absl::Status s = ctx.probe->Record(ctx.stream, 0); !s.ok()) return s;
+  // Nothing of the flush may still be in flight when the timed launch starts.
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(ctx.stream));
+  {
+    if (absl::Status s = ctx.blocker->Block(ctx.stream, ctx.block_timeout_seconds); !s.ok()) {
+      return s;
+    }
+    BlockingKernel::ReleaseGuard release(ctx.blocker);
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaEventRecord(ctx.start, ctx.stream));
+    if (absl::Status s = launch(0); !s.ok()) return s;
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaEventRecord(ctx.stop, ctx.stream));
+    if (absl::Status s = ctx.probe->Record(ctx.stream, 1); !s.ok()) return s;
+  }
+  return FinishSample(ctx, 1);
+}
+
+}  // namespace kbench::executor::cuda

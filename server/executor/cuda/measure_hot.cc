@@ -1,0 +1,39 @@
+// Hot samples: a batch of back-to-back launches inside one event pair.
+#include <algorithm>
+
+#include "kernels/cuda/cuda_variants.h"
+#include "server/executor/cuda/measure_modes.h"
+
+namespace kbench::executor::cuda {
+
+namespace {
+// Launches queued while the stream is held. The launch queue is finite: queuing the whole
+// batch behind the blocking kernel could fill it and block the host until the timeout (nvbench
+// queues 2). A few are enough for the device to be busy when the host starts to race it.
+constexpr int64_t kLaunchesWhileBlocked = 4;
+}  // namespace
+
+absl::StatusOr<measure::Sample> MeasureHot(const TimedContext& ctx, const LaunchFn& launch,
+                                           int64_t batch) {
+  if (absl::Status s = ctx.probe->Record(ctx.stream, 0); !s.ok()) return s;
+  {
+    if (absl::Status s = ctx.blocker->Block(ctx.stream, ctx.block_timeout_seconds); !s.ok()) {
+      return s;
+    }
+    BlockingKernel::ReleaseGuard release(ctx.blocker);
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaEventRecord(ctx.start, ctx.stream));
+    const int64_t blocked = std::min(batch, kLaunchesWhileBlocked);
+    for (int64_t i = 0; i < blocked; ++i) {
+      if (absl::Status s = launch(i); !s.ok()) return s;
+    }
+    ctx.blocker->Release();
+    for (int64_t i = blocked; i < batch; ++i) {
+      if (absl::Status s = launch(i); !s.ok()) return s;
+    }
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaEventRecord(ctx.stop, ctx.stream));
+    if (absl::Status s = ctx.probe->Record(ctx.stream, 1); !s.ok()) return s;
+  }
+  return FinishSample(ctx, batch);
+}
+
+}  // namespace kbench::executor::cuda

@@ -1,0 +1,56 @@
+// NVML, loaded at run time with dlopen: clocks, temperature, power and throttle reasons of one
+// GPU. Without libnvidia-ml.so.1 (or on any NVML error) readings are simply left empty.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kbench::executor::cuda {
+
+// One NVML reading; a field NVML could not give stays 0 / empty.
+struct NvmlReading {
+  int sm_clock_mhz = 0;
+  int memory_clock_mhz = 0;
+  int temperature_c = 0;
+  double power_watts = 0;
+  // Throttle (clocks event) reasons, NVML's bit mask, with the benign bits (idle, application
+  // clock setting, display clock) removed: what is left slowed the GPU down.
+  uint64_t throttle_reasons = 0;
+  std::vector<std::string> throttle_reason_names;
+};
+
+// Not thread-safe; one per executor process.
+class Nvml {
+ public:
+  Nvml() = default;
+  ~Nvml();
+  Nvml(const Nvml&) = delete;
+  Nvml& operator=(const Nvml&) = delete;
+
+  // Loads the library and finds the GPU with this PCI bus id ("0000:1b:00.0"). Returns false
+  // (and stays unavailable) when the library or the device is absent; never an error.
+  bool Open(const std::string& pci_bus_id);
+  bool available() const { return device_ != nullptr; }
+
+  NvmlReading Read() const;
+  // The SM clock the GPU runs at by default (default applications clock), MHz; 0 if unknown.
+  int DefaultSmClockMhz() const;
+  // The highest SM clock, MHz; 0 if unknown.
+  int MaxSmClockMhz() const;
+  // The kernel driver's version, e.g. "580.65.06"; empty if unknown.
+  std::string DriverVersion() const;
+
+  // Names of the bits of an NVML throttle-reason mask, e.g. {"sw_power_cap"}.
+  static std::vector<std::string> ThrottleReasonNames(uint64_t reasons);
+  // The bits that mean the clocks were held down, not merely idle or set so.
+  static constexpr uint64_t kSlowdownMask = 0x4 | 0x8 | 0x10 | 0x20 | 0x40 | 0x80;
+
+ private:
+  struct Api;
+  void* library_ = nullptr;
+  Api* api_ = nullptr;
+  void* device_ = nullptr;
+};
+
+}  // namespace kbench::executor::cuda

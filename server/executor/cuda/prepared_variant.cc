@@ -1,0 +1,302 @@
+// A problem on a CUDA device: buffers, seeded inputs, the checked run, warm-up and samples.
+#include "server/executor/cuda/prepared_variant.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "kernels/catalogue.h"
+#include "server/executor/cuda/cuda_runner.h"
+#include "server/executor/cuda/tensor_init.h"
+
+namespace kbench::executor::cuda {
+namespace {
+
+constexpr int64_t kAlignment = 256;
+// Warm-up: at least this much device time in launches (lazy module loading, clocks ramping up
+// from idle, TLBs), but give up after this much wall time for very slow kernels.
+constexpr double kWarmupDeviceSeconds = 0.1;
+constexpr double kWarmupWallSeconds = 2.0;
+
+int64_t AlignUp(int64_t n) { return (n + kAlignment - 1) / kAlignment * kAlignment; }
+
+double WallSeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string GiB(size_t bytes) {
+  return absl::StrFormat("%.2f GiB", static_cast<double>(bytes) / (1u << 30));
+}
+
+}  // namespace
+
+int64_t BufferSetsForRotation(int64_t set_bytes, int64_t l2_bytes) {
+  if (set_bytes <= 0) return 1;
+  if (set_bytes >= 2 * l2_bytes) return 1;
+  const int64_t others = (2 * l2_bytes + set_bytes - 1) / set_bytes;
+  return std::min(CudaPreparedVariant::kMaxBufferSets, 1 + others);
+}
+
+CudaPreparedVariant::CudaPreparedVariant(CudaRunner* runner, const kernels::Problem& problem,
+                                         const kernels::cuda::CudaVariant& variant,
+                                         v1::MeasureMode mode)
+    : runner_(runner),
+      problem_(problem),
+      variant_(variant),
+      mode_(mode),
+      name_(absl::StrCat(problem.op, "/", problem.variant)) {}
+
+CudaPreparedVariant::~CudaPreparedVariant() {
+  graph_.reset();
+  if (start_ != nullptr) cudaEventDestroy(start_);
+  if (stop_ != nullptr) cudaEventDestroy(stop_);
+  if (slab_ != nullptr) cudaFree(slab_);
+}
+
+absl::Status CudaPreparedVariant::Where(const absl::Status& s, const char* what) const {
+  if (s.ok()) return s;
+  return absl::Status(s.code(), absl::StrCat(name_, ": ", what, ": ", s.message()));
+}
+
+absl::StatusOr<std::unique_ptr<CudaPreparedVariant>> CudaPreparedVariant::Create(
+    CudaRunner* runner, const kernels::Problem& problem,
+    const kernels::cuda::CudaVariant& variant, uint64_t seed, v1::MeasureMode mode) {
+  const kernels::Operation* op = kernels::FindOperation(problem.op);
+  if (op == nullptr) return absl::InvalidArgumentError("kernel: unknown operation " + problem.op);
+  std::unique_ptr<CudaPreparedVariant> pv(
+      new CudaPreparedVariant(runner, problem, variant, mode));
+  pv->layout_ = op->layout(problem);
+  const int64_t element_bytes = static_cast<int64_t>(kernels::StorageBytes(problem.dtype));
+  int64_t set_bytes = 0;
+  for (const auto* tensors : {&pv->layout_.inputs, &pv->layout_.outputs}) {
+    for (const kernels::TensorSpec& t : *tensors) set_bytes += AlignUp(t.elements * element_bytes);
+  }
+  const int64_t sets = mode == v1::MEASURE_MODE_GRAPH
+                           ? BufferSetsForRotation(set_bytes, runner->prop().l2CacheSize)
+                           : 1;
+  const int64_t workspace = AlignUp(pv->layout_.workspace_bytes);
+  const int64_t total = sets * set_bytes + workspace;
+
+  if (const cudaError_t err = cudaMalloc(&pv->slab_, static_cast<size_t>(total));
+      err != cudaSuccess) {
+    cudaGetLastError();  // an allocation failure is not sticky; clear it
+    pv->slab_ = nullptr;
+    size_t free_bytes = 0, total_bytes = 0;
+    cudaMemGetInfo(&free_bytes, &total_bytes);
+    const std::string what = absl::StrFormat(
+        "%s: cannot allocate %d bytes of device memory (%d tensors%s%s): %s; %s free of %s",
+        pv->name_, total, pv->layout_.inputs.size() + pv->layout_.outputs.size(),
+        sets > 1 ? absl::StrCat(" x ", sets, " rotated buffer sets") : "",
+        workspace > 0 ? absl::StrCat(" + ", workspace, " bytes of workspace") : "",
+        cudaGetErrorName(err), GiB(free_bytes), GiB(total_bytes));
+    if (err == cudaErrorMemoryAllocation) return absl::ResourceExhaustedError(what);
+    return absl::InternalError(what);
+  }
+
+  char* base = static_cast<char*>(pv->slab_);
+  void* workspace_ptr = workspace > 0 ? base + sets * set_bytes : nullptr;
+  cudaStream_t prep = runner->prep_stream();
+  void* cublas = nullptr;
+  if (variant.needs_cublas) {
+    absl::StatusOr<void*> handle = runner->Cublas();
+    if (!handle.ok()) return pv->Where(handle.status(), "creating the cuBLAS handle");
+    cublas = *handle;
+  }
+  for (int64_t s = 0; s < sets; ++s) {
+    kernels::cuda::LaunchArgs args;
+    char* p = base + s * set_bytes;
+    for (size_t t = 0; t < pv->layout_.inputs.size(); ++t) {
+      const int64_t n = pv->layout_.inputs[t].elements;
+      // Every set holds the same values: the seed fixes them.
+      if (absl::Status st = FillUniform(p, n, problem.dtype, seed, static_cast<uint32_t>(t),
+                                        static_cast<float>(pv->layout_.input_scale), prep);
+          !st.ok()) {
+        return pv->Where(st, "generating inputs");
+      }
+      args.inputs.push_back(p);
+      p += AlignUp(n * element_bytes);
+    }
+    for (const kernels::TensorSpec& t : pv->layout_.outputs) {
+      if (absl::Status st = FillPoison(p, t.elements, problem.dtype, prep); !st.ok()) {
+        return pv->Where(st, "poisoning outputs");
+      }
+      args.outputs.push_back(p);
+      p += AlignUp(t.elements * element_bytes);
+    }
+    args.workspace = workspace_ptr;
+    args.workspace_bytes = static_cast<size_t>(pv->layout_.workspace_bytes);
+    args.stream = runner->timed_stream();
+    args.prop = &runner->prop();
+    args.cublas = cublas;
+    pv->args_.push_back(std::move(args));
+  }
+  if (const cudaError_t err = cudaStreamSynchronize(prep); err != cudaSuccess) {
+    return pv->Where(kernels::cuda::CudaStatus(err, "cudaStreamSynchronize(prep)", __FILE__,
+                                               __LINE__),
+                     "generating inputs");
+  }
+  if (const cudaError_t err = cudaEventCreate(&pv->start_); err != cudaSuccess) {
+    return kernels::cuda::CudaStatus(err, "cudaEventCreate(&start)", __FILE__, __LINE__);
+  }
+  if (const cudaError_t err = cudaEventCreate(&pv->stop_); err != cudaSuccess) {
+    return kernels::cuda::CudaStatus(err, "cudaEventCreate(&stop)", __FILE__, __LINE__);
+  }
+  return pv;
+}
+
+absl::Status CudaPreparedVariant::Launch(int64_t i) {
+  return variant_.launch(problem_, args_[static_cast<size_t>(i) % args_.size()]);
+}
+
+absl::StatusOr<kernels::HostTensors> CudaPreparedVariant::Inputs() {
+  kernels::HostTensors out;
+  std::vector<char> raw;
+  const size_t element_bytes = kernels::StorageBytes(problem_.dtype);
+  for (size_t t = 0; t < layout_.inputs.size(); ++t) {
+    const int64_t n = layout_.inputs[t].elements;
+    raw.resize(static_cast<size_t>(n) * element_bytes);
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(raw.data(), args_[0].inputs[t], raw.size(),
+                                                cudaMemcpyDeviceToHost, runner_->prep_stream()));
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(runner_->prep_stream()));
+    ConvertToDouble(raw.data(), n, problem_.dtype, &out.emplace_back());
+  }
+  return out;
+}
+
+absl::StatusOr<CheckedOutput> CudaPreparedVariant::RunChecked() {
+  cudaStream_t stream = runner_->timed_stream();
+  for (size_t o = 0; o < layout_.outputs.size(); ++o) {
+    if (absl::Status s = FillPoison(args_[0].outputs[o], layout_.outputs[o].elements,
+                                    problem_.dtype, stream);
+        !s.ok()) {
+      return Where(s, "checked run");
+    }
+  }
+  if (absl::Status s = Launch(0); !s.ok()) return Where(s, "checked run");
+  if (const cudaError_t err = cudaStreamSynchronize(stream); err != cudaSuccess) {
+    return Where(kernels::cuda::CudaStatus(err, "cudaStreamSynchronize(timed)", __FILE__,
+                                           __LINE__),
+                 "checked run");
+  }
+  CheckedOutput out;
+  std::vector<char> raw;
+  const size_t element_bytes = kernels::StorageBytes(problem_.dtype);
+  for (size_t o = 0; o < layout_.outputs.size(); ++o) {
+    const int64_t n = layout_.outputs[o].elements;
+    raw.resize(static_cast<size_t>(n) * element_bytes);
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(raw.data(), args_[0].outputs[o], raw.size(),
+                                                cudaMemcpyDeviceToHost, stream));
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
+    out.unwritten += ConvertToDouble(raw.data(), n, problem_.dtype, &out.outputs.emplace_back());
+  }
+  return out;
+}
+
+absl::Status CudaPreparedVariant::Warmup() {
+  cudaStream_t stream = runner_->timed_stream();
+  const double wall_start = WallSeconds();
+  // Single timed launches first: the first pays for lazy loading; the later ones estimate one
+  // launch's device time for sizing batches.
+  double device_seconds = 0;
+  double one = 0;
+  int64_t runs = 0;
+  int64_t batch = 1;
+  while (true) {
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaEventRecord(start_, stream));
+    for (int64_t i = 0; i < batch; ++i) {
+      if (absl::Status s = Launch(runs + i); !s.ok()) return Where(s, "warm-up");
+    }
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaEventRecord(stop_, stream));
+    if (const cudaError_t err = cudaEventSynchronize(stop_); err != cudaSuccess) {
+      return Where(kernels::cuda::CudaStatus(err, "cudaEventSynchronize(stop)", __FILE__,
+                                             __LINE__),
+                   "warm-up");
+    }
+    float ms = 0;
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&ms, start_, stop_));
+    const double seconds = ms * 1e-3;
+    runs += batch;
+    device_seconds += seconds;
+    one = seconds / static_cast<double>(batch);
+    const double wall = WallSeconds() - wall_start;
+    if (runs >= 3 && (device_seconds >= kWarmupDeviceSeconds || wall >= kWarmupWallSeconds)) {
+      break;
+    }
+    // After three single launches, continue in batches of ~10 ms of device time.
+    if (runs >= 3 && one > 0) batch = std::clamp<int64_t>(std::llround(1e-2 / one), 1, 10000);
+  }
+  launch_seconds_ = one;
+
+  const int64_t wanted =
+      one > 0 ? static_cast<int64_t>(std::ceil(kBatchTargetSeconds / one)) : kMaxHotBatch;
+  const TimedContext ctx = [&] {
+    TimedContext c = runner_->timed_context();
+    c.start = start_;
+    c.stop = stop_;
+    return c;
+  }();
+  absl::StatusOr<measure::Sample> first;
+  switch (mode_) {
+    case v1::MEASURE_MODE_HOT:
+      batch_ = std::clamp<int64_t>(wanted, 1, kMaxHotBatch);
+      break;
+    case v1::MEASURE_MODE_GRAPH: {
+      // At least one launch per buffer set, so that the rotation is complete in every sample.
+      batch_ = std::clamp<int64_t>(std::max(wanted, buffer_sets()), 1, kMaxGraphLaunches);
+      absl::StatusOr<std::unique_ptr<GraphBatch>> g =
+          GraphBatch::Capture(stream, [this](int64_t i) { return Launch(i); }, batch_);
+      if (!g.ok()) return Where(g.status(), "graph capture");
+      graph_ = *std::move(g);
+      break;
+    }
+    default:
+      batch_ = 1;
+      break;
+  }
+  // One full sample of the job's mode, thrown away: the flush, the blocking kernel and the
+  // graph launch are warm too.
+  first = TakeSample();
+  return first.ok() ? absl::OkStatus() : first.status();
+}
+
+absl::StatusOr<measure::Sample> CudaPreparedVariant::TakeSample() {
+  TimedContext ctx = runner_->timed_context();
+  ctx.start = start_;
+  ctx.stop = stop_;
+  const LaunchFn launch = [this](int64_t i) { return Launch(i); };
+  absl::StatusOr<measure::Sample> s;
+  switch (mode_) {
+    case v1::MEASURE_MODE_HOT:
+      s = MeasureHot(ctx, launch, batch_);
+      if (!s.ok()) return Where(s.status(), "hot sample");
+      return s;
+    case v1::MEASURE_MODE_GRAPH:
+      if (graph_ == nullptr) {
+        return absl::FailedPreconditionError(
+            absl::StrCat(name_, ": graph sample before warm-up captured the graph"));
+      }
+      s = MeasureGraph(ctx, *graph_);
+      if (!s.ok()) return Where(s.status(), "graph sample");
+      return s;
+    default:
+      s = MeasureCold(ctx, launch);
+      if (!s.ok()) return Where(s.status(), "cold sample");
+      return s;
+  }
+}
+
+absl::Status CudaPreparedVariant::RunOnce() {
+  if (absl::Status s = Launch(0); !s.ok()) return Where(s, "run");
+  if (const cudaError_t err = cudaStreamSynchronize(runner_->timed_stream());
+      err != cudaSuccess) {
+    return Where(
+        kernels::cuda::CudaStatus(err, "cudaStreamSynchronize(timed)", __FILE__, __LINE__),
+        "run");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace kbench::executor::cuda

@@ -1,0 +1,78 @@
+// One problem set up on a CUDA device: inputs generated on the device from the seed, outputs
+// and workspace allocated (in one slab), optionally several buffer sets that graph samples
+// rotate through, and the per-mode batch chosen at warm-up.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "kernels/cuda/cuda_variants.h"
+#include "kernels/operation.h"
+#include "server/executor/cuda/measure_modes.h"
+#include "server/executor/device_runner.h"
+
+namespace kbench::executor::cuda {
+
+class CudaRunner;
+
+class CudaPreparedVariant : public PreparedVariant {
+ public:
+  // Allocates and fills the buffers; RESOURCE_EXHAUSTED naming the bytes when they do not fit.
+  static absl::StatusOr<std::unique_ptr<CudaPreparedVariant>> Create(
+      CudaRunner* runner, const kernels::Problem& problem,
+      const kernels::cuda::CudaVariant& variant, uint64_t seed, v1::MeasureMode mode);
+  ~CudaPreparedVariant() override;
+
+  absl::StatusOr<kernels::HostTensors> Inputs() override;
+  absl::StatusOr<CheckedOutput> RunChecked() override;
+  absl::Status Warmup() override;
+  absl::StatusOr<measure::Sample> TakeSample() override;
+  absl::Status RunOnce() override;
+
+  // Buffer sets that graph samples rotate through (1 in other modes).
+  int64_t buffer_sets() const { return static_cast<int64_t>(args_.size()); }
+  // Launches per sample, chosen at warm-up (1 for cold).
+  int64_t batch() const { return batch_; }
+  // Device time of one launch estimated at warm-up, seconds.
+  double warmup_launch_seconds() const { return launch_seconds_; }
+
+  // Hot and graph samples batch enough launches to last this long on the device.
+  static constexpr double kBatchTargetSeconds = 2e-3;
+  // Bounds on the batch: the launch queue and graph instantiation time grow with it.
+  static constexpr int64_t kMaxHotBatch = 100000;
+  static constexpr int64_t kMaxGraphLaunches = 4096;
+  // Bound on rotated buffer sets: a tiny problem's sets cannot outgrow the L2 within it.
+  static constexpr int64_t kMaxBufferSets = 1024;
+
+ private:
+  CudaPreparedVariant(CudaRunner* runner, const kernels::Problem& problem,
+                      const kernels::cuda::CudaVariant& variant, v1::MeasureMode mode);
+  absl::Status Launch(int64_t i);
+  // Prefixes "op/variant: what: " to a failure, so the job's error says where it happened.
+  absl::Status Where(const absl::Status& s, const char* what) const;
+
+  CudaRunner* runner_;
+  kernels::Problem problem_;
+  const kernels::cuda::CudaVariant& variant_;
+  v1::MeasureMode mode_;
+  std::string name_;
+  kernels::Layout layout_;
+  void* slab_ = nullptr;
+  // One LaunchArgs per buffer set.
+  std::vector<kernels::cuda::LaunchArgs> args_;
+  cudaEvent_t start_ = nullptr;
+  cudaEvent_t stop_ = nullptr;
+  std::unique_ptr<GraphBatch> graph_;
+  int64_t batch_ = 1;
+  double launch_seconds_ = 0;
+};
+
+// How many buffer sets of `set_bytes` keep the working set of a rotation out of an L2 of
+// `l2_bytes`: between two uses of one set, the others must move at least twice the L2.
+int64_t BufferSetsForRotation(int64_t set_bytes, int64_t l2_bytes);
+
+}  // namespace kbench::executor::cuda

@@ -1,0 +1,266 @@
+// Chrome trace assembly. Flow arrows use the v1 flow events that PyTorch's Kineto writes
+// ("ph":"s" at the launch call, "ph":"f" with "bp":"e" at the kernel), which both Perfetto and
+// chrome://tracing bind to the enclosing slices.
+#include "server/executor/profile/chrome_trace.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "server/executor/profile/demangle.h"
+
+namespace kbench::executor::profile {
+namespace {
+
+using nlohmann::json;
+
+class TraceBuilder {
+ public:
+  TraceBuilder(const ActivityLog& log, const AttributedLog& attribution, const TraceOptions& options)
+      : log_(log), attribution_(attribution), options_(options) {
+    base_ns_ = UINT64_MAX;
+    const auto see = [&](uint64_t t) {
+      if (t != 0) base_ns_ = std::min(base_ns_, t);
+    };
+    for (const auto& k : log.kernels) see(k.start_ns);
+    for (const auto& t : log.transfers) see(t.start_ns);
+    for (const auto& a : log.api_calls) see(a.start_ns);
+    for (const auto& s : log.syncs) see(s.start_ns);
+    for (const auto& o : log.overheads) see(o.start_ns);
+    for (const auto& s : log.spans) see(s.start_ns);
+    if (base_ns_ == UINT64_MAX) base_ns_ = 0;
+    for (const auto& a : log.api_calls) host_pid_ = a.process_id;
+    for (const auto& s : log.spans) host_pid_ = host_pid_ != 0 ? host_pid_ : s.process_id;
+  }
+
+  json Build() {
+    AddSpans();
+    AddApiCalls();
+    AddSyncs();
+    AddOverheads();
+    AddKernels();
+    AddTransfers();
+    // Parents before children at equal timestamps, so viewers nest them.
+    std::stable_sort(slices_.begin(), slices_.end(), [](const Slice_& a, const Slice_& b) {
+      if (a.ts != b.ts) return a.ts < b.ts;
+      return a.dur > b.dur;
+    });
+    json events = json::array();
+    AddMetadata(&events);
+    for (Slice_& s : slices_) events.push_back(std::move(s.event));
+    for (json& e : flows_) events.push_back(std::move(e));
+    json trace;
+    trace["traceEvents"] = std::move(events);
+    trace["displayTimeUnit"] = "ns";
+    json other = {{"base_time_ns", base_ns_},
+                  {"clock", "CUPTI timestamp (cuptiGetTimestamp), ns"},
+                  {"dropped_records", log_.dropped_records}};
+    for (const auto& [k, v] : options_.metadata) other[k] = v;
+    trace["otherData"] = std::move(other);
+    return trace;
+  }
+
+ private:
+  // Microseconds since base, rounded to the nanosecond.
+  double Us(uint64_t ns) const {
+    const int64_t rel = static_cast<int64_t>(ns) - static_cast<int64_t>(base_ns_);
+    return static_cast<double>(rel) / 1000.0;
+  }
+  double DurUs(uint64_t start, uint64_t end) const {
+    return end > start ? static_cast<double>(end - start) / 1000.0 : 0.0;
+  }
+
+  void Slice(const std::string& name, const std::string& cat, int64_t pid, int64_t tid,
+             uint64_t start, uint64_t end, json args) {
+    json e = {{"ph", "X"}, {"name", name},         {"cat", cat},
+              {"pid", pid}, {"tid", tid},          {"ts", Us(start)},
+              {"dur", DurUs(start, end)}};
+    if (!args.empty()) e["args"] = std::move(args);
+    slices_.push_back({Us(start), DurUs(start, end), std::move(e)});
+  }
+
+  void AddSpans() {
+    for (const HostSpan& s : log_.spans) {
+      host_threads_.insert(s.thread_id);
+      std::string name = s.phase == kPhaseIteration ? absl::StrCat("iteration ", s.iteration)
+                                                    : absl::StrCat(s.phase, " ", s.variant);
+      json args = {{"phase", s.phase}, {"variant", s.variant}};
+      if (s.iteration >= 0) args["iteration"] = s.iteration;
+      Slice(name, "phase", host_pid_, s.thread_id, s.start_ns, s.end_ns, std::move(args));
+    }
+  }
+
+  void AddApiCalls() {
+    for (const ApiActivity& a : log_.api_calls) {
+      host_threads_.insert(a.thread_id);
+      const bool runtime = a.domain == ApiActivity::Domain::kRuntime;
+      Slice(a.name, runtime ? "cuda_runtime" : "cuda_driver", a.process_id, a.thread_id,
+            a.start_ns, a.end_ns,
+            {{"correlation", a.correlation_id}, {"cbid", a.callback_id},
+             {"return_value", a.return_value}});
+    }
+  }
+
+  void AddSyncs() {
+    for (const SyncActivity& s : log_.syncs) {
+      has_sync_track_ = true;
+      Slice(absl::StrCat("sync: ", s.type), "cuda_sync", host_pid_, kSyncTid, s.start_ns,
+            s.end_ns,
+            {{"type", s.type}, {"stream", s.stream}, {"context", s.context},
+             {"correlation", s.correlation_id}});
+    }
+  }
+
+  void AddOverheads() {
+    for (const OverheadActivity& o : log_.overheads) {
+      if (o.on_thread) {
+        has_overhead_track_ = true;
+        Slice(o.kind, "cupti_overhead", host_pid_, kOverheadTid, o.start_ns, o.end_ns,
+              {{"thread", o.thread_id}});
+      } else {
+        streams_.insert({o.device, -1});
+        Slice(o.kind, "cupti_overhead", kDevicePidBase + o.device, -1, o.start_ns, o.end_ns, {});
+      }
+    }
+  }
+
+  void AddPhaseArgs(const Attribution& a, json* args) {
+    if (a.phase_span >= 0) {
+      const HostSpan& s = log_.spans[static_cast<size_t>(a.phase_span)];
+      (*args)["phase"] = s.phase;
+      (*args)["variant"] = s.variant;
+    }
+    if (a.iteration_span >= 0) {
+      (*args)["iteration"] = log_.spans[static_cast<size_t>(a.iteration_span)].iteration;
+    }
+  }
+
+  void Flow(const Attribution& a, uint32_t correlation, int64_t pid, int64_t tid,
+            uint64_t start) {
+    if (a.launch_api < 0) return;
+    const ApiActivity& api = log_.api_calls[static_cast<size_t>(a.launch_api)];
+    flows_.push_back({{"ph", "s"}, {"id", correlation}, {"pid", api.process_id},
+                      {"tid", api.thread_id}, {"ts", Us(api.start_ns)}, {"cat", "ac2g"},
+                      {"name", "launch"}});
+    flows_.push_back({{"ph", "f"}, {"bp", "e"}, {"id", correlation}, {"pid", pid},
+                      {"tid", tid}, {"ts", Us(start)}, {"cat", "ac2g"}, {"name", "launch"}});
+  }
+
+  void AddKernels() {
+    for (size_t i = 0; i < log_.kernels.size(); ++i) {
+      const KernelActivity& k = log_.kernels[i];
+      const Attribution& a = attribution_.kernels[i];
+      streams_.insert({k.device, k.stream});
+      json args = {{"grid", {k.grid[0], k.grid[1], k.grid[2]}},
+                   {"block", {k.block[0], k.block[1], k.block[2]}},
+                   {"registers per thread", k.registers_per_thread},
+                   {"static shared memory", k.static_shared_bytes},
+                   {"dynamic shared memory", k.dynamic_shared_bytes},
+                   {"local memory per thread", k.local_bytes_per_thread},
+                   {"device", k.device},
+                   {"stream", k.stream},
+                   {"correlation", k.correlation_id},
+                   {"mangled name", k.name}};
+      if (auto f = log_.functions.find(k.name);
+          f != log_.functions.end() && f->second.max_threads_per_block > 0) {
+        args["max threads per block"] = f->second.max_threads_per_block;
+      }
+      if (options_.limits.has_value()) {
+        const Occupancy occ = TheoreticalOccupancy(
+            *options_.limits, {.threads_per_block = k.block[0] * k.block[1] * k.block[2],
+                               .registers_per_thread = k.registers_per_thread,
+                               .static_shared_bytes = k.static_shared_bytes,
+                               .dynamic_shared_bytes = k.dynamic_shared_bytes});
+        args["theoretical occupancy %"] = std::round(1000 * occ.fraction) / 10;
+      }
+      AddPhaseArgs(a, &args);
+      const int64_t pid = kDevicePidBase + k.device;
+      Slice(Demangle(k.name), "kernel", pid, k.stream, k.start_ns, k.end_ns, std::move(args));
+      Flow(a, k.correlation_id, pid, k.stream, k.start_ns);
+    }
+  }
+
+  void AddTransfers() {
+    for (size_t i = 0; i < log_.transfers.size(); ++i) {
+      const TransferActivity& t = log_.transfers[i];
+      const Attribution& a = attribution_.transfers[i];
+      streams_.insert({t.device, t.stream});
+      const bool memset = t.kind == TransferActivity::Kind::kMemset;
+      json args = {{"bytes", t.bytes},
+                   {"device", t.device},
+                   {"stream", t.stream},
+                   {"correlation", t.correlation_id}};
+      if (!memset) args["kind"] = t.copy_kind;
+      if (t.end_ns > t.start_ns) {
+        args["GB/s"] = static_cast<double>(t.bytes) / static_cast<double>(t.end_ns - t.start_ns);
+      }
+      AddPhaseArgs(a, &args);
+      const int64_t pid = kDevicePidBase + t.device;
+      Slice(memset ? "Memset" : absl::StrCat("Memcpy ", t.copy_kind), memset ? "memset" : "memcpy",
+            pid, t.stream, t.start_ns, t.end_ns, std::move(args));
+      Flow(a, t.correlation_id, pid, t.stream, t.start_ns);
+    }
+  }
+
+  void Meta(const char* what, int64_t pid, std::optional<int64_t> tid, json args,
+            json* events) {
+    json e = {{"ph", "M"}, {"name", what}, {"pid", pid}, {"args", std::move(args)}};
+    if (tid.has_value()) e["tid"] = *tid;
+    events->push_back(std::move(e));
+  }
+
+  void AddMetadata(json* events) {
+    if (host_pid_ != 0 || !host_threads_.empty()) {
+      Meta("process_name", host_pid_, std::nullopt,
+           {{"name", absl::StrCat("kbench executor (pid ", host_pid_, ")")}}, events);
+      Meta("process_sort_index", host_pid_, std::nullopt, {{"sort_index", 0}}, events);
+      for (uint32_t tid : host_threads_) {
+        Meta("thread_name", host_pid_, tid, {{"name", absl::StrCat("host thread ", tid)}}, events);
+      }
+      if (has_sync_track_) {
+        Meta("thread_name", host_pid_, kSyncTid, {{"name", "CUDA synchronization"}}, events);
+      }
+      if (has_overhead_track_) {
+        Meta("thread_name", host_pid_, kOverheadTid, {{"name", "CUPTI overhead"}}, events);
+      }
+    }
+    std::set<uint32_t> devices;
+    for (const auto& [device, stream] : streams_) devices.insert(device);
+    for (uint32_t device : devices) {
+      const int64_t pid = kDevicePidBase + device;
+      Meta("process_name", pid, std::nullopt, {{"name", absl::StrCat("GPU ", device)}}, events);
+      Meta("process_sort_index", pid, std::nullopt, {{"sort_index", 1 + device}}, events);
+    }
+    for (const auto& [device, stream] : streams_) {
+      Meta("thread_name", kDevicePidBase + device, stream,
+           {{"name", stream < 0 ? std::string("CUPTI overhead") : absl::StrCat("stream ", stream)}},
+           events);
+    }
+  }
+
+  const ActivityLog& log_;
+  const AttributedLog& attribution_;
+  const TraceOptions& options_;
+  uint64_t base_ns_ = 0;
+  uint32_t host_pid_ = 0;
+  std::set<uint32_t> host_threads_;
+  std::set<std::pair<uint32_t, int64_t>> streams_;
+  bool has_sync_track_ = false;
+  bool has_overhead_track_ = false;
+  struct Slice_ {
+    double ts, dur;
+    json event;
+  };
+  std::vector<Slice_> slices_;
+  std::vector<json> flows_;
+};
+
+}  // namespace
+
+json BuildChromeTrace(const ActivityLog& log, const AttributedLog& attribution,
+                      const TraceOptions& options) {
+  return TraceBuilder(log, attribution, options).Build();
+}
+
+}  // namespace kbench::executor::profile

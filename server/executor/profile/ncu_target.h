@@ -1,0 +1,27 @@
+// kbenchd's Nsight Compute target mode, `kbenchd --ncu-target SPEC_FILE`: brings up the CUDA
+// device of the RunJob in SPEC_FILE (text format), then runs its one variant's kernels a few
+// times inside the NVTX range Nsight Compute filters on (no CUPTI, no artifacts).
+#pragma once
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "kbench/internal/v1/executor.pb.h"
+
+namespace kbench::executor {
+
+// Entry point for main(): returns the process's exit code (0 when the kernels ran).
+int RunNcuTarget(int argc, char** argv);
+
+namespace profile {
+
+// True inside a process started by RunNcuTarget: RunProfileJob then only runs the kernels.
+bool InNcuTargetMode();
+
+// Writes the target's RunJob: `job` reduced to `variant`, `iterations` launches, no ncu,
+// on cuda:`device`.
+absl::Status WriteNcuTargetSpec(const internal::v1::RunJob& job, const std::string& variant,
+                                int iterations, int device, const std::string& path);
+
+}  // namespace profile
+}  // namespace kbench::executor

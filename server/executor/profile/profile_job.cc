@@ -1,0 +1,378 @@
+// The profile pipeline: each variant is prepared, checked, warmed up and run `iterations`
+// times under CUPTI, inside NVTX ranges; then the trace, the summary and (on request) Nsight
+// Compute's metrics are produced from what was recorded.
+#include "server/executor/profile/profile_job.h"
+
+#include <cuda_runtime.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <random>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "kernels/catalogue.h"
+#include "server/common/spec_problem.h"
+#include "server/executor/benchmark_job.h"
+#include "server/executor/measure/statistics.h"
+#include "server/executor/profile/attribution.h"
+#include "server/executor/profile/chrome_trace.h"
+#include "server/executor/profile/cupti_collector.h"
+#include "server/executor/profile/device_limits.h"
+#include "server/executor/profile/ncu_runner.h"
+#include "server/executor/profile/ncu_target.h"
+#include "server/executor/profile/phase_recorder.h"
+#include "server/executor/profile/summary.h"
+
+namespace kbench::executor {
+namespace {
+
+using profile::PhaseRecorder;
+
+constexpr int kDefaultIterations = 10;
+// Beyond this the trace grows past what a browser opens comfortably.
+constexpr int kMaxIterations = 10000;
+// Launches Nsight Compute profiles (each replayed once per metric pass).
+constexpr int kNcuIterations = 3;
+// Progress is reported at most this often during the recorded iterations.
+constexpr double kProgressInterval = 0.25;
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+absl::Status WriteFile(const std::string& path, const std::string& content) {
+  std::ofstream f(path, std::ios::binary);
+  if (!f) return absl::InternalError(absl::StrCat("cannot write ", path));
+  f << content;
+  f.close();
+  if (!f) return absl::InternalError(absl::StrCat("write failed: ", path));
+  return absl::OkStatus();
+}
+
+void AddArtifact(JobRun* run, const std::string& name, const std::string& path,
+                 const std::string& content_type) {
+  internal::v1::ArtifactFile* a = &run->artifacts.emplace_back();
+  a->set_name(name);
+  a->set_path(path);
+  a->set_content_type(content_type);
+}
+
+// Keeps a file name to [A-Za-z0-9_.-].
+std::string FileSafe(const std::string& s) {
+  std::string out = s;
+  for (char& c : out) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != '-') c = '_';
+  }
+  return out;
+}
+
+struct Plan {
+  std::vector<kernels::Problem> problems;
+  int iterations = kDefaultIterations;
+  uint64_t seed = 0;
+  v1::MeasureMode mode = v1::MEASURE_MODE_UNSPECIFIED;
+};
+
+absl::StatusOr<Plan> MakePlan(DeviceRunner& runner, const v1::JobSpec& spec) {
+  if (spec.variants().empty()) return absl::InvalidArgumentError("variants: none given");
+  Plan plan;
+  if (spec.profile().iterations() != 0) plan.iterations = spec.profile().iterations();
+  if (plan.iterations < 1 || plan.iterations > kMaxIterations) {
+    return absl::InvalidArgumentError(absl::StrCat("profile.iterations: ",
+                                                   spec.profile().iterations(),
+                                                   " is outside [1, ", kMaxIterations, "]"));
+  }
+  for (const std::string& name : spec.variants()) {
+    absl::StatusOr<kernels::Problem> problem = ProblemFromSpec(spec, name);
+    if (!problem.ok()) return problem.status();
+    if (absl::Status s = kernels::ValidateProblem(&*problem); !s.ok()) return s;
+    plan.problems.push_back(*std::move(problem));
+  }
+  plan.seed = spec.seed();
+  if (plan.seed == 0) {
+    plan.seed = std::random_device{}() | (uint64_t{std::random_device{}()} << 32) | 1;
+  }
+  plan.mode = spec.mode() == v1::MEASURE_MODE_UNSPECIFIED ? runner.default_mode() : spec.mode();
+  return plan;
+}
+
+// What Nsight Compute's target process does: the kernels, inside the range ncu filters on.
+absl::StatusOr<JobRun> RunNcuTargetJob(DeviceRunner& runner, const Plan& plan) {
+  for (const kernels::Problem& problem : plan.problems) {
+    absl::StatusOr<std::unique_ptr<PreparedVariant>> pv =
+        runner.Prepare(problem, plan.seed, plan.mode);
+    if (!pv.ok()) return pv.status();
+    if (absl::Status s = (*pv)->Warmup(); !s.ok()) return s;
+    profile::NvtxRange range(profile::kNcuRangeName);
+    for (int i = 0; i < plan.iterations; ++i) {
+      if (absl::Status s = (*pv)->RunOnce(); !s.ok()) return s;
+    }
+  }
+  return JobRun{};
+}
+
+class ProfileRun {
+ public:
+  ProfileRun(DeviceRunner& runner, const JobContext& context, const Plan& plan)
+      : runner_(runner), context_(context), plan_(plan),
+        recorder_(&profile::CuptiCollector::Timestamp) {}
+
+  // Prepares, checks, warms up and records every variant (CUPTI must be recording).
+  absl::Status RecordVariants(JobRun* run) {
+    const v1::JobSpec& spec = context_.job->spec();
+    for (const kernels::Problem& problem : plan_.problems) {
+      const std::string& name = problem.variant;
+      absl::StatusOr<std::unique_ptr<PreparedVariant>> pv;
+      {
+        Report("check", name, 0);
+        PhaseRecorder::Scope scope = recorder_.Enter(profile::kPhasePrepare, name);
+        pv = runner_.Prepare(problem, plan_.seed, plan_.mode);
+      }
+      if (!pv.ok()) return pv.status();
+      absl::StatusOr<v1::Correctness> check;
+      {
+        PhaseRecorder::Scope scope = recorder_.Enter(profile::kPhaseCheck, name);
+        check = CheckVariant(**pv, problem, plan_.seed);
+      }
+      if (!check.ok()) return check.status();
+      v1::VariantResult* vr = run->result.add_variants();
+      vr->set_variant(name);
+      vr->set_mode(plan_.mode);
+      *vr->mutable_correctness() = *check;
+      if (!check->passed()) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("correctness: ", spec.kernel(), "/", name, " does not match the float64 "
+                         "reference: ", check->detail()));
+      }
+      {
+        Report("warmup", name, 0);
+        PhaseRecorder::Scope scope = recorder_.Enter(profile::kPhaseWarmup, name);
+        if (absl::Status s = (*pv)->Warmup(); !s.ok()) return s;
+      }
+      PhaseRecorder::Scope phase = recorder_.Enter(profile::kPhaseProfile, name);
+      const Clock::time_point start = Clock::now();
+      Clock::time_point last_report = start;
+      Report("profile", name, 0);
+      for (int i = 0; i < plan_.iterations; ++i) {
+        if (context_.cancelled != nullptr && context_.cancelled->load()) {
+          return absl::CancelledError("cancelled during profiling");
+        }
+        {
+          PhaseRecorder::Scope scope = recorder_.Enter(profile::kPhaseIteration, name, i);
+          if (absl::Status s = (*pv)->RunOnce(); !s.ok()) return s;
+        }
+        if (i + 1 == plan_.iterations || SecondsSince(last_report) > kProgressInterval) {
+          last_report = Clock::now();
+          Report("profile", name, i + 1, SecondsSince(start));
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  const std::vector<profile::HostSpan>& spans() const { return recorder_.spans(); }
+
+  void Report(const std::string& phase, const std::string& variant, int64_t samples,
+              double elapsed = 0) {
+    if (!context_.progress) return;
+    v1::Progress p;
+    p.set_phase(phase);
+    p.set_variant(variant);
+    p.set_samples(samples);
+    p.set_elapsed_seconds(elapsed);
+    context_.progress(p);
+  }
+
+ private:
+  DeviceRunner& runner_;
+  const JobContext& context_;
+  const Plan& plan_;
+  PhaseRecorder recorder_;
+};
+
+// Each variant's result from its recorded iterations: the GPU time of one iteration (all its
+// kernels and transfers, summed) is the sample.
+void FillVariantResults(const profile::ProfileSummary& summary, const Plan& plan,
+                        DeviceRunner& runner, JobRun* run) {
+  for (int i = 0; i < run->result.variants_size(); ++i) {
+    v1::VariantResult* vr = run->result.mutable_variants(i);
+    const kernels::Problem& problem = plan.problems[static_cast<size_t>(i)];
+    const profile::VariantProfile* vp = nullptr;
+    for (const auto& v : summary.variants) {
+      if (v.variant == vr->variant()) vp = &v;
+    }
+    if (vp == nullptr || vp->iteration_gpu_seconds.empty()) continue;
+    const measure::SampleStatistics s = measure::ComputeStatistics(vp->iteration_gpu_seconds);
+    v1::Statistics* st = vr->mutable_stats();
+    st->set_min_seconds(s.min);
+    st->set_median_seconds(s.median);
+    st->set_mean_seconds(s.mean);
+    st->set_stddev_seconds(s.stddev);
+    st->set_max_seconds(s.max);
+    st->set_p10_seconds(s.p10);
+    st->set_p90_seconds(s.p90);
+    st->set_p99_seconds(s.p99);
+    st->set_relative_stddev(s.relative_stddev);
+    st->set_median_ci_low_seconds(s.median_ci_low);
+    st->set_median_ci_high_seconds(s.median_ci_high);
+    st->set_samples(s.samples);
+    st->set_launches_per_sample(1);
+    double measured = 0;
+    for (double t : vp->iteration_gpu_seconds) measured += t;
+    vr->set_measured_seconds(measured);
+    vr->set_wall_seconds(vp->wall_seconds);
+    vr->set_stop_reason(absl::StrCat("profile: ", vp->iteration_gpu_seconds.size(),
+                                     " iterations recorded"));
+    const kernels::Operation* op = kernels::FindOperation(problem.op);
+    if (op == nullptr) continue;
+    const kernels::Cost cost = op->cost(problem);
+    vr->set_bytes(cost.bytes);
+    vr->set_flops(cost.flops);
+    if (s.median > 0) {
+      vr->set_bytes_per_second(static_cast<double>(cost.bytes) / s.median);
+      vr->set_flops_per_second(static_cast<double>(cost.flops) / s.median);
+      const double copy_bw = runner.info().copy_bandwidth_bytes_per_second();
+      if (copy_bw > 0) vr->set_fraction_of_copy_bandwidth(vr->bytes_per_second() / copy_bw);
+      const double peak = runner.PeakFlops(problem.dtype);
+      if (peak > 0) vr->set_fraction_of_peak_flops(vr->flops_per_second() / peak);
+    }
+  }
+  const double first = run->result.variants_size() > 0
+                           ? run->result.variants(0).stats().median_seconds()
+                           : 0;
+  for (auto& vr : *run->result.mutable_variants()) {
+    if (vr.stats().median_seconds() > 0) vr.set_speedup_vs_first(first / vr.stats().median_seconds());
+  }
+}
+
+std::string Title(const v1::JobSpec& spec, const Plan& plan, const v1::DeviceInfo& device) {
+  return absl::StrCat("Profile of ", spec.kernel(), " [", absl::StrJoin(spec.shape(), "x"),
+                      "] variants ", absl::StrJoin(spec.variants(), ", "), " on ", device.id(),
+                      " (", device.name(), "): ", plan.iterations,
+                      " recorded iterations per variant");
+}
+
+absl::Status RunNcuPhase(const JobContext& context, const Plan& plan, const std::string& ncu,
+                         JobRun* run) {
+  const internal::v1::RunJob& job = *context.job;
+  const std::string& variant = plan.problems.front().variant;
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    cudaGetLastError();
+    return absl::InternalError("profile.ncu: no current CUDA device");
+  }
+  absl::StatusOr<std::string> self = profile::SelfExecutable();
+  if (!self.ok()) return self.status();
+  const std::string dir = job.artifact_dir();
+  const std::string spec_path = dir + "/ncu_target.textproto";
+  if (absl::Status s = profile::WriteNcuTargetSpec(job, variant, kNcuIterations, device, spec_path);
+      !s.ok()) {
+    return s;
+  }
+  profile::NcuRequest request;
+  request.ncu = ncu;
+  request.target_executable = *self;
+  request.target_spec_path = spec_path;
+  request.report_base = absl::StrCat(dir, "/ncu_", FileSafe(variant));
+  request.log_path = dir + "/ncu.log";
+  request.csv_path = dir + "/ncu_raw.csv";
+  absl::StatusOr<std::vector<v1::NcuMetrics>> metrics = profile::RunNcu(request, context.cancelled);
+  unlink(spec_path.c_str());
+  if (!metrics.ok()) return metrics.status();
+  for (v1::NcuMetrics& m : *metrics) *run->result.mutable_profile()->add_ncu() = std::move(m);
+  AddArtifact(run, absl::StrCat("ncu_", FileSafe(variant), ".ncu-rep"),
+              request.report_base + ".ncu-rep", "application/octet-stream");
+  AddArtifact(run, "ncu_raw.csv", request.csv_path, "text/csv");
+  AddArtifact(run, "ncu.log", request.log_path, "text/plain");
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<JobRun> RunProfileJob(DeviceRunner& runner, const JobContext& context) {
+  const v1::JobSpec& spec = context.job->spec();
+  absl::StatusOr<Plan> plan = MakePlan(runner, spec);
+  if (!plan.ok()) return plan.status();
+  if (profile::InNcuTargetMode()) return RunNcuTargetJob(runner, *plan);
+
+  // Before any device work: a job asking for ncu on a host without it fails at once.
+  std::string ncu;
+  if (spec.profile().ncu()) {
+    absl::StatusOr<std::string> found = profile::FindNcu(profile::NcuSearchFromEnvironment());
+    if (!found.ok()) return found.status();
+    ncu = *found;
+  }
+
+  JobRun run;
+  v1::Environment* env = run.result.mutable_environment();
+  runner.FillEnvironment(env);
+  env->set_seed(plan->seed);
+  runner.ReadClocks(env->mutable_before());
+
+  absl::StatusOr<std::unique_ptr<profile::CuptiCollector>> collector =
+      profile::CuptiCollector::Start();
+  if (!collector.ok()) return collector.status();
+  ProfileRun profile_run(runner, context, *plan);
+  if (absl::Status s = profile_run.RecordVariants(&run); !s.ok()) return s;
+  absl::StatusOr<profile::ActivityLog> log = (*collector)->Stop();
+  if (!log.ok()) return log.status();
+  runner.ReadClocks(env->mutable_after());
+  if (log->dropped_records > 0) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "profile: CUPTI dropped ", log->dropped_records, " activity records, so the summary "
+        "would be incomplete; lower profile.iterations (", plan->iterations, ")"));
+  }
+  log->spans = profile_run.spans();
+
+  const profile::AttributedLog attribution = profile::Attribute(*log);
+  const std::optional<profile::DeviceLimits> limits = profile::CurrentDeviceLimits();
+  const profile::ProfileSummary summary =
+      profile::Summarize(*log, attribution, {.operation = spec.kernel(), .limits = limits});
+  profile::TraceOptions trace_options;
+  trace_options.limits = limits;
+  trace_options.metadata = {{"job_id", context.job->job_id()},
+                            {"kernel", spec.kernel()},
+                            {"variants", absl::StrJoin(spec.variants(), ",")},
+                            {"shape", absl::StrJoin(spec.shape(), "x")},
+                            {"device", runner.info().id()},
+                            {"device_name", runner.info().name()},
+                            {"iterations", absl::StrCat(plan->iterations)},
+                            {"seed", absl::StrCat(plan->seed)}};
+  const std::string dir = context.job->artifact_dir();
+  const std::string trace_path = dir + "/trace.json";
+  if (absl::Status s = WriteFile(
+          trace_path, profile::BuildChromeTrace(*log, attribution, trace_options).dump());
+      !s.ok()) {
+    return s;
+  }
+  AddArtifact(&run, "trace.json", trace_path, "application/json");
+  const std::string text_path = dir + "/summary.txt";
+  if (absl::Status s = WriteFile(
+          text_path, profile::FormatSummaryText(summary, Title(spec, *plan, runner.info())));
+      !s.ok()) {
+    return s;
+  }
+  AddArtifact(&run, "summary.txt", text_path, "text/plain");
+  const std::string json_path = dir + "/summary.json";
+  if (absl::Status s = WriteFile(json_path, profile::SummaryToJson(summary).dump(2)); !s.ok()) {
+    return s;
+  }
+  AddArtifact(&run, "summary.json", json_path, "application/json");
+
+  profile::FillProfileResult(summary, run.result.mutable_profile());
+  FillVariantResults(summary, *plan, runner, &run);
+
+  if (spec.profile().ncu()) {
+    profile_run.Report("ncu", plan->problems.front().variant, 0);
+    if (absl::Status s = RunNcuPhase(context, *plan, ncu, &run); !s.ok()) return s;
+  }
+  return run;
+}
+
+}  // namespace kbench::executor

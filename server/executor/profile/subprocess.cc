@@ -1,0 +1,122 @@
+// fork/exec with a process group, so a timed-out ncu is killed together with the target it
+// started.
+#include "server/executor/profile/subprocess.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace kbench::executor::profile {
+
+std::string ProcessResult::Describe(double timeout_seconds) const {
+  if (cancelled) return "cancelled";
+  if (timed_out) return absl::StrCat("timed out after ", timeout_seconds, " s");
+  if (signal != 0) return absl::StrCat("killed by signal ", signal, " (", strsignal(signal), ")");
+  return absl::StrCat("exit code ", exit_code);
+}
+
+namespace {
+
+absl::StatusOr<int> OpenForAppend(const std::string& path) {
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) return absl::InternalError(absl::StrCat("cannot open ", path, ": ", strerror(errno)));
+  return fd;
+}
+
+}  // namespace
+
+absl::StatusOr<ProcessResult> RunProcess(const std::vector<std::string>& argv,
+                                         const std::string& stdout_path,
+                                         const std::string& stderr_path, double timeout_seconds,
+                                         const std::atomic<bool>* cancelled) {
+  if (argv.empty()) return absl::InvalidArgumentError("RunProcess: empty argv");
+  // Everything the child needs is prepared before fork: after it, only async-signal-safe calls.
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  absl::StatusOr<int> out_or = OpenForAppend(stdout_path);
+  if (!out_or.ok()) return out_or.status();
+  const int out = *out_or;
+  int err = out;
+  if (stderr_path != stdout_path) {
+    absl::StatusOr<int> err_or = OpenForAppend(stderr_path);
+    if (!err_or.ok()) {
+      close(out);
+      return err_or.status();
+    }
+    err = *err_or;
+  }
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(out);
+    if (err != out) close(err);
+    return absl::InternalError(absl::StrCat("fork failed: ", strerror(errno)));
+  }
+  if (pid == 0) {
+    setpgid(0, 0);
+    const int null = open("/dev/null", O_RDONLY);
+    if (null >= 0) dup2(null, 0);
+    dup2(out, 1);
+    dup2(err, 2);
+    // The executor's socket to the control plane must not live on in the child.
+    close_range(3, ~0U, 0);
+    execv(args[0], args.data());
+    const char msg[] = "exec failed\n";
+    (void)!write(2, msg, sizeof(msg) - 1);
+    _exit(127);
+  }
+  close(out);
+  if (err != out) close(err);
+  setpgid(pid, pid);  // also from the parent, so the group exists before we may kill it
+
+  ProcessResult result;
+  const auto start = std::chrono::steady_clock::now();
+  while (true) {
+    int status = 0;
+    const pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid) {
+      if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+      if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
+      break;
+    }
+    if (done < 0 && errno != EINTR) {
+      return absl::InternalError(absl::StrCat("waitpid failed: ", strerror(errno)));
+    }
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const bool cancel = cancelled != nullptr && cancelled->load();
+    if (cancel || elapsed > timeout_seconds) {
+      result.cancelled = cancel;
+      result.timed_out = !cancel;
+      // The whole group: ncu and the target it started. The leader is not reaped yet, so the
+      // group id cannot have been reused.
+      kill(-pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return result;
+}
+
+std::string FileTail(const std::string& path, size_t max_bytes) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return "";
+  std::stringstream ss;
+  ss << f.rdbuf();
+  std::string s = ss.str();
+  return s.size() <= max_bytes ? s : s.substr(s.size() - max_bytes);
+}
+
+}  // namespace kbench::executor::profile

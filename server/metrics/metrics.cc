@@ -1,0 +1,305 @@
+// kbenchd's Prometheus metrics: the series of metrics.h in a prometheus-cpp registry, served
+// with the GPU gauges on /metrics by civetweb. Label values are kept to bounded sets.
+#include <cctype>
+#include <exception>
+#include <set>
+#include <sstream>
+#include <utility>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/synchronization/mutex.h"
+#include "prometheus/text_serializer.h"
+#include "server/common/logging.h"
+#include "server/metrics/prometheus_metrics.h"
+
+#ifndef KBENCH_VERSION
+#define KBENCH_VERSION "unknown"
+#endif
+#ifndef KBENCH_GIT_REVISION
+#define KBENCH_GIT_REVISION "unknown"
+#endif
+
+namespace kbench::metrics {
+namespace {
+
+const std::set<std::string>& Kinds() {
+  static const std::set<std::string> s = {"benchmark", "profile"};
+  return s;
+}
+const std::set<std::string>& FinalStates() {
+  static const std::set<std::string> s = {"succeeded", "failed", "cancelled"};
+  return s;
+}
+const std::set<std::string>& RestartCauses() {
+  static const std::set<std::string> s = {"signal", "exit", "sticky_error", "start_failed",
+                                          "hung"};
+  return s;
+}
+const std::set<std::string>& GrpcCodes() {
+  static const std::set<std::string> s = {
+      "OK",        "CANCELLED",         "UNKNOWN",           "INVALID_ARGUMENT",
+      "DEADLINE_EXCEEDED", "NOT_FOUND", "ALREADY_EXISTS",    "PERMISSION_DENIED",
+      "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE",
+      "UNIMPLEMENTED", "INTERNAL",     "UNAVAILABLE",       "DATA_LOSS",
+      "UNAUTHENTICATED"};
+  return s;
+}
+
+bool IsDevice(const std::string& d) {
+  if (d == "cpu" || d == "cuda:any") return true;
+  if (d.rfind("cuda:", 0) != 0) return false;
+  const std::string n = d.substr(5);
+  if (n.empty() || n.size() > 3) return false;
+  for (char c : n) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+  }
+  return true;
+}
+
+// An RPC's short name, e.g. "SubmitJob": an identifier, not a free-form string.
+bool IsMethod(const std::string& m) {
+  if (m.empty() || m.size() > 64 || !std::isalpha(static_cast<unsigned char>(m[0]))) {
+    return false;
+  }
+  for (char c : m) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  }
+  return true;
+}
+
+// A label value outside its bounded set becomes "other": one wrong caller must not grow the
+// series without bound. Each distinct wrong value is logged once (up to a cap), since it is a
+// bug in the caller.
+class LabelGuard {
+ public:
+  std::string Check(const char* label, const std::string& value, bool ok) {
+    if (ok) return value;
+    bool first = false;
+    {
+      absl::MutexLock lock(&mu_);
+      if (warned_.size() < 64) first = warned_.insert(absl::StrCat(label, "=", value)).second;
+    }
+    if (first) {
+      logging::Log(logging::Level::kWarn, "metrics: unexpected label value counted as \"other\"",
+                   {{"label", label}, {"value", value}});
+    }
+    return "other";
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::set<std::string> warned_ ABSL_GUARDED_BY(mu_);
+};
+
+LabelGuard& Guard() {
+  static LabelGuard* guard = new LabelGuard();
+  return *guard;
+}
+
+std::string Kind(const std::string& v) { return Guard().Check("kind", v, Kinds().count(v) > 0); }
+std::string State(const std::string& v) {
+  return Guard().Check("state", v, FinalStates().count(v) > 0);
+}
+std::string Cause(const std::string& v) {
+  return Guard().Check("cause", v, RestartCauses().count(v) > 0);
+}
+std::string Code(const std::string& v) {
+  return Guard().Check("code", v, GrpcCodes().count(v) > 0);
+}
+std::string Device(const std::string& v) { return Guard().Check("device", v, IsDevice(v)); }
+std::string Method(const std::string& v) { return Guard().Check("method", v, IsMethod(v)); }
+
+// Negative durations (a clock stepped backwards) would corrupt a histogram's sum.
+double NonNegative(double seconds) { return seconds > 0 ? seconds : 0; }
+
+}  // namespace
+
+absl::Status ValidateListenAddress(const std::string& listen) {
+  auto bad = [&](const std::string& why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--metrics-listen \"", listen, "\": ", why,
+                     " (expected HOST:PORT with HOST an IPv4 address or localhost, PORT "
+                     "0..65535; 0 picks a free port)"));
+  };
+  const size_t colon = listen.rfind(':');
+  if (colon == std::string::npos) return bad("no port");
+  const std::string host = listen.substr(0, colon);
+  const std::string port = listen.substr(colon + 1);
+  uint32_t port_number = 0;
+  if (port.empty() || port.size() > 5 || !absl::SimpleAtoi(port, &port_number) ||
+      port_number > 65535 || !std::isdigit(static_cast<unsigned char>(port[0]))) {
+    return bad(absl::StrCat("port \"", port, "\" is not a number in 0..65535"));
+  }
+  if (host == "localhost") return absl::OkStatus();
+  std::vector<std::string> parts = absl::StrSplit(host, '.');
+  if (parts.size() != 4) return bad(absl::StrCat("host \"", host, "\" is not an IPv4 address"));
+  for (const std::string& p : parts) {
+    uint32_t octet = 0;
+    if (p.empty() || p.size() > 3 || !std::isdigit(static_cast<unsigned char>(p[0])) ||
+        !absl::SimpleAtoi(p, &octet) || octet > 255) {
+      return bad(absl::StrCat("host \"", host, "\" is not an IPv4 address"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<Metrics>> Metrics::Create(const std::string& listen) {
+  absl::StatusOr<std::unique_ptr<PrometheusMetrics>> m =
+      PrometheusMetrics::Create(listen, [] { return LoadNvml(); });
+  if (!m.ok()) return m.status();
+  return std::unique_ptr<Metrics>(std::move(*m));
+}
+
+PrometheusMetrics::PrometheusMetrics(GpuCollector::SourceFactory gpu_source)
+    : registry_(std::make_shared<prometheus::Registry>()),
+      gpus_(std::make_shared<GpuCollector>(std::move(gpu_source))) {
+  using prometheus::BuildCounter;
+  using prometheus::BuildGauge;
+  using prometheus::BuildHistogram;
+  jobs_submitted_ = &BuildCounter()
+                         .Name("kbench_jobs_submitted_total")
+                         .Help("Jobs accepted by SubmitJob, by kind and requested device.")
+                         .Register(*registry_);
+  jobs_finished_ = &BuildCounter()
+                        .Name("kbench_jobs_finished_total")
+                        .Help("Jobs that reached a terminal state, by kind, device and state "
+                              "(succeeded, failed, cancelled).")
+                        .Register(*registry_);
+  queue_depth_ = &BuildGauge()
+                      .Name("kbench_queue_depth")
+                      .Help("Jobs queued (not yet running) per device.")
+                      .Register(*registry_);
+  queue_wait_ = &BuildHistogram()
+                     .Name("kbench_queue_wait_seconds")
+                     .Help("Time from submission to the start of the run, in seconds.")
+                     .Register(*registry_);
+  run_duration_ = &BuildHistogram()
+                       .Name("kbench_job_run_duration_seconds")
+                       .Help("Wall time of a job's run on its executor, in seconds.")
+                       .Register(*registry_);
+  executor_restarts_ = &BuildCounter()
+                            .Name("kbench_executor_restarts_total")
+                            .Help("Executor processes restarted, by device and cause.")
+                            .Register(*registry_);
+  rpc_requests_ = &BuildCounter()
+                       .Name("kbench_rpc_requests_total")
+                       .Help("gRPC requests handled, by method and status code.")
+                       .Register(*registry_);
+  rpc_duration_ = &BuildHistogram()
+                       .Name("kbench_rpc_duration_seconds")
+                       .Help("gRPC request latency (whole stream for streaming RPCs), in "
+                             "seconds.")
+                       .Register(*registry_);
+  artifact_bytes_ = &BuildGauge()
+                         .Name("kbench_artifact_store_bytes")
+                         .Help("Bytes held by the artifact store.")
+                         .Register(*registry_)
+                         .Add({});
+  BuildGauge()
+      .Name("kbench_build_info")
+      .Help("Always 1; labels say which kbenchd build is running.")
+      .Register(*registry_)
+      .Add({{"version", KBENCH_VERSION},
+            {"revision", KBENCH_GIT_REVISION},
+            {"compiler", absl::StrCat("gcc ", __VERSION__)}})
+      .Set(1);
+}
+
+PrometheusMetrics::~PrometheusMetrics() = default;
+
+absl::StatusOr<std::unique_ptr<PrometheusMetrics>> PrometheusMetrics::Create(
+    const std::string& listen, GpuCollector::SourceFactory gpu_source) {
+  std::unique_ptr<PrometheusMetrics> m(new PrometheusMetrics(std::move(gpu_source)));
+  if (listen.empty()) return m;
+  if (absl::Status valid = ValidateListenAddress(listen); !valid.ok()) return valid;
+  try {
+    m->exposer_ = std::make_unique<prometheus::Exposer>(listen, /*num_threads=*/2);
+  } catch (const std::exception& e) {
+    return absl::UnavailableError(absl::StrCat("--metrics-listen \"", listen,
+                                               "\": cannot listen (port in use, or not an "
+                                               "address of this host): ",
+                                               e.what()));
+  }
+  const std::vector<int> ports = m->exposer_->GetListeningPorts();
+  if (ports.empty()) {
+    return absl::InternalError(
+        absl::StrCat("--metrics-listen \"", listen, "\": the server bound no port"));
+  }
+  m->bound_address_ = absl::StrCat(listen.substr(0, listen.rfind(':')), ":", ports.front());
+  m->exposer_->RegisterCollectable(m->registry_);
+  m->exposer_->RegisterCollectable(m->gpus_);
+  return m;
+}
+
+void PrometheusMetrics::JobSubmitted(const std::string& kind, const std::string& device) {
+  const std::string k = Kind(kind);
+  const std::string d = Device(device);
+  jobs_submitted_->Add({{"kind", k}, {"device", d}}).Increment();
+  // The finished series exist from the first submit, at 0, so that a failure ratio or an
+  // increase() sees the first failure rather than a series that appears already at 1.
+  for (const std::string& state : FinalStates()) {
+    jobs_finished_->Add({{"kind", k}, {"device", d}, {"state", state}});
+  }
+}
+
+void PrometheusMetrics::JobFinished(const std::string& kind, const std::string& device,
+                                    const std::string& state) {
+  jobs_finished_->Add({{"kind", Kind(kind)}, {"device", Device(device)}, {"state", State(state)}})
+      .Increment();
+}
+
+void PrometheusMetrics::SetQueueDepth(const std::string& device, int64_t depth) {
+  queue_depth_->Add({{"device", Device(device)}}).Set(static_cast<double>(depth));
+}
+
+void PrometheusMetrics::ObserveQueueWait(const std::string& device, double seconds) {
+  queue_wait_->Add({{"device", Device(device)}}, QueueWaitBuckets())
+      .Observe(NonNegative(seconds));
+}
+
+void PrometheusMetrics::ObserveRunDuration(const std::string& kind, const std::string& device,
+                                           double seconds) {
+  run_duration_->Add({{"kind", Kind(kind)}, {"device", Device(device)}}, RunDurationBuckets())
+      .Observe(NonNegative(seconds));
+}
+
+void PrometheusMetrics::ExecutorRestarted(const std::string& device, const std::string& cause) {
+  executor_restarts_->Add({{"device", Device(device)}, {"cause", Cause(cause)}}).Increment();
+}
+
+void PrometheusMetrics::ObserveRpc(const std::string& method, const std::string& code,
+                                   double seconds) {
+  const std::string m = Method(method);
+  rpc_requests_->Add({{"method", m}, {"code", Code(code)}}).Increment();
+  rpc_duration_->Add({{"method", m}}, RpcDurationBuckets()).Observe(NonNegative(seconds));
+}
+
+void PrometheusMetrics::SetArtifactBytes(int64_t bytes) {
+  artifact_bytes_->Set(static_cast<double>(bytes));
+}
+
+void PrometheusMetrics::AddGpu(const std::string& device_id, const std::string& uuid,
+                               const std::string& model_name, int ordinal) {
+  absl::Status added = gpus_->AddGpu(device_id, uuid, model_name, ordinal);
+  if (added.ok()) {
+    logging::Log(logging::Level::kInfo, "metrics: GPU gauges enabled",
+                 {{"device", device_id}, {"uuid", uuid}, {"model", model_name}});
+  } else {
+    // Not fatal: the daemon benchmarks without its GPU gauges.
+    logging::Log(logging::Level::kWarn, "metrics: no GPU gauges for device",
+                 {{"device", device_id}, {"reason", std::string(added.message())}});
+  }
+}
+
+std::string PrometheusMetrics::ScrapeText() const {
+  std::vector<prometheus::MetricFamily> families = registry_->Collect();
+  for (prometheus::MetricFamily& f : gpus_->Collect()) families.push_back(std::move(f));
+  std::ostringstream out;
+  prometheus::TextSerializer().Serialize(out, families);
+  return out.str();
+}
+
+}  // namespace kbench::metrics

@@ -1,0 +1,225 @@
+// Spawning, talking to and burying executor child processes.
+#include "server/scheduler/executor_process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <thread>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "server/common/wire.h"
+
+namespace kbench::scheduler {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr int kChildFd = 3;
+
+int64_t Ticks(Clock::time_point t) { return t.time_since_epoch().count(); }
+
+}  // namespace
+
+absl::StatusOr<std::pair<pid_t, int>> ExecutorProcess::Spawn(
+    const std::string& executable, const std::string& device,
+    const std::vector<std::string>& extra_args) {
+  int fds[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+    return absl::InternalError(absl::StrCat("socketpair: ", std::strerror(errno)));
+  }
+  // argv is built before fork: between fork and exec only async-signal-safe calls are allowed.
+  std::vector<std::string> args = {executable, "--executor", device, "--executor-fd",
+                                   std::to_string(kChildFd)};
+  args.insert(args.end(), extra_args.begin(), extra_args.end());
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return absl::InternalError(absl::StrCat("fork: ", std::strerror(errno)));
+  }
+  if (pid == 0) {
+    // An executor must not outlive its daemon (it would hold the GPU): die with the parent.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(1);
+    if (dup2(fds[1], kChildFd) < 0) _exit(1);  // dup2 clears close-on-exec on fd 3
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    execv(executable.c_str(), argv.data());
+    _exit(127);
+  }
+  close(fds[1]);
+  return std::make_pair(pid, fds[0]);
+}
+
+absl::StatusOr<std::unique_ptr<ExecutorProcess>> ExecutorProcess::Start(
+    const std::string& executable, const std::string& device,
+    const std::vector<std::string>& extra_args, std::chrono::milliseconds ready_timeout) {
+  absl::StatusOr<std::pair<pid_t, int>> spawned = Spawn(executable, device, extra_args);
+  if (!spawned.ok()) return spawned.status();
+  std::unique_ptr<ExecutorProcess> p(new ExecutorProcess(spawned->first, spawned->second));
+  internal::v1::ExecutorMessage m;
+  const absl::Status s = p->ReadUntil(&m, Clock::now() + ready_timeout);
+  if (!s.ok() || !m.has_ready()) {
+    std::string cause;
+    if (absl::IsDeadlineExceeded(s)) {
+      p->Kill();
+      cause = "did not become ready in time";
+    } else {
+      cause = p->ReapAndDescribe();
+    }
+    return absl::UnavailableError(absl::StrCat("executor for ", device, " failed to start: ", cause));
+  }
+  p->info_ = m.ready();
+  return p;
+}
+
+absl::StatusOr<std::vector<v1::DeviceInfo>> ExecutorProcess::Discover(
+    const std::string& executable, const std::vector<std::string>& extra_args,
+    std::chrono::milliseconds timeout) {
+  absl::StatusOr<std::pair<pid_t, int>> spawned = Spawn(executable, "discover", extra_args);
+  if (!spawned.ok()) return spawned.status();
+  ExecutorProcess p(spawned->first, spawned->second);
+  internal::v1::ExecutorMessage m;
+  const absl::Status s = p.ReadUntil(&m, Clock::now() + timeout);
+  if (!s.ok()) {
+    p.Kill();
+    return absl::UnavailableError(absl::StrCat("device discovery failed: ", s.message(), "; ",
+                                               p.ReapAndDescribe()));
+  }
+  return std::vector<v1::DeviceInfo>(m.devices().devices().begin(), m.devices().devices().end());
+}
+
+ExecutorProcess::~ExecutorProcess() {
+  if (!reaped_) {
+    internal::v1::ExecutorRequest req;
+    req.mutable_shutdown();
+    {
+      std::lock_guard lock(write_mu_);
+      (void)WriteDelimited(fd_, req);
+    }
+    shutdown(fd_, SHUT_WR);
+    // A job in progress stops at its next sample; give it a moment, then kill.
+    for (int i = 0; i < 50 && !reaped_; ++i) {
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        reaped_ = true;
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (!reaped_) {
+      kill(pid_, SIGKILL);
+      int status = 0;
+      waitpid(pid_, &status, 0);
+      reaped_ = true;
+    }
+  }
+  close(fd_);
+}
+
+absl::Status ExecutorProcess::ReadUntil(internal::v1::ExecutorMessage* message,
+                                        Clock::time_point until) {
+  while (true) {
+    const int64_t kill_at = kill_at_.load();
+    if (kill_at != 0 && Ticks(Clock::now()) >= kill_at) {
+      Kill();
+      kill_at_ = 0;
+    }
+    const auto now = Clock::now();
+    if (now >= until) return absl::DeadlineExceededError("no message from the executor in time");
+    const auto wait = std::min<int64_t>(
+        100, std::chrono::duration_cast<std::chrono::milliseconds>(until - now).count() + 1);
+    pollfd pfd{fd_, POLLIN, 0};
+    const int r = poll(&pfd, 1, static_cast<int>(wait));
+    if (r < 0 && errno != EINTR) return absl::InternalError(absl::StrCat("poll: ", std::strerror(errno)));
+    if (r > 0) return ReadDelimited(fd_, message);
+  }
+}
+
+absl::StatusOr<internal::v1::JobOutcome> ExecutorProcess::Run(
+    const internal::v1::RunJob& job, std::function<void(const v1::Progress&)> on_progress,
+    Clock::time_point deadline) {
+  internal::v1::ExecutorRequest req;
+  *req.mutable_run() = job;
+  {
+    std::lock_guard lock(write_mu_);
+    if (absl::Status s = WriteDelimited(fd_, req); !s.ok()) {
+      return absl::UnavailableError(absl::StrCat("executor ", info_.id(), " is gone: ",
+                                                 ReapAndDescribe()));
+    }
+  }
+  while (true) {
+    internal::v1::ExecutorMessage m;
+    const absl::Status s = ReadUntil(&m, deadline);
+    if (absl::IsDeadlineExceeded(s)) {
+      Kill();
+      return absl::UnavailableError(absl::StrCat(
+          "executor ", info_.id(), " hung: no outcome before the job's deadline; killed (",
+          ReapAndDescribe(), ")"));
+    }
+    if (!s.ok()) {
+      const std::string how = ReapAndDescribe();
+      return absl::UnavailableError(absl::StrCat("executor ", info_.id(), " died while running the job: ", how));
+    }
+    if (m.has_progress() && m.progress().job_id() == job.job_id()) {
+      if (on_progress) on_progress(m.progress().progress());
+    } else if (m.has_outcome() && m.outcome().job_id() == job.job_id()) {
+      kill_at_ = 0;
+      return m.outcome();
+    }
+  }
+}
+
+void ExecutorProcess::Cancel(const std::string& job_id, std::chrono::milliseconds grace) {
+  internal::v1::ExecutorRequest req;
+  req.mutable_cancel()->set_job_id(job_id);
+  {
+    std::lock_guard lock(write_mu_);
+    (void)WriteDelimited(fd_, req);
+  }
+  kill_at_ = Ticks(Clock::now() + grace);
+}
+
+void ExecutorProcess::Kill() {
+  killed_by_us_ = true;
+  kill(pid_, SIGKILL);
+}
+
+std::string ExecutorProcess::ReapAndDescribe() {
+  if (!reaped_) {
+    // The stream closed; the process is exiting or has exited. Wait at most 5 s, then kill.
+    for (int i = 0; i < 250; ++i) {
+      if (waitpid(pid_, &wait_status_, WNOHANG) == pid_) {
+        reaped_ = true;
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (!reaped_) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, &wait_status_, 0);
+      reaped_ = true;
+    }
+  }
+  if (WIFSIGNALED(wait_status_)) {
+    const int sig = WTERMSIG(wait_status_);
+    return absl::StrCat("killed by signal ", sig, " (", strsignal(sig), ")",
+                        killed_by_us_ ? " sent by kbenchd" : "");
+  }
+  if (WIFEXITED(wait_status_)) return absl::StrCat("exited with code ", WEXITSTATUS(wait_status_));
+  return "ended";
+}
+
+}  // namespace kbench::scheduler

@@ -1,0 +1,276 @@
+// ArtifactStore: moves executor output under <data-dir>/artifacts/<job>/<name>, records size and
+// SHA-256 in the JobStore, and evicts the oldest artifacts beyond the retention limits.
+#include "server/store/artifact_store.h"
+
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/clock.h"
+#include "server/store/sqlite_db.h"
+#include "spdlog/spdlog.h"
+
+namespace kbench::store {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr size_t kMaxNameBytes = 255;  // NAME_MAX on Linux file systems
+constexpr char kDefaultContentType[] = "application/octet-stream";
+// Prefix of the staging file an import writes before its final rename; artifact names cannot
+// start with '.', so it never collides with one.
+constexpr char kStagingPrefix[] = ".importing-";
+
+absl::Status ErrnoError(int error, absl::string_view what) {
+  return absl::ErrnoToStatus(error, what);
+}
+
+absl::Status FsError(const std::error_code& error, absl::string_view what) {
+  // std::filesystem reports errno values in the generic/system category on Linux.
+  return absl::ErrnoToStatus(error.value(), what);
+}
+
+// Job ids and artifact names are path components under the data directory.
+absl::Status ValidatePathComponent(absl::string_view field, const std::string& value) {
+  auto invalid = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(absl::StrCat(field, " '", value, "' ", why));
+  };
+  if (value.empty()) return absl::InvalidArgumentError(absl::StrCat(field, " must not be empty"));
+  if (value.size() > kMaxNameBytes) {
+    return invalid(absl::StrCat("is longer than ", kMaxNameBytes, " bytes"));
+  }
+  if (value.find('/') != std::string::npos) return invalid("must not contain '/'");
+  if (value.find('\0') != std::string::npos) return invalid("must not contain a NUL byte");
+  if (value.find("..") != std::string::npos) return invalid("must not contain '..'");
+  if (value.front() == '.') return invalid("must not start with '.'");
+  return absl::OkStatus();
+}
+
+struct FileDigest {
+  int64_t size_bytes = 0;
+  std::string sha256;
+};
+
+absl::StatusOr<FileDigest> DigestFile(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ErrnoError(errno, absl::StrCat("open '", path, "' to hash it"));
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { ::close(fd); }
+  } closer{fd};
+
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context(EVP_MD_CTX_new(),
+                                                                  &EVP_MD_CTX_free);
+  if (context == nullptr) return absl::ResourceExhaustedError("EVP_MD_CTX_new failed");
+  if (EVP_DigestInit_ex(context.get(), EVP_sha256(), nullptr) != 1) {
+    return absl::InternalError("EVP_DigestInit_ex(sha256) failed");
+  }
+  // Streamed: artifacts (traces, Nsight Compute reports) can be far larger than memory allows.
+  std::vector<unsigned char> buffer(1 << 16);
+  FileDigest digest;
+  while (true) {
+    ssize_t got = ::read(fd, buffer.data(), buffer.size());
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoError(errno, absl::StrCat("read '", path, "' to hash it"));
+    }
+    if (got == 0) break;
+    if (EVP_DigestUpdate(context.get(), buffer.data(), static_cast<size_t>(got)) != 1) {
+      return absl::InternalError("EVP_DigestUpdate(sha256) failed");
+    }
+    digest.size_bytes += got;
+  }
+  unsigned char hash[EVP_MAX_MD_SIZE];
+  unsigned int hash_size = 0;
+  if (EVP_DigestFinal_ex(context.get(), hash, &hash_size) != 1) {
+    return absl::InternalError("EVP_DigestFinal_ex(sha256) failed");
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  digest.sha256.reserve(2 * hash_size);
+  for (unsigned int i = 0; i < hash_size; ++i) {
+    digest.sha256.push_back(kHex[hash[i] >> 4]);
+    digest.sha256.push_back(kHex[hash[i] & 0xf]);
+  }
+  return digest;
+}
+
+// rename(2) when source and destination share a file system; otherwise copy, flush, then remove
+// the source, so a crash leaves at worst both copies, never neither.
+absl::Status MoveFile(const std::string& source, const std::string& destination) {
+  if (::rename(source.c_str(), destination.c_str()) == 0) return absl::OkStatus();
+  if (errno != EXDEV) {
+    return ErrnoError(errno, absl::StrCat("rename '", source, "' to '", destination, "'"));
+  }
+  std::error_code error;
+  fs::copy_file(source, destination, fs::copy_options::overwrite_existing, error);
+  if (error) {
+    return FsError(error, absl::StrCat("copy '", source, "' to '", destination, "'"));
+  }
+  int fd = ::open(destination.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ErrnoError(errno, absl::StrCat("open '", destination, "' to sync it"));
+  int synced = ::fsync(fd);
+  int sync_errno = errno;
+  ::close(fd);
+  if (synced != 0) return ErrnoError(sync_errno, absl::StrCat("fsync '", destination, "'"));
+  if (::unlink(source.c_str()) != 0) {
+    return ErrnoError(errno, absl::StrCat("remove '", source, "' after copying it"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> Sha256OfFile(const std::string& path) {
+  KBENCH_STORE_ASSIGN_OR_RETURN(FileDigest digest, DigestFile(path));
+  return digest.sha256;
+}
+
+ArtifactStore::ArtifactStore(std::string data_dir, JobStore* jobs, RetentionPolicy retention)
+    : root_(std::move(data_dir)), jobs_(jobs), retention_(retention) {}
+
+absl::StatusOr<std::string> ArtifactStore::WorkDir(const std::string& job_id) {
+  KBENCH_STORE_RETURN_IF_ERROR(ValidatePathComponent("job_id", job_id));
+  fs::path dir = fs::path(root_) / "work" / job_id;
+  std::error_code error;
+  fs::remove_all(dir, error);
+  if (error) return FsError(error, absl::StrCat("clean work directory '", dir.string(), "'"));
+  fs::create_directories(dir, error);
+  if (error) return FsError(error, absl::StrCat("create work directory '", dir.string(), "'"));
+  return dir.string();
+}
+
+std::string ArtifactStore::PathOf(const ArtifactRecord& record) const {
+  return (fs::path(root_) / "artifacts" / record.relative_path).string();
+}
+
+absl::StatusOr<ArtifactRecord> ArtifactStore::Import(const std::string& job_id,
+                                                     const std::string& name,
+                                                     const std::string& source_path,
+                                                     const std::string& content_type) {
+  KBENCH_STORE_RETURN_IF_ERROR(ValidatePathComponent("job_id", job_id));
+  KBENCH_STORE_RETURN_IF_ERROR(ValidatePathComponent("artifact name", name));
+  KBENCH_STORE_RETURN_IF_ERROR(jobs_->Get(job_id).status());
+  struct stat source_stat;
+  if (::stat(source_path.c_str(), &source_stat) != 0) {
+    return ErrnoError(errno, absl::StrCat("artifact '", name, "' source '", source_path, "'"));
+  }
+  if (!S_ISREG(source_stat.st_mode)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("artifact '", name, "' source '", source_path, "' is not a regular file"));
+  }
+  // Checked before moving anything: such a file would evict every other artifact and then
+  // itself.
+  if (retention_.max_total_bytes > 0 && source_stat.st_size > retention_.max_total_bytes) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "artifact '", name, "' of job ", job_id, " is ", source_stat.st_size,
+        " bytes, over the artifact store's limit of ", retention_.max_total_bytes, " bytes"));
+  }
+
+  absl::MutexLock lock(&mu_);
+  fs::path job_dir = fs::path(root_) / "artifacts" / job_id;
+  std::error_code error;
+  fs::create_directories(job_dir, error);
+  if (error) {
+    return FsError(error, absl::StrCat("create artifact directory '", job_dir.string(), "'"));
+  }
+  // Staged then renamed, so a reader never sees a half-copied artifact under its final name.
+  std::string staging = (job_dir / absl::StrCat(kStagingPrefix, name)).string();
+  std::string final_path = (job_dir / name).string();
+  KBENCH_STORE_RETURN_IF_ERROR(MoveFile(source_path, staging));
+  absl::StatusOr<FileDigest> digest = DigestFile(staging);
+  if (!digest.ok()) {
+    ::unlink(staging.c_str());
+    return digest.status();
+  }
+  if (::rename(staging.c_str(), final_path.c_str()) != 0) {
+    absl::Status status =
+        ErrnoError(errno, absl::StrCat("rename '", staging, "' to '", final_path, "'"));
+    ::unlink(staging.c_str());
+    return status;
+  }
+
+  ArtifactRecord record;
+  record.job_id = job_id;
+  record.name = name;
+  record.relative_path = absl::StrCat(job_id, "/", name);
+  record.content_type = content_type.empty() ? kDefaultContentType : content_type;
+  record.size_bytes = digest->size_bytes;
+  record.sha256 = digest->sha256;
+  record.create_time_ns = absl::GetCurrentTimeNanos();
+  absl::Status added = jobs_->AddArtifact(record);
+  if (!added.ok()) {
+    // No record, no file: an unrecorded file would never be evicted.
+    ::unlink(final_path.c_str());
+    return added;
+  }
+
+  absl::StatusOr<int64_t> freed = ApplyRetentionLocked(record.create_time_ns);
+  if (!freed.ok()) {
+    spdlog::warn("artifact retention after importing {} of job {} failed: {}", name, job_id,
+                 freed.status().ToString());
+  }
+  return record;
+}
+
+absl::StatusOr<int64_t> ArtifactStore::ApplyRetention(int64_t now_ns) {
+  absl::MutexLock lock(&mu_);
+  return ApplyRetentionLocked(now_ns);
+}
+
+absl::StatusOr<int64_t> ArtifactStore::ApplyRetentionLocked(int64_t now_ns) {
+  const bool limit_bytes = retention_.max_total_bytes > 0;
+  constexpr int64_t kNsPerSecond = 1'000'000'000;
+  // An age too large to express in ns is no limit at all.
+  const bool limit_age =
+      retention_.max_age_seconds > 0 &&
+      retention_.max_age_seconds <= std::numeric_limits<int64_t>::max() / kNsPerSecond;
+  if (!limit_bytes && !limit_age) return 0;
+  const int64_t max_age_ns = limit_age ? retention_.max_age_seconds * kNsPerSecond : 0;
+
+  KBENCH_STORE_ASSIGN_OR_RETURN(std::vector<ArtifactRecord> artifacts, jobs_->AllArtifacts());
+  int64_t total = 0;
+  for (const ArtifactRecord& artifact : artifacts) total += artifact.size_bytes;
+
+  int64_t freed = 0;
+  for (const ArtifactRecord& artifact : artifacts) {  // oldest first
+    bool too_old = limit_age && now_ns - artifact.create_time_ns > max_age_ns;
+    bool over = limit_bytes && total > retention_.max_total_bytes;
+    // Both conditions only weaken further down the list (younger, smaller total): stop here.
+    if (!too_old && !over) break;
+    // Record first: a crash between the two steps then leaves an orphan file (wasted bytes),
+    // never a record whose bytes are gone.
+    KBENCH_STORE_RETURN_IF_ERROR(jobs_->DeleteArtifact(artifact.job_id, artifact.name));
+    std::string path = PathOf(artifact);
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+      return ErrnoError(errno, absl::StrCat("remove evicted artifact '", path, "'"));
+    }
+    // Drop the job's directory once empty; failing because it still holds files is expected.
+    ::rmdir((fs::path(root_) / "artifacts" / artifact.job_id).c_str());
+    total -= artifact.size_bytes;
+    freed += artifact.size_bytes;
+  }
+  return freed;
+}
+
+absl::StatusOr<int64_t> ArtifactStore::TotalBytes() {
+  KBENCH_STORE_ASSIGN_OR_RETURN(std::vector<ArtifactRecord> artifacts, jobs_->AllArtifacts());
+  int64_t total = 0;
+  for (const ArtifactRecord& artifact : artifacts) total += artifact.size_bytes;
+  return total;
+}
+
+}  // namespace kbench::store

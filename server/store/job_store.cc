@@ -1,0 +1,526 @@
+// JobStore on SQLite: one WAL-mode connection under a mutex, prepared statements, and state
+// transitions written as conditional UPDATEs so an illegal transition never half-happens.
+#include "server/store/job_store.h"
+
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <map>
+#include <system_error>
+#include <utility>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "server/store/schema.h"
+#include "server/store/sqlite_db.h"
+
+namespace kbench::store {
+
+bool IsTerminal(JobState state) {
+  return state == JobState::kSucceeded || state == JobState::kFailed ||
+         state == JobState::kCancelled;
+}
+
+std::string JobStateName(JobState state) {
+  switch (state) {
+    case JobState::kQueued:
+      return "queued";
+    case JobState::kRunning:
+      return "running";
+    case JobState::kSucceeded:
+      return "succeeded";
+    case JobState::kFailed:
+      return "failed";
+    case JobState::kCancelled:
+      return "cancelled";
+  }
+  return absl::StrCat("unknown(", static_cast<int>(state), ")");
+}
+
+absl::StatusOr<JobState> ParseJobState(const std::string& name) {
+  for (JobState state : {JobState::kQueued, JobState::kRunning, JobState::kSucceeded,
+                         JobState::kFailed, JobState::kCancelled}) {
+    if (JobStateName(state) == name) return state;
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "state '", name, "' is not one of queued, running, succeeded, failed, cancelled"));
+}
+
+namespace {
+
+using internal::Database;
+using internal::ScopedReset;
+using internal::Statement;
+using internal::Transaction;
+
+// Column order shared by every job query and ReadJob.
+constexpr char kJobColumns[] =
+    "seq, id, state, device, kernel, kind, priority, idempotency_key, create_time_ns, "
+    "start_time_ns, finish_time_ns, attempts, error, error_code, spec, result";
+
+constexpr char kArtifactColumns[] =
+    "job_id, name, relative_path, content_type, size_bytes, sha256, create_time_ns";
+
+// A writer waits this long for another connection's write lock before failing with UNAVAILABLE.
+constexpr int kBusyTimeoutMs = 5000;
+
+absl::StatusOr<JobRecord> ReadJob(Statement& row) {
+  JobRecord job;
+  job.seq = row.ColumnInt64(0);
+  job.id = row.ColumnText(1);
+  std::string state = row.ColumnText(2);
+  absl::StatusOr<JobState> parsed = ParseJobState(state);
+  if (!parsed.ok()) {
+    // The CHECK constraint makes this unreachable unless the file was edited by hand.
+    return absl::DataLossError(absl::StrCat("job ", job.id, " has corrupt state '", state, "'"));
+  }
+  job.state = *parsed;
+  job.device = row.ColumnText(3);
+  job.kernel = row.ColumnText(4);
+  job.kind = row.ColumnText(5);
+  job.priority = static_cast<int32_t>(row.ColumnInt64(6));
+  job.idempotency_key = row.ColumnText(7);
+  job.create_time_ns = row.ColumnInt64(8);
+  job.start_time_ns = row.ColumnInt64(9);
+  job.finish_time_ns = row.ColumnInt64(10);
+  job.attempts = static_cast<int32_t>(row.ColumnInt64(11));
+  job.error = row.ColumnText(12);
+  job.error_code = row.ColumnText(13);
+  job.spec = row.ColumnBlob(14);
+  job.result = row.ColumnBlob(15);
+  return job;
+}
+
+ArtifactRecord ReadArtifact(Statement& row) {
+  ArtifactRecord artifact;
+  artifact.job_id = row.ColumnText(0);
+  artifact.name = row.ColumnText(1);
+  artifact.relative_path = row.ColumnText(2);
+  artifact.content_type = row.ColumnText(3);
+  artifact.size_bytes = row.ColumnInt64(4);
+  artifact.sha256 = row.ColumnText(5);
+  artifact.create_time_ns = row.ColumnInt64(6);
+  return artifact;
+}
+
+absl::Status JobNotFound(const std::string& id) {
+  return absl::NotFoundError(absl::StrCat("job '", id, "' not found"));
+}
+
+class SqliteJobStore final : public JobStore {
+ public:
+  explicit SqliteJobStore(std::unique_ptr<Database> db) : db_(std::move(db)) {}
+
+  // Prepares the fixed statements once; List's are prepared per filter shape on first use.
+  absl::Status Prepare() {
+    absl::MutexLock lock(&mu_);
+    auto prepare = [this](std::unique_ptr<Statement>* out, const std::string& sql,
+                          absl::string_view operation) -> absl::Status {
+      KBENCH_STORE_ASSIGN_OR_RETURN(*out, db_->Prepare(sql, operation));
+      return absl::OkStatus();
+    };
+    KBENCH_STORE_RETURN_IF_ERROR(prepare(
+        &get_job_, absl::StrCat("SELECT ", kJobColumns, " FROM jobs WHERE id = ?1"), "get job"));
+    KBENCH_STORE_RETURN_IF_ERROR(
+        prepare(&get_job_by_key_,
+                absl::StrCat("SELECT ", kJobColumns, " FROM jobs WHERE idempotency_key = ?1"),
+                "get job by idempotency key"));
+    KBENCH_STORE_RETURN_IF_ERROR(
+        prepare(&insert_job_,
+                "INSERT INTO jobs (id, state, device, kernel, kind, priority, idempotency_key, "
+                "create_time_ns, start_time_ns, finish_time_ns, attempts, error, error_code, spec, "
+                "result) VALUES (?1, 'queued', ?2, ?3, ?4, ?5, ?6, ?7, 0, 0, 0, '', '', ?8, x'')",
+                "insert job"));
+    KBENCH_STORE_RETURN_IF_ERROR(
+        prepare(&mark_running_,
+                "UPDATE jobs SET state = 'running', attempts = attempts + 1, start_time_ns = ?2 "
+                "WHERE id = ?1 AND state = 'queued'",
+                "mark job running"));
+    // A requeued job is not running, so it has no start time; attempts keeps the history.
+    KBENCH_STORE_RETURN_IF_ERROR(prepare(&requeue_,
+                                         "UPDATE jobs SET state = 'queued', start_time_ns = 0 "
+                                         "WHERE id = ?1 AND state IN ('queued', 'running')",
+                                         "requeue job"));
+    KBENCH_STORE_RETURN_IF_ERROR(
+        prepare(&finish_,
+                "UPDATE jobs SET state = ?2, error_code = ?3, error = ?4, result = ?5, "
+                "finish_time_ns = ?6 WHERE id = ?1 AND state IN ('queued', 'running')",
+                "finish job"));
+    KBENCH_STORE_RETURN_IF_ERROR(prepare(
+        &list_by_state_,
+        absl::StrCat("SELECT ", kJobColumns, " FROM jobs WHERE state = ?1 ORDER BY seq ASC"),
+        "list jobs by state"));
+    // A re-imported artifact (a retried job writes the same names) replaces the old record.
+    KBENCH_STORE_RETURN_IF_ERROR(prepare(
+        &add_artifact_,
+        absl::StrCat("INSERT INTO artifacts (", kArtifactColumns,
+                     ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
+                     "ON CONFLICT (job_id, name) DO UPDATE SET "
+                     "relative_path = excluded.relative_path, "
+                     "content_type = excluded.content_type, size_bytes = excluded.size_bytes, "
+                     "sha256 = excluded.sha256, create_time_ns = excluded.create_time_ns"),
+        "add artifact"));
+    KBENCH_STORE_RETURN_IF_ERROR(
+        prepare(&job_artifacts_,
+                absl::StrCat("SELECT ", kArtifactColumns,
+                             " FROM artifacts WHERE job_id = ?1 ORDER BY create_time_ns, name"),
+                "list job artifacts"));
+    KBENCH_STORE_RETURN_IF_ERROR(
+        prepare(&get_artifact_,
+                absl::StrCat("SELECT ", kArtifactColumns,
+                             " FROM artifacts WHERE job_id = ?1 AND name = ?2"),
+                "get artifact"));
+    KBENCH_STORE_RETURN_IF_ERROR(prepare(&delete_artifact_,
+                                         "DELETE FROM artifacts WHERE job_id = ?1 AND name = ?2",
+                                         "delete artifact"));
+    KBENCH_STORE_RETURN_IF_ERROR(prepare(
+        &all_artifacts_,
+        absl::StrCat("SELECT ", kArtifactColumns, " FROM artifacts ORDER BY create_time_ns, rowid"),
+        "list all artifacts"));
+    KBENCH_STORE_RETURN_IF_ERROR(prepare(&schema_version_,
+                                         "SELECT COALESCE(MAX(version), 0) FROM schema_version",
+                                         "read schema version"));
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::pair<JobRecord, bool>> Insert(JobRecord record) override {
+    if (record.id.empty()) return absl::InvalidArgumentError("job id must not be empty");
+    if (record.state != JobState::kQueued) {
+      return absl::InvalidArgumentError(absl::StrCat("job ", record.id, " inserted as ",
+                                                     JobStateName(record.state),
+                                                     "; new jobs must be queued"));
+    }
+    absl::MutexLock lock(&mu_);
+    KBENCH_STORE_ASSIGN_OR_RETURN(std::unique_ptr<Transaction> transaction,
+                                  Transaction::Begin(db_.get(), "insert job"));
+    if (!record.idempotency_key.empty()) {
+      KBENCH_STORE_ASSIGN_OR_RETURN(std::optional<JobRecord> existing,
+                                    FindOne(*get_job_by_key_, record.idempotency_key));
+      if (existing.has_value()) {
+        KBENCH_STORE_RETURN_IF_ERROR(transaction->Commit());
+        return std::make_pair(*std::move(existing), false);
+      }
+    }
+    {
+      Statement& insert = *insert_job_;
+      ScopedReset reset(&insert);
+      KBENCH_STORE_RETURN_IF_ERROR(insert.BindText(1, record.id));
+      KBENCH_STORE_RETURN_IF_ERROR(insert.BindText(2, record.device));
+      KBENCH_STORE_RETURN_IF_ERROR(insert.BindText(3, record.kernel));
+      KBENCH_STORE_RETURN_IF_ERROR(insert.BindText(4, record.kind));
+      KBENCH_STORE_RETURN_IF_ERROR(insert.BindInt64(5, record.priority));
+      KBENCH_STORE_RETURN_IF_ERROR(insert.BindTextOrNull(6, record.idempotency_key));
+      KBENCH_STORE_RETURN_IF_ERROR(insert.BindInt64(7, record.create_time_ns));
+      KBENCH_STORE_RETURN_IF_ERROR(insert.BindBlob(8, record.spec));
+      absl::Status inserted = insert.Run();
+      if (internal::SqliteCodeOf(inserted) == SQLITE_CONSTRAINT_UNIQUE) {
+        // The idempotency key was checked above under the write lock, so this is the id.
+        return absl::AlreadyExistsError(absl::StrCat("job id '", record.id, "' already exists"));
+      }
+      KBENCH_STORE_RETURN_IF_ERROR(inserted);
+    }
+    record.seq = db_->LastInsertRowid();
+    KBENCH_STORE_RETURN_IF_ERROR(transaction->Commit());
+    record.start_time_ns = 0;
+    record.finish_time_ns = 0;
+    record.attempts = 0;
+    record.error.clear();
+    record.error_code.clear();
+    record.result.clear();
+    return std::make_pair(std::move(record), true);
+  }
+
+  absl::StatusOr<JobRecord> Get(const std::string& id) override {
+    absl::MutexLock lock(&mu_);
+    return GetLocked(id);
+  }
+
+  absl::Status MarkRunning(const std::string& id, int64_t start_time_ns) override {
+    absl::MutexLock lock(&mu_);
+    Statement& update = *mark_running_;
+    ScopedReset reset(&update);
+    KBENCH_STORE_RETURN_IF_ERROR(update.BindText(1, id));
+    KBENCH_STORE_RETURN_IF_ERROR(update.BindInt64(2, start_time_ns));
+    KBENCH_STORE_RETURN_IF_ERROR(update.Run());
+    if (db_->Changes() == 1) return absl::OkStatus();
+    return TransitionRefused(id, "mark it running (only a queued job can start)");
+  }
+
+  absl::Status Requeue(const std::string& id) override {
+    absl::MutexLock lock(&mu_);
+    Statement& update = *requeue_;
+    ScopedReset reset(&update);
+    KBENCH_STORE_RETURN_IF_ERROR(update.BindText(1, id));
+    KBENCH_STORE_RETURN_IF_ERROR(update.Run());
+    if (db_->Changes() == 1) return absl::OkStatus();
+    return TransitionRefused(id, "requeue it (only a queued or running job can be requeued)");
+  }
+
+  absl::Status Finish(const std::string& id, JobState state, const std::string& error_code,
+                      const std::string& error, const std::string& result,
+                      int64_t finish_time_ns) override {
+    if (!IsTerminal(state)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "cannot finish job ", id, " as ", JobStateName(state), ": not a terminal state"));
+    }
+    absl::MutexLock lock(&mu_);
+    Statement& update = *finish_;
+    ScopedReset reset(&update);
+    KBENCH_STORE_RETURN_IF_ERROR(update.BindText(1, id));
+    KBENCH_STORE_RETURN_IF_ERROR(update.BindText(2, JobStateName(state)));
+    KBENCH_STORE_RETURN_IF_ERROR(update.BindText(3, error_code));
+    KBENCH_STORE_RETURN_IF_ERROR(update.BindText(4, error));
+    KBENCH_STORE_RETURN_IF_ERROR(update.BindBlob(5, result));
+    KBENCH_STORE_RETURN_IF_ERROR(update.BindInt64(6, finish_time_ns));
+    KBENCH_STORE_RETURN_IF_ERROR(update.Run());
+    if (db_->Changes() == 1) return absl::OkStatus();
+    return TransitionRefused(
+        id, absl::StrCat("finish it as ", JobStateName(state), " (it already finished)"));
+  }
+
+  absl::StatusOr<std::vector<JobRecord>> List(const JobFilter& filter) override {
+    if (filter.limit < 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("limit must be at least 1, got ", filter.limit));
+    }
+    if (filter.before_seq < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("before_seq must not be negative, got ", filter.before_seq));
+    }
+    // One statement per filter shape, so each can use its index; at most 16 shapes.
+    std::string sql = absl::StrCat("SELECT ", kJobColumns, " FROM jobs WHERE 1");
+    if (filter.state.has_value()) absl::StrAppend(&sql, " AND state = :state");
+    if (!filter.kernel.empty()) absl::StrAppend(&sql, " AND kernel = :kernel");
+    if (!filter.device.empty()) absl::StrAppend(&sql, " AND device = :device");
+    if (filter.before_seq > 0) absl::StrAppend(&sql, " AND seq < :before_seq");
+    absl::StrAppend(&sql, " ORDER BY seq DESC LIMIT :limit");
+
+    absl::MutexLock lock(&mu_);
+    std::unique_ptr<Statement>& cached = list_statements_[sql];
+    if (cached == nullptr) {
+      KBENCH_STORE_ASSIGN_OR_RETURN(cached, db_->Prepare(sql, "list jobs"));
+    }
+    Statement& query = *cached;
+    ScopedReset reset(&query);
+    int index = 1;  // named parameters are numbered in order of appearance
+    if (filter.state.has_value()) {
+      KBENCH_STORE_RETURN_IF_ERROR(query.BindText(index++, JobStateName(*filter.state)));
+    }
+    if (!filter.kernel.empty())
+      KBENCH_STORE_RETURN_IF_ERROR(query.BindText(index++, filter.kernel));
+    if (!filter.device.empty())
+      KBENCH_STORE_RETURN_IF_ERROR(query.BindText(index++, filter.device));
+    if (filter.before_seq > 0) {
+      KBENCH_STORE_RETURN_IF_ERROR(query.BindInt64(index++, filter.before_seq));
+    }
+    KBENCH_STORE_RETURN_IF_ERROR(query.BindInt64(index++, filter.limit));
+    return ReadJobs(query);
+  }
+
+  absl::StatusOr<std::vector<JobRecord>> ListByState(JobState state) override {
+    absl::MutexLock lock(&mu_);
+    Statement& query = *list_by_state_;
+    ScopedReset reset(&query);
+    KBENCH_STORE_RETURN_IF_ERROR(query.BindText(1, JobStateName(state)));
+    return ReadJobs(query);
+  }
+
+  absl::Status AddArtifact(const ArtifactRecord& artifact) override {
+    if (artifact.job_id.empty() || artifact.name.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat("artifact job_id '", artifact.job_id,
+                                                     "' and name '", artifact.name,
+                                                     "' must not be empty"));
+    }
+    if (artifact.size_bytes < 0) {
+      return absl::InvalidArgumentError(absl::StrCat("artifact ", artifact.name, " size_bytes ",
+                                                     artifact.size_bytes, " is negative"));
+    }
+    absl::MutexLock lock(&mu_);
+    Statement& insert = *add_artifact_;
+    ScopedReset reset(&insert);
+    KBENCH_STORE_RETURN_IF_ERROR(insert.BindText(1, artifact.job_id));
+    KBENCH_STORE_RETURN_IF_ERROR(insert.BindText(2, artifact.name));
+    KBENCH_STORE_RETURN_IF_ERROR(insert.BindText(3, artifact.relative_path));
+    KBENCH_STORE_RETURN_IF_ERROR(insert.BindText(4, artifact.content_type));
+    KBENCH_STORE_RETURN_IF_ERROR(insert.BindInt64(5, artifact.size_bytes));
+    KBENCH_STORE_RETURN_IF_ERROR(insert.BindText(6, artifact.sha256));
+    KBENCH_STORE_RETURN_IF_ERROR(insert.BindInt64(7, artifact.create_time_ns));
+    absl::Status inserted = insert.Run();
+    if (internal::SqliteCodeOf(inserted) == SQLITE_CONSTRAINT_FOREIGNKEY) {
+      return JobNotFound(artifact.job_id);
+    }
+    return inserted;
+  }
+
+  absl::StatusOr<std::vector<ArtifactRecord>> Artifacts(const std::string& job_id) override {
+    absl::MutexLock lock(&mu_);
+    std::vector<ArtifactRecord> artifacts;
+    {
+      Statement& query = *job_artifacts_;
+      ScopedReset reset(&query);
+      KBENCH_STORE_RETURN_IF_ERROR(query.BindText(1, job_id));
+      KBENCH_STORE_ASSIGN_OR_RETURN(artifacts, ReadArtifacts(query));
+    }
+    if (artifacts.empty()) {
+      // Tell "no artifacts yet" from "no such job".
+      KBENCH_STORE_RETURN_IF_ERROR(GetLocked(job_id).status());
+    }
+    return artifacts;
+  }
+
+  absl::StatusOr<ArtifactRecord> GetArtifact(const std::string& job_id,
+                                             const std::string& name) override {
+    absl::MutexLock lock(&mu_);
+    Statement& query = *get_artifact_;
+    ScopedReset reset(&query);
+    KBENCH_STORE_RETURN_IF_ERROR(query.BindText(1, job_id));
+    KBENCH_STORE_RETURN_IF_ERROR(query.BindText(2, name));
+    KBENCH_STORE_ASSIGN_OR_RETURN(bool row, query.Step());
+    if (!row) return ArtifactNotFound(job_id, name);
+    return ReadArtifact(query);
+  }
+
+  absl::Status DeleteArtifact(const std::string& job_id, const std::string& name) override {
+    absl::MutexLock lock(&mu_);
+    Statement& update = *delete_artifact_;
+    ScopedReset reset(&update);
+    KBENCH_STORE_RETURN_IF_ERROR(update.BindText(1, job_id));
+    KBENCH_STORE_RETURN_IF_ERROR(update.BindText(2, name));
+    KBENCH_STORE_RETURN_IF_ERROR(update.Run());
+    if (db_->Changes() == 0) return ArtifactNotFound(job_id, name);
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::vector<ArtifactRecord>> AllArtifacts() override {
+    absl::MutexLock lock(&mu_);
+    Statement& query = *all_artifacts_;
+    ScopedReset reset(&query);
+    return ReadArtifacts(query);
+  }
+
+  absl::StatusOr<int> SchemaVersion() override {
+    absl::MutexLock lock(&mu_);
+    Statement& query = *schema_version_;
+    ScopedReset reset(&query);
+    KBENCH_STORE_ASSIGN_OR_RETURN(bool row, query.Step());
+    if (!row) return absl::InternalError("sqlite read schema version: no row");
+    return static_cast<int>(query.ColumnInt64(0));
+  }
+
+ private:
+  static absl::Status ArtifactNotFound(const std::string& job_id, const std::string& name) {
+    return absl::NotFoundError(
+        absl::StrCat("artifact '", name, "' of job '", job_id, "' not found"));
+  }
+
+  // Runs a one-parameter, at-most-one-row job query.
+  absl::StatusOr<std::optional<JobRecord>> FindOne(Statement& query, const std::string& key)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    ScopedReset reset(&query);
+    KBENCH_STORE_RETURN_IF_ERROR(query.BindText(1, key));
+    KBENCH_STORE_ASSIGN_OR_RETURN(bool row, query.Step());
+    if (!row) return std::optional<JobRecord>();
+    KBENCH_STORE_ASSIGN_OR_RETURN(JobRecord job, ReadJob(query));
+    return std::optional<JobRecord>(std::move(job));
+  }
+
+  absl::StatusOr<JobRecord> GetLocked(const std::string& id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    KBENCH_STORE_ASSIGN_OR_RETURN(std::optional<JobRecord> job, FindOne(*get_job_, id));
+    if (!job.has_value()) return JobNotFound(id);
+    return *std::move(job);
+  }
+
+  // Explains why a conditional UPDATE changed nothing: the job is missing or in the wrong state.
+  absl::Status TransitionRefused(const std::string& id, const std::string& what)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    KBENCH_STORE_ASSIGN_OR_RETURN(JobRecord job, GetLocked(id));
+    return absl::FailedPreconditionError(
+        absl::StrCat("job ", id, " is ", JobStateName(job.state), "; cannot ", what));
+  }
+
+  static absl::StatusOr<std::vector<JobRecord>> ReadJobs(Statement& query) {
+    std::vector<JobRecord> jobs;
+    while (true) {
+      KBENCH_STORE_ASSIGN_OR_RETURN(bool row, query.Step());
+      if (!row) return jobs;
+      KBENCH_STORE_ASSIGN_OR_RETURN(JobRecord job, ReadJob(query));
+      jobs.push_back(std::move(job));
+    }
+  }
+
+  static absl::StatusOr<std::vector<ArtifactRecord>> ReadArtifacts(Statement& query) {
+    std::vector<ArtifactRecord> artifacts;
+    while (true) {
+      KBENCH_STORE_ASSIGN_OR_RETURN(bool row, query.Step());
+      if (!row) return artifacts;
+      artifacts.push_back(ReadArtifact(query));
+    }
+  }
+
+  absl::Mutex mu_;
+  // Declared first so it is destroyed last, after the statements on it.
+  std::unique_ptr<Database> db_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<Statement> get_job_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<Statement> get_job_by_key_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<Statement> insert_job_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<Statement> mark_running_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<Statement> requeue_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<Statement> finish_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<Statement> list_by_state_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<Statement> add_artifact_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<Statement> job_artifacts_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<Statement> get_artifact_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<Statement> delete_artifact_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<Statement> all_artifacts_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<Statement> schema_version_ ABSL_GUARDED_BY(mu_);
+  // Keyed by SQL text: one prepared statement per List filter shape.
+  std::map<std::string, std::unique_ptr<Statement>> list_statements_ ABSL_GUARDED_BY(mu_);
+};
+
+// Sets a pragma, then reads it back: SQLite ignores some settings silently (journal_mode=WAL
+// on a file system without shared memory, for one), and the store's guarantees rest on them.
+absl::Status SetPragma(Database* db, const std::string& name, const std::string& value,
+                       const std::string& expected) {
+  KBENCH_STORE_RETURN_IF_ERROR(
+      db->Exec(absl::StrCat("PRAGMA ", name, " = ", value), absl::StrCat("set ", name)));
+  KBENCH_STORE_ASSIGN_OR_RETURN(std::string actual, db->PragmaValue(name));
+  if (actual != expected) {
+    return absl::FailedPreconditionError(absl::StrCat("sqlite PRAGMA ", name, " = ", value, " on ",
+                                                      db->path(), " did not hold: got '", actual,
+                                                      "', want '", expected, "'"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<JobStore>> JobStore::Open(const std::string& data_dir) {
+  if (data_dir.empty()) return absl::InvalidArgumentError("data_dir must not be empty");
+  std::error_code error;
+  std::filesystem::create_directories(data_dir, error);
+  if (error) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot create data_dir '", data_dir, "': ", error.message()));
+  }
+  std::string path = (std::filesystem::path(data_dir) / "kbench.db").string();
+  KBENCH_STORE_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, Database::Open(path));
+
+  // WAL: readers never block the writer and a commit is one append. synchronous=FULL syncs the
+  // WAL at every commit, so a job acknowledged to a client survives power loss, not only a
+  // crash of kbenchd ("nothing accepted is ever lost").
+  KBENCH_STORE_RETURN_IF_ERROR(SetPragma(db.get(), "journal_mode", "WAL", "wal"));
+  KBENCH_STORE_RETURN_IF_ERROR(SetPragma(db.get(), "synchronous", "FULL", "2"));
+  KBENCH_STORE_RETURN_IF_ERROR(SetPragma(db.get(), "foreign_keys", "ON", "1"));
+  KBENCH_STORE_RETURN_IF_ERROR(SetPragma(db.get(), "busy_timeout", absl::StrCat(kBusyTimeoutMs),
+                                         absl::StrCat(kBusyTimeoutMs)));
+  KBENCH_STORE_RETURN_IF_ERROR(
+      internal::Migrate(db.get(), kSchemaVersion, absl::GetCurrentTimeNanos()).status());
+
+  auto store = std::make_unique<SqliteJobStore>(std::move(db));
+  KBENCH_STORE_RETURN_IF_ERROR(store->Prepare());
+  return std::unique_ptr<JobStore>(std::move(store));
+}
+
+}  // namespace kbench::store

@@ -1,0 +1,106 @@
+// Schema migrations: migration N brings the database from version N-1 to N. Never edit a
+// released migration; add the next one (and raise JobStore::kSchemaVersion).
+#include "server/store/schema.h"
+
+#include <iterator>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+
+namespace kbench::store::internal {
+namespace {
+
+constexpr const char* kMigrations[] = {
+    // 1: jobs and artifacts' metadata.
+    // seq is the rowid (INTEGER PRIMARY KEY AUTOINCREMENT): SQLite then guarantees it only
+    // grows and is never reused, which paging by seq relies on; the job id is a UNIQUE key.
+    // idempotency_key is NULL when the client gave none (NULLs never collide under UNIQUE).
+    // The (column, seq) indexes serve List's filters in seq order and ListByState.
+    R"sql(
+CREATE TABLE jobs (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  state TEXT NOT NULL
+    CHECK (state IN ('queued', 'running', 'succeeded', 'failed', 'cancelled')),
+  device TEXT NOT NULL,
+  kernel TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  priority INTEGER NOT NULL,
+  idempotency_key TEXT UNIQUE,
+  create_time_ns INTEGER NOT NULL,
+  start_time_ns INTEGER NOT NULL DEFAULT 0,
+  finish_time_ns INTEGER NOT NULL DEFAULT 0,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  error TEXT NOT NULL DEFAULT '',
+  error_code TEXT NOT NULL DEFAULT '',
+  spec BLOB NOT NULL,
+  result BLOB NOT NULL DEFAULT x''
+);
+CREATE INDEX jobs_by_state ON jobs (state, seq);
+CREATE INDEX jobs_by_kernel ON jobs (kernel, seq);
+CREATE INDEX jobs_by_device ON jobs (device, seq);
+CREATE TABLE artifacts (
+  job_id TEXT NOT NULL REFERENCES jobs (id),
+  name TEXT NOT NULL,
+  relative_path TEXT NOT NULL,
+  content_type TEXT NOT NULL,
+  size_bytes INTEGER NOT NULL CHECK (size_bytes >= 0),
+  sha256 TEXT NOT NULL,
+  create_time_ns INTEGER NOT NULL,
+  PRIMARY KEY (job_id, name)
+);
+CREATE INDEX artifacts_by_age ON artifacts (create_time_ns);
+)sql",
+};
+
+constexpr int kLatestMigration = static_cast<int>(std::size(kMigrations));
+
+}  // namespace
+
+absl::StatusOr<int> CurrentSchemaVersion(Database* db) {
+  KBENCH_STORE_ASSIGN_OR_RETURN(
+      std::unique_ptr<Statement> query,
+      db->Prepare("SELECT COALESCE(MAX(version), 0) FROM schema_version", "read schema version"));
+  KBENCH_STORE_ASSIGN_OR_RETURN(bool row, query->Step());
+  if (!row) return absl::InternalError("sqlite read schema version: no row");
+  int version = static_cast<int>(query->ColumnInt64(0));
+  KBENCH_STORE_RETURN_IF_ERROR(query->Run());
+  return version;
+}
+
+absl::StatusOr<int> Migrate(Database* db, int target_version, int64_t now_ns) {
+  if (target_version < 1 || target_version > kLatestMigration) {
+    return absl::InternalError(absl::StrCat(
+        "schema version ", target_version, " has no migration (latest is ", kLatestMigration, ")"));
+  }
+  KBENCH_STORE_ASSIGN_OR_RETURN(std::unique_ptr<Transaction> transaction,
+                                Transaction::Begin(db, "migrate schema"));
+  // One row per applied migration: the table doubles as the database's upgrade history.
+  KBENCH_STORE_RETURN_IF_ERROR(
+      db->Exec("CREATE TABLE IF NOT EXISTS schema_version ("
+               "version INTEGER PRIMARY KEY, applied_time_ns INTEGER NOT NULL)",
+               "create schema_version"));
+  KBENCH_STORE_ASSIGN_OR_RETURN(int current, CurrentSchemaVersion(db));
+  if (current > target_version) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "database ", db->path(), " has schema version ", current, ", newer than this kbenchd's ",
+        target_version, "; run a newer kbenchd or point --data-dir elsewhere"));
+  }
+  KBENCH_STORE_ASSIGN_OR_RETURN(
+      std::unique_ptr<Statement> record,
+      db->Prepare("INSERT INTO schema_version (version, applied_time_ns) VALUES (?1, ?2)",
+                  "record schema version"));
+  for (int version = current + 1; version <= target_version; ++version) {
+    KBENCH_STORE_RETURN_IF_ERROR(
+        db->Exec(kMigrations[version - 1], absl::StrCat("apply migration ", version)));
+    KBENCH_STORE_RETURN_IF_ERROR(record->BindInt64(1, version));
+    KBENCH_STORE_RETURN_IF_ERROR(record->BindInt64(2, now_ns));
+    KBENCH_STORE_RETURN_IF_ERROR(record->Run());
+    record->Reset();
+  }
+  record.reset();
+  KBENCH_STORE_RETURN_IF_ERROR(transaction->Commit());
+  return target_version;
+}
+
+}  // namespace kbench::store::internal

@@ -1,0 +1,77 @@
+// Submit-time validation: defaults filled in, device fit, memory limits.
+#include "server/api/submit_validation.h"
+
+#include "gtest/gtest.h"
+
+namespace kbench::api {
+namespace {
+
+v1::DeviceInfo Cpu() {
+  v1::DeviceInfo d;
+  d.set_id("cpu");
+  d.set_kind(v1::DEVICE_KIND_CPU);
+  return d;
+}
+
+v1::DeviceInfo Gpu(int64_t memory) {
+  v1::DeviceInfo d;
+  d.set_id("cuda:0");
+  d.set_kind(v1::DEVICE_KIND_CUDA);
+  d.set_memory_bytes(memory);
+  d.set_l2_bytes(50 << 20);
+  return d;
+}
+
+v1::JobSpec Spec(const std::string& kernel, const std::string& variant) {
+  v1::JobSpec s;
+  s.set_kernel(kernel);
+  s.add_variants(variant);
+  return s;
+}
+
+TEST(ValidateAndNormalize, FillsDefaultsForAMinimalSpec) {
+  v1::JobSpec s = Spec("softmax", "host_rowwise");
+  ASSERT_TRUE(ValidateAndNormalize(Cpu(), {}, &s).ok());
+  EXPECT_EQ(s.kind(), v1::JOB_KIND_BENCHMARK);
+  EXPECT_EQ(s.dtype(), v1::DTYPE_F32);
+  EXPECT_EQ(s.shape_size(), 2);
+}
+
+TEST(ValidateAndNormalize, RejectsVariantOnTheWrongDeviceKind) {
+  v1::JobSpec s = Spec("softmax", "fused");
+  const absl::Status st = ValidateAndNormalize(Cpu(), {}, &s);
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("fused"), std::string::npos);
+  v1::JobSpec h = Spec("softmax", "host_rowwise");
+  EXPECT_EQ(ValidateAndNormalize(Gpu(80LL << 30), {}, &h).code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(ValidateAndNormalize, RefusesProblemsLargerThanTheDevice) {
+  v1::JobSpec s = Spec("copy", "vectorized");
+  s.add_shape(int64_t{1} << 20);
+  s.add_shape(int64_t{1} << 15);  // 2^35 floats in + out = 256 GiB
+  const absl::Status st = ValidateAndNormalize(Gpu(80LL << 30), {}, &s);
+  EXPECT_EQ(st.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(st.message().find("cuda:0"), std::string::npos);
+}
+
+TEST(ValidateAndNormalize, RejectsDuplicateVariantsAndBadStopping) {
+  v1::JobSpec s = Spec("add", "host_loop");
+  s.add_variants("host_loop");
+  EXPECT_EQ(ValidateAndNormalize(Cpu(), {}, &s).code(), absl::StatusCode::kInvalidArgument);
+  v1::JobSpec t = Spec("add", "host_loop");
+  t.mutable_stopping()->set_timeout_seconds(1e9);
+  const absl::Status st = ValidateAndNormalize(Cpu(), {}, &t);
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("stopping.timeout_seconds"), std::string::npos);
+}
+
+TEST(ValidateAndNormalize, ProfileNeedsACudaDevice) {
+  v1::JobSpec s = Spec("softmax", "host_rowwise");
+  s.set_kind(v1::JOB_KIND_PROFILE);
+  EXPECT_EQ(ValidateAndNormalize(Cpu(), {}, &s).code(), absl::StatusCode::kFailedPrecondition);
+}
+
+}  // namespace
+}  // namespace kbench::api

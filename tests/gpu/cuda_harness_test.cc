@@ -1,0 +1,487 @@
+// GPU tests of the CUDA timing harness: device bring-up, the clock probe, the full benchmark
+// pipeline in cold/hot/graph modes, inputs matching the host generator, and the error paths
+// (unwritten outputs, launch errors, out of memory, a sticky illegal address). Each test skips
+// without a CUDA device.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_format.h"
+#include "kernels/random.h"
+#include "server/executor/benchmark_job.h"
+#include "server/executor/cuda/cuda_backend.h"
+#include "server/executor/cuda/cuda_runner.h"
+#include "server/executor/cuda/prepared_variant.h"
+#include "server/executor/measure/statistics.h"
+#include "tests/gpu/test_kernels.h"
+
+namespace kbench::executor::cuda {
+namespace {
+
+bool HasCudaDevice() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return n > 0;
+}
+
+#define KBENCH_SKIP_WITHOUT_GPU() \
+  if (!HasCudaDevice()) GTEST_SKIP() << "no CUDA device"
+
+using kernels::cuda::CudaVariant;
+
+// Test kernels, registered under catalogue names so that validation passes.
+const CudaVariant kTestCopy{"copy", "vectorized", &testing::TestCopyLaunch};
+const CudaVariant kTestSquare{"square", "vectorized", &testing::TestSquareLaunch};
+const CudaVariant kHalfCopy{"copy", "vectorized", &testing::TestHalfCopyLaunch};
+const CudaVariant kIllegalAddress{"copy", "vectorized", &testing::TestIllegalAddressLaunch};
+const CudaVariant kBadConfig{"square", "vectorized", &testing::TestBadConfigLaunch};
+
+// The variant the shared runner launches, whatever the job names; nullptr: the catalogue's.
+const CudaVariant* g_variant = nullptr;
+
+CudaRunnerOptions OptionsWith(const CudaVariant* fixed) {
+  CudaRunnerOptions o;
+  o.find_variant = [fixed](const std::string& op, const std::string& variant) {
+    const CudaVariant* v = fixed != nullptr ? fixed : g_variant;
+    return v != nullptr ? v : kernels::cuda::FindCudaVariant(op, variant);
+  };
+  return o;
+}
+
+struct BenchOptions {
+  v1::MeasureMode mode = v1::MEASURE_MODE_COLD;
+  v1::DType dtype = v1::DTYPE_F32;
+  double timeout_seconds = 0;
+  double min_time_seconds = 0;
+  uint64_t seed = 1234;
+  std::function<void(const v1::Progress&)> progress;
+  const std::atomic<bool>* cancelled = nullptr;
+};
+
+// A RunJob with its artifact directory.
+struct TestJob {
+  internal::v1::RunJob job;
+  JobContext context;
+};
+
+std::unique_ptr<TestJob> MakeJob(const std::string& op, const std::vector<std::string>& variants,
+                                 const std::vector<int64_t>& shape, const BenchOptions& o) {
+  static int counter = 0;
+  auto t = std::make_unique<TestJob>();
+  v1::JobSpec* spec = t->job.mutable_spec();
+  spec->set_kind(v1::JOB_KIND_BENCHMARK);
+  spec->set_kernel(op);
+  for (const auto& v : variants) spec->add_variants(v);
+  for (int64_t d : shape) spec->add_shape(d);
+  spec->set_dtype(o.dtype);
+  spec->set_device("cuda:0");
+  spec->set_mode(o.mode);
+  spec->set_seed(o.seed);
+  if (o.timeout_seconds > 0) spec->mutable_stopping()->set_timeout_seconds(o.timeout_seconds);
+  if (o.min_time_seconds > 0) spec->mutable_stopping()->set_min_time_seconds(o.min_time_seconds);
+  const std::string dir = absl::StrFormat("%s/cuda_harness_%d_%d", ::testing::TempDir(),
+                                          static_cast<int>(getpid()), counter++);
+  std::filesystem::create_directories(dir);
+  t->job.set_job_id(absl::StrCat("test-", counter));
+  t->job.set_artifact_dir(dir);
+  t->context.job = &t->job;
+  t->context.progress = o.progress;
+  t->context.cancelled = o.cancelled;
+  return t;
+}
+
+absl::StatusOr<JobRun> RunBench(CudaRunner& runner, const std::string& op,
+                                const std::vector<int64_t>& shape, const BenchOptions& o = {},
+                                const std::vector<std::string>& variants = {"vectorized"}) {
+  std::unique_ptr<TestJob> t = MakeJob(op, variants, shape, o);
+  absl::StatusOr<JobRun> run = RunBenchmarkJob(runner, t->context);
+  if (!run.ok()) return runner.CheckHealth(run.status());
+  return run;
+}
+
+std::string ModeName(v1::MeasureMode m) { return v1::MeasureMode_Name(m).substr(13); }
+
+void PrintResult(const std::string& label, const v1::VariantResult& r) {
+  std::printf(
+      "[ RESULT   ] %-28s median %10.3f us  noise %6.3f%%  samples %4lld x %5lld launches  "
+      "%8.1f GB/s (%5.1f%% of copy bw)  discarded %lld  stop: %s  (%.2f s)\n",
+      label.c_str(), r.stats().median_seconds() * 1e6, 100 * r.stats().relative_stddev(),
+      static_cast<long long>(r.stats().samples()),
+      static_cast<long long>(r.stats().launches_per_sample()), r.bytes_per_second() / 1e9,
+      100 * r.fraction_of_copy_bandwidth(), static_cast<long long>(r.discarded_samples()),
+      r.stop_reason().c_str(), r.wall_seconds());
+}
+
+// One runner for the process: bring-up measures the copy bandwidth once, as an executor does.
+class CudaHarnessTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (!HasCudaDevice()) return;
+    runner_ = new CudaRunner(0, OptionsWith(nullptr));
+    init_ = new absl::Status(runner_->Initialize());
+  }
+  static void TearDownTestSuite() {
+    delete runner_;
+    delete init_;
+    runner_ = nullptr;
+    init_ = nullptr;
+  }
+  void SetUp() override {
+    KBENCH_SKIP_WITHOUT_GPU();
+    ASSERT_TRUE(init_->ok()) << *init_;
+    g_variant = &kTestCopy;
+  }
+  void TearDown() override { g_variant = nullptr; }
+  CudaRunner& runner() { return *runner_; }
+
+  static CudaRunner* runner_;
+  static absl::Status* init_;
+};
+CudaRunner* CudaHarnessTest::runner_ = nullptr;
+absl::Status* CudaHarnessTest::init_ = nullptr;
+
+TEST_F(CudaHarnessTest, InitializeFillsDeviceInfoWithAPlausibleCopyBandwidth) {
+  const v1::DeviceInfo& info = runner().info();
+  EXPECT_EQ(info.id(), "cuda:0");
+  EXPECT_EQ(info.kind(), v1::DEVICE_KIND_CUDA);
+  EXPECT_FALSE(info.name().empty());
+  EXPECT_TRUE(absl::StartsWith(info.uuid(), "GPU-")) << info.uuid();
+  EXPECT_EQ(info.uuid().size(), 40u);
+  EXPECT_GT(info.sm_count(), 0);
+  EXPECT_GT(info.memory_bytes(), 0);
+  EXPECT_GT(info.l2_bytes(), 0);
+  EXPECT_FALSE(info.runtime_version().empty());
+  EXPECT_FALSE(info.driver_version().empty());
+  EXPECT_GT(info.sm_clock_mhz(), 0);
+  // The measured copy cannot beat the DRAM's theoretical rate (2 transfers per memory clock
+  // over the bus), and a device-to-device copy reaches well over half of it.
+  int bus_bits = 0, mem_khz = 0;
+  ASSERT_EQ(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, 0), cudaSuccess);
+  const double theoretical = 2.0 * mem_khz * 1e3 * bus_bits / 8.0;
+  EXPECT_LT(info.copy_bandwidth_bytes_per_second(), 1.02 * theoretical);
+  EXPECT_GT(info.copy_bandwidth_bytes_per_second(), 0.5 * theoretical);
+  if (info.compute_capability() == "9.0" || info.compute_capability() == "8.0") {
+    EXPECT_GT(info.peak_flops_f32(), 0);
+    EXPECT_GT(info.peak_flops_bf16(), info.peak_flops_f32());
+  }
+  std::printf(
+      "[ RESULT   ] %s %s cc %s, %d SMs, L2 %lld MiB, driver %s, runtime %s; SM clock %d MHz "
+      "(default %.0f); copy bandwidth %.1f GB/s (DRAM theoretical %.1f GB/s); peak f32 %.1f "
+      "TFLOP/s, tf32 %.1f, bf16 %.1f, f16 %.1f\n",
+      info.name().c_str(), info.uuid().c_str(), info.compute_capability().c_str(),
+      info.sm_count(), static_cast<long long>(info.l2_bytes() >> 20),
+      info.driver_version().c_str(), info.runtime_version().c_str(), info.sm_clock_mhz(),
+      runner().default_sm_clock_mhz(), info.copy_bandwidth_bytes_per_second() / 1e9,
+      theoretical / 1e9, info.peak_flops_f32() / 1e12, info.peak_flops_tf32() / 1e12,
+      info.peak_flops_bf16() / 1e12, info.peak_flops_f16() / 1e12);
+}
+
+TEST_F(CudaHarnessTest, ClockProbeEstimatesAPlausibleSmClock) {
+  const TimedContext ctx = runner().timed_context();
+  std::vector<double> mhz;
+  for (int i = 0; i < 21; ++i) {
+    ASSERT_TRUE(ctx.probe->Record(ctx.stream, 0).ok());
+    ASSERT_EQ(cudaStreamSynchronize(ctx.stream), cudaSuccess);
+    mhz.push_back(ctx.probe->Mhz(0));
+  }
+  const measure::SampleStatistics s = measure::ComputeStatistics(mhz);
+  const double rated = runner().info().sm_clock_mhz();
+  // The probe cannot see a clock above the device's maximum; an idle H100 still clocks far
+  // above a quarter of it.
+  EXPECT_LT(s.max, 1.02 * rated);
+  EXPECT_GT(s.median, 0.25 * rated);
+  // Repeated probes agree with one another.
+  EXPECT_LT(s.relative_stddev, 0.05);
+  v1::ClockReading nvml;
+  runner().ReadClocks(&nvml);
+  std::printf("[ RESULT   ] clock probe: median %.1f MHz (min %.1f, max %.1f, rsd %.3f%%) over "
+              "%lld probes; rated max %.0f MHz; NVML now %d MHz\n",
+              s.median, s.min, s.max, 100 * s.relative_stddev,
+              static_cast<long long>(s.samples), rated, nvml.sm_clock_mhz());
+}
+
+TEST_F(CudaHarnessTest, RunsA256MiBCopyInEveryModeWithAgreeingMedians) {
+  const std::vector<int64_t> shape = {64 << 20};  // 64 Mi f32 = 256 MiB in, 256 MiB out
+  std::map<v1::MeasureMode, v1::VariantResult> results;
+  for (v1::MeasureMode mode :
+       {v1::MEASURE_MODE_COLD, v1::MEASURE_MODE_HOT, v1::MEASURE_MODE_GRAPH}) {
+    std::vector<std::string> phases;
+    BenchOptions o;
+    o.mode = mode;
+    o.progress = [&](const v1::Progress& p) {
+      if (phases.empty() || phases.back() != p.phase()) phases.push_back(p.phase());
+    };
+    std::unique_ptr<TestJob> t = MakeJob("copy", {"vectorized"}, shape, o);
+    absl::StatusOr<JobRun> run = RunBenchmarkJob(runner(), t->context);
+    ASSERT_TRUE(run.ok()) << run.status();
+    ASSERT_EQ(run->result.variants_size(), 1);
+    const v1::VariantResult& r = run->result.variants(0);
+    EXPECT_EQ(r.mode(), mode);
+    EXPECT_TRUE(r.correctness().passed()) << r.correctness().detail();
+    EXPECT_EQ(r.correctness().unwritten_count(), 0);
+    EXPECT_EQ(r.correctness().relative_l2_error(), 0);
+    EXPECT_GE(r.stats().samples(), 10);
+    EXPECT_GE(r.measured_seconds(), 0.5);
+    EXPECT_LE(r.stats().min_seconds(), r.stats().median_seconds());
+    EXPECT_LE(r.stats().median_ci_low_seconds(), r.stats().median_seconds());
+    EXPECT_GE(r.stats().median_ci_high_seconds(), r.stats().median_seconds());
+    EXPECT_EQ(r.bytes(), int64_t{2} * 4 * (64 << 20));
+    // A plain copy kernel reaches most of the copy bandwidth and cannot beat it by much.
+    EXPECT_GT(r.fraction_of_copy_bandwidth(), 0.6);
+    EXPECT_LT(r.fraction_of_copy_bandwidth(), 1.1);
+    if (mode == v1::MEASURE_MODE_COLD) EXPECT_EQ(r.stats().launches_per_sample(), 1);
+    const v1::Environment& env = run->result.environment();
+    EXPECT_EQ(env.seed(), 1234u);
+    EXPECT_EQ(env.device_uuid(), runner().info().uuid());
+    EXPECT_GT(env.estimated_sm_clock_mhz(), 0);
+    EXPECT_GT(env.default_sm_clock_mhz(), 0);
+    EXPECT_EQ(phases, (std::vector<std::string>{"check", "warmup", "measure"}));
+    ASSERT_EQ(run->artifacts.size(), 1u);
+    std::ifstream csv(run->artifacts[0].path());
+    int64_t lines = 0;
+    for (std::string line; std::getline(csv, line);) ++lines;
+    EXPECT_EQ(lines, 1 + r.stats().samples());
+    PrintResult(absl::StrCat("copy 256 MiB ", ModeName(mode)), r);
+    std::printf("[ RESULT   ]   SM clock during sampling %.0f MHz; NVML before %d MHz %d C %.0f W "
+                "after %d MHz %d C %.0f W throttle 0x%llx\n",
+                env.estimated_sm_clock_mhz(), env.before().sm_clock_mhz(),
+                env.before().temperature_c(), env.before().power_watts(),
+                env.after().sm_clock_mhz(), env.after().temperature_c(),
+                env.after().power_watts(),
+                static_cast<unsigned long long>(env.after().throttle_reasons()));
+    results[mode] = r;
+  }
+  // 512 MiB of traffic per launch dwarfs the L2 and the launch overhead: the three ways of
+  // timing it must agree closely.
+  const double cold = results[v1::MEASURE_MODE_COLD].stats().median_seconds();
+  const double hot = results[v1::MEASURE_MODE_HOT].stats().median_seconds();
+  const double graph = results[v1::MEASURE_MODE_GRAPH].stats().median_seconds();
+  EXPECT_NEAR(hot / cold, 1.0, 0.08);
+  EXPECT_NEAR(graph / cold, 1.0, 0.08);
+  EXPECT_NEAR(graph / hot, 1.0, 0.05);
+}
+
+TEST_F(CudaHarnessTest, HotIsFasterThanColdWhenTheProblemFitsInL2) {
+  const std::vector<int64_t> shape = {1 << 20};  // 4 MiB in, 4 MiB out: inside a 50 MiB L2
+  BenchOptions o;
+  o.min_time_seconds = 0.1;
+  o.mode = v1::MEASURE_MODE_COLD;
+  absl::StatusOr<JobRun> cold = RunBench(runner(), "copy", shape, o);
+  ASSERT_TRUE(cold.ok()) << cold.status();
+  o.mode = v1::MEASURE_MODE_HOT;
+  absl::StatusOr<JobRun> hot = RunBench(runner(), "copy", shape, o);
+  ASSERT_TRUE(hot.ok()) << hot.status();
+  o.mode = v1::MEASURE_MODE_GRAPH;
+  absl::StatusOr<JobRun> graph = RunBench(runner(), "copy", shape, o);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  PrintResult("copy 4 MiB cold", cold->result.variants(0));
+  PrintResult("copy 4 MiB hot", hot->result.variants(0));
+  PrintResult("copy 4 MiB graph (rotated)", graph->result.variants(0));
+  EXPECT_LT(hot->result.variants(0).stats().median_seconds(),
+            cold->result.variants(0).stats().median_seconds());
+  EXPECT_GT(hot->result.variants(0).stats().launches_per_sample(), 1);
+}
+
+TEST_F(CudaHarnessTest, GraphModeRotatesEnoughBufferSetsToLeaveTheL2) {
+  const kernels::Problem problem{"copy", "vectorized", {1 << 20}, kernels::DType::kF32, {}};
+  absl::StatusOr<std::unique_ptr<PreparedVariant>> pv =
+      runner().Prepare(problem, 7, v1::MEASURE_MODE_GRAPH);
+  ASSERT_TRUE(pv.ok()) << pv.status();
+  auto* cuda_pv = static_cast<CudaPreparedVariant*>(pv->get());
+  const int64_t set_bytes = 2 * 4 * (1 << 20);
+  EXPECT_EQ(cuda_pv->buffer_sets(), BufferSetsForRotation(set_bytes, runner().info().l2_bytes()));
+  EXPECT_GE((cuda_pv->buffer_sets() - 1) * set_bytes, 2 * runner().info().l2_bytes());
+  ASSERT_TRUE(cuda_pv->Warmup().ok());
+  EXPECT_GE(cuda_pv->batch(), cuda_pv->buffer_sets());
+  absl::StatusOr<measure::Sample> s = cuda_pv->TakeSample();
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->launches, cuda_pv->batch());
+  EXPECT_GT(s->seconds, 0);
+  EXPECT_GT(s->sm_clock_mhz, 0);
+}
+
+TEST_F(CudaHarnessTest, SquarePassesThePipelineOnAnOddShape) {
+  g_variant = &kTestSquare;
+  absl::StatusOr<JobRun> run = RunBench(runner(), "square", {1000003}, {.min_time_seconds = 0.1});
+  ASSERT_TRUE(run.ok()) << run.status();
+  const v1::VariantResult& r = run->result.variants(0);
+  EXPECT_TRUE(r.correctness().passed()) << r.correctness().detail();
+  EXPECT_EQ(r.flops(), 1000003);
+  EXPECT_GT(r.fraction_of_peak_flops(), 0);
+  PrintResult("square 1000003 cold", r);
+}
+
+TEST_F(CudaHarnessTest, CopiesHalfPrecisionInputsOnOddShapesExactly) {
+  for (v1::DType dtype : {v1::DTYPE_F16, v1::DTYPE_BF16}) {
+    BenchOptions o;
+    o.dtype = dtype;
+    o.min_time_seconds = 0.05;
+    absl::StatusOr<JobRun> run = RunBench(runner(), "copy", {777, 1001}, o);
+    ASSERT_TRUE(run.ok()) << run.status();
+    EXPECT_TRUE(run->result.variants(0).correctness().passed());
+    EXPECT_EQ(run->result.variants(0).correctness().elements_checked(), 777 * 1001);
+  }
+}
+
+TEST_F(CudaHarnessTest, GeneratesTheSameInputsAsTheHostGenerator) {
+  const kernels::Problem f32{"copy", "vectorized", {100003}, kernels::DType::kF32, {}};
+  absl::StatusOr<std::unique_ptr<PreparedVariant>> pv =
+      runner().Prepare(f32, 99, v1::MEASURE_MODE_COLD);
+  ASSERT_TRUE(pv.ok()) << pv.status();
+  absl::StatusOr<kernels::HostTensors> in = (*pv)->Inputs();
+  ASSERT_TRUE(in.ok()) << in.status();
+  ASSERT_EQ(in->size(), 1u);
+  ASSERT_EQ((*in)[0].size(), 100003u);
+  int64_t mismatches = 0;
+  for (size_t i = 0; i < (*in)[0].size(); ++i) {
+    mismatches += (*in)[0][i] != kernels::UniformAt(99, 0, i, 1.0f);
+  }
+  EXPECT_EQ(mismatches, 0);
+  // bf16: the float32 value rounded to 8 significant bits (relative error <= 2^-9).
+  const kernels::Problem bf16{"copy", "vectorized", {100003}, kernels::DType::kBF16, {}};
+  pv = runner().Prepare(bf16, 99, v1::MEASURE_MODE_COLD);
+  ASSERT_TRUE(pv.ok()) << pv.status();
+  in = (*pv)->Inputs();
+  ASSERT_TRUE(in.ok()) << in.status();
+  double worst = 0;
+  for (size_t i = 0; i < (*in)[0].size(); ++i) {
+    const double want = kernels::UniformAt(99, 0, i, 1.0f);
+    worst = std::max(worst, std::abs((*in)[0][i] - want) / std::abs(want));
+  }
+  EXPECT_LE(worst, std::ldexp(1.0, -9));
+  EXPECT_GT(worst, 0);  // rounded, not left at float32
+}
+
+TEST_F(CudaHarnessTest, DiscardsSamplesTakenBelowTheClockFloor) {
+  // A floor ten times the default clock: every sample is "throttled", discarded and counted;
+  // the job ends at its timeout saying which condition was unmet.
+  CudaRunnerOptions options = OptionsWith(&kTestCopy);
+  options.clock_floor_fraction = 10.0;
+  options.copy_bandwidth_runs = 1;
+  CudaRunner strict(0, options);
+  ASSERT_TRUE(strict.Initialize().ok());
+  BenchOptions o;
+  o.timeout_seconds = 0.5;
+  absl::StatusOr<JobRun> run = RunBench(strict, "copy", {1 << 20}, o);
+  ASSERT_TRUE(run.ok()) << run.status();
+  const v1::VariantResult& r = run->result.variants(0);
+  EXPECT_GT(r.discarded_samples(), 0);
+  EXPECT_EQ(r.stats().samples(), 0);
+  EXPECT_TRUE(r.throttled());
+  EXPECT_FALSE(r.converged());
+  EXPECT_TRUE(absl::StrContains(r.stop_reason(), "min_samples")) << r.stop_reason();
+}
+
+TEST_F(CudaHarnessTest, UnwrittenOutputsFailTheJobBeforeTiming) {
+  g_variant = &kHalfCopy;
+  absl::StatusOr<JobRun> run = RunBench(runner(), "copy", {4096});
+  EXPECT_EQ(run.status().code(), absl::StatusCode::kFailedPrecondition) << run.status();
+  EXPECT_TRUE(absl::StrContains(run.status().message(), "2048 output elements never written"))
+      << run.status();
+  EXPECT_FALSE(runner().NeedsRestart());
+}
+
+TEST_F(CudaHarnessTest, OutOfMemoryIsResourceExhaustedNamingTheBytes) {
+  // 40 G f32 elements in and out: 320 GB, more than any current GPU.
+  absl::StatusOr<JobRun> run = RunBench(runner(), "copy", {40000000000});
+  EXPECT_EQ(run.status().code(), absl::StatusCode::kResourceExhausted) << run.status();
+  EXPECT_TRUE(absl::StrContains(run.status().message(), "320000000000 bytes")) << run.status();
+  EXPECT_TRUE(absl::StrContains(run.status().message(), "copy/vectorized")) << run.status();
+  EXPECT_FALSE(runner().NeedsRestart());
+  // The device is still fine for the next job.
+  absl::StatusOr<JobRun> next = RunBench(runner(), "copy", {4096}, {.min_time_seconds = 0.01});
+  EXPECT_TRUE(next.ok()) << next.status();
+}
+
+TEST_F(CudaHarnessTest, CancellationStopsTheJobWhileSampling) {
+  std::atomic<bool> cancelled{false};
+  BenchOptions o;
+  o.progress = [&](const v1::Progress& p) {
+    if (p.phase() == "measure") cancelled = true;
+  };
+  o.cancelled = &cancelled;
+  o.min_time_seconds = 30;
+  o.timeout_seconds = 60;
+  absl::StatusOr<JobRun> run = RunBench(runner(), "copy", {1 << 20}, o);
+  EXPECT_TRUE(absl::IsCancelled(run.status())) << run.status();
+  EXPECT_FALSE(runner().NeedsRestart());
+}
+
+TEST_F(CudaHarnessTest, CatalogueCopyAndSquareVariantsPassThePipeline) {
+  g_variant = nullptr;
+  int ran = 0;
+  for (const CudaVariant& v : kernels::cuda::CudaVariants()) {
+    const std::string op = v.op;
+    if (op != "copy" && op != "square") continue;
+    for (v1::DType dtype : {v1::DTYPE_F32, v1::DTYPE_BF16}) {
+      BenchOptions o;
+      o.dtype = dtype;
+      o.min_time_seconds = 0.2;
+      std::unique_ptr<TestJob> t = MakeJob(op, {v.variant}, {1 << 24}, o);
+      absl::StatusOr<JobRun> run = RunBenchmarkJob(runner(), t->context);
+      ASSERT_TRUE(run.ok()) << op << "/" << v.variant << ": " << run.status();
+      EXPECT_TRUE(run->result.variants(0).correctness().passed());
+      PrintResult(absl::StrCat(op, "/", v.variant, " 16M ", v1::DType_Name(dtype).substr(6)),
+                  run->result.variants(0));
+      ++ran;
+    }
+  }
+  if (ran == 0) GTEST_SKIP() << "kernels/cuda registers no copy or square variant yet";
+}
+
+TEST(CudaBackend, LaunchErrorFailsTheJobWithItsNameWithoutRestart) {
+  KBENCH_SKIP_WITHOUT_GPU();
+  CudaRunnerOptions options = OptionsWith(&kBadConfig);
+  options.copy_bandwidth_runs = 1;
+  std::unique_ptr<Backend> backend = MakeCudaBackend(0, options);
+  ASSERT_TRUE(backend->Initialize().ok());
+  std::unique_ptr<TestJob> t = MakeJob("square", {"vectorized"}, {4096}, {});
+  absl::StatusOr<JobRun> run = backend->Run(t->context);
+  EXPECT_FALSE(run.ok());
+  EXPECT_TRUE(absl::StrContains(run.status().message(), "cudaErrorInvalidConfiguration"))
+      << run.status();
+  EXPECT_TRUE(absl::StrContains(run.status().message(), "square/vectorized")) << run.status();
+  EXPECT_FALSE(backend->NeedsRestart());
+}
+
+// In a child process (a fresh CUDA context): a kernel storing through a wild pointer fails the
+// job with the error's name, and the backend asks for its executor to be restarted.
+void RunIllegalAddressJobAndExit() {
+  CudaRunnerOptions options = OptionsWith(&kIllegalAddress);
+  options.copy_bandwidth_runs = 1;
+  std::unique_ptr<Backend> backend = MakeCudaBackend(0, options);
+  if (absl::Status s = backend->Initialize().status(); !s.ok()) {
+    std::fprintf(stderr, "initialize: %s\n", s.ToString().c_str());
+    std::_Exit(2);
+  }
+  std::unique_ptr<TestJob> t = MakeJob("copy", {"vectorized"}, {4096}, {});
+  absl::StatusOr<JobRun> run = backend->Run(t->context);
+  std::fprintf(stderr, "%s\n", run.status().ToString().c_str());
+  std::_Exit(!run.ok() && backend->NeedsRestart() ? 0 : 1);
+}
+
+TEST(CudaBackendDeathTest, IllegalAddressFailsTheJobAndAsksForARestart) {
+  KBENCH_SKIP_WITHOUT_GPU();
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(RunIllegalAddressJobAndExit(), ::testing::ExitedWithCode(0),
+              "copy/vectorized: checked run: .*cudaErrorIllegalAddress.*executor restarts");
+}
+
+}  // namespace
+}  // namespace kbench::executor::cuda

@@ -1,0 +1,192 @@
+// A real kbenchd for integration tests.
+#include "tests/integration/daemon.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "gtest/gtest.h"
+
+namespace kbench::testing {
+
+TempDir::TempDir() {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "kbench-test-XXXXXX").string();
+  char* made = mkdtemp(tmpl.data());
+  if (made == nullptr) std::abort();
+  path_ = made;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+Daemon::Daemon(const std::string& data_dir, std::vector<std::string> extra_args) {
+  int out[2];
+  if (pipe(out) != 0) std::abort();
+  std::vector<std::string> args = {KBENCHD_PATH, "--listen", "127.0.0.1:0", "--data-dir", data_dir,
+                                   "--log-level", "warn"};
+  args.insert(args.end(), extra_args.begin(), extra_args.end());
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_ = fork();
+  if (pid_ == 0) {
+    dup2(out[1], STDOUT_FILENO);
+    close(out[0]);
+    close(out[1]);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  close(out[1]);
+  // Read stdout until the ready line; the daemon prints its bound addresses before it.
+  FILE* f = fdopen(out[0], "r");
+  char line[512];
+  bool ready = false;
+  while (std::fgets(line, sizeof(line), f) != nullptr) {
+    std::string s(line);
+    while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+    if (absl::StartsWith(s, "kbenchd: listening on ")) address_ = s.substr(22);
+    if (absl::StartsWith(s, "kbenchd: metrics on ")) metrics_address_ = s.substr(20);
+    if (s == "kbenchd: ready") {
+      ready = true;
+      break;
+    }
+  }
+  // Keep draining stdout in the background so the daemon never blocks on a full pipe.
+  std::thread([f] {
+    char buf[512];
+    while (std::fgets(buf, sizeof(buf), f) != nullptr) {
+    }
+    std::fclose(f);
+  }).detach();
+  if (!ready || address_.empty()) {
+    ADD_FAILURE() << "kbenchd did not become ready";
+    return;
+  }
+  channel_ = grpc::CreateChannel(address_, grpc::InsecureChannelCredentials());
+  stub_ = v1::KbenchService::NewStub(channel_);
+}
+
+Daemon::~Daemon() {
+  if (pid_ > 0) Stop(SIGTERM);
+}
+
+int Daemon::Stop(int signal) {
+  if (pid_ <= 0) return 0;
+  kill(pid_, signal);
+  int status = 0;
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
+  return status;
+}
+
+std::vector<pid_t> Daemon::ChildPids(const std::string& needle) const {
+  std::vector<pid_t> pids;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    pid_t pid = 0;
+    if (!absl::SimpleAtoi(entry.path().filename().string(), &pid)) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string content((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    // Field 4 (after the ")" that ends the command name) is the parent pid.
+    const size_t close = content.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(content.substr(close + 2));
+    std::string state;
+    pid_t ppid = 0;
+    rest >> state >> ppid;
+    if (ppid != pid_) continue;
+    std::ifstream cmd(entry.path() / "cmdline");
+    std::string cmdline((std::istreambuf_iterator<char>(cmd)), std::istreambuf_iterator<char>());
+    std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+    if (absl::StrContains(cmdline, needle)) pids.push_back(pid);
+  }
+  return pids;
+}
+
+v1::JobSpec QuickCpuSpec() {
+  v1::JobSpec spec;
+  spec.set_kernel("square");
+  spec.add_variants("host_loop");
+  spec.add_shape(256);
+  spec.add_shape(256);
+  spec.set_device("cpu");
+  spec.mutable_stopping()->set_min_samples(5);
+  spec.mutable_stopping()->set_min_time_seconds(0.01);
+  spec.mutable_stopping()->set_max_noise(1.0);
+  spec.mutable_stopping()->set_timeout_seconds(10);
+  return spec;
+}
+
+v1::JobSpec LongCpuSpec(double seconds) {
+  v1::JobSpec spec = QuickCpuSpec();
+  spec.mutable_stopping()->set_max_noise(0);
+  spec.mutable_stopping()->set_min_time_seconds(seconds);
+  spec.mutable_stopping()->set_timeout_seconds(seconds);
+  return spec;
+}
+
+absl::StatusOr<v1::Job> Submit(v1::KbenchService::Stub& stub, const v1::JobSpec& spec,
+                               const std::string& idempotency_key) {
+  grpc::ClientContext ctx;
+  v1::SubmitJobRequest req;
+  *req.mutable_spec() = spec;
+  req.set_idempotency_key(idempotency_key);
+  v1::SubmitJobResponse resp;
+  const grpc::Status s = stub.SubmitJob(&ctx, req, &resp);
+  if (!s.ok()) return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
+  return resp.job();
+}
+
+bool IsTerminal(v1::JobState state) {
+  return state == v1::JOB_STATE_SUCCEEDED || state == v1::JOB_STATE_FAILED ||
+         state == v1::JOB_STATE_CANCELLED;
+}
+
+std::vector<v1::Job> WatchToEnd(v1::KbenchService::Stub& stub, const std::string& job_id) {
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(120));
+  v1::WatchJobRequest req;
+  req.set_job_id(job_id);
+  auto reader = stub.WatchJob(&ctx, req);
+  std::vector<v1::Job> seen;
+  v1::WatchJobResponse resp;
+  while (reader->Read(&resp)) seen.push_back(resp.job());
+  const grpc::Status s = reader->Finish();
+  EXPECT_TRUE(s.ok()) << s.error_message();
+  return seen;
+}
+
+v1::Job WaitFor(v1::KbenchService::Stub& stub, const std::string& job_id,
+                const std::function<bool(const v1::Job&)>& predicate,
+                std::chrono::milliseconds timeout) {
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  v1::Job job;
+  while (std::chrono::steady_clock::now() < until) {
+    grpc::ClientContext ctx;
+    v1::GetJobRequest req;
+    req.set_job_id(job_id);
+    v1::GetJobResponse resp;
+    if (stub.GetJob(&ctx, req, &resp).ok()) {
+      job = resp.job();
+      if (predicate(job)) return job;
+    }
+    // Polling GetJob (not a sleep standing in for an event): bounded by the deadline.
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ADD_FAILURE() << "job " << job_id << " did not reach the expected condition; last state "
+                << v1::JobState_Name(job.state()) << " error: " << job.error();
+  return job;
+}
+
+}  // namespace kbench::testing

@@ -1,0 +1,71 @@
+// Test fixture pieces: a real kbenchd child process on an ephemeral loopback port with a
+// temporary data directory, and a gRPC stub to it.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <grpcpp/grpcpp.h>
+
+#include "kbench/v1/service.grpc.pb.h"
+
+namespace kbench::testing {
+
+// A temporary directory removed with its contents on destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+class Daemon {
+ public:
+  // Starts kbenchd (path from the KBENCHD_PATH compile definition) with --listen 127.0.0.1:0
+  // and --data-dir `data_dir`, and waits for its "ready" line. Aborts the test on failure.
+  explicit Daemon(const std::string& data_dir, std::vector<std::string> extra_args = {});
+  // SIGTERM and wait, unless already stopped.
+  ~Daemon();
+
+  const std::string& address() const { return address_; }
+  const std::string& metrics_address() const { return metrics_address_; }
+  pid_t pid() const { return pid_; }
+  v1::KbenchService::Stub& stub() { return *stub_; }
+  std::shared_ptr<grpc::Channel> channel() { return channel_; }
+
+  // Sends `signal` and waits for the process; returns its wait status.
+  int Stop(int signal);
+  // Pids of the daemon's child processes whose command line contains `needle`.
+  std::vector<pid_t> ChildPids(const std::string& needle) const;
+
+ private:
+  pid_t pid_ = -1;
+  std::string address_;
+  std::string metrics_address_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<v1::KbenchService::Stub> stub_;
+};
+
+// A benchmark spec on the cpu device that finishes in well under a second.
+v1::JobSpec QuickCpuSpec();
+// A cpu benchmark that samples for `seconds` unless cancelled (its noise target is 0).
+v1::JobSpec LongCpuSpec(double seconds);
+
+absl::StatusOr<v1::Job> Submit(v1::KbenchService::Stub& stub, const v1::JobSpec& spec,
+                               const std::string& idempotency_key = "");
+// Follows WatchJob to the terminal state; returns every snapshot received.
+std::vector<v1::Job> WatchToEnd(v1::KbenchService::Stub& stub, const std::string& job_id);
+// Polls GetJob until `predicate` holds or `timeout` passes; returns the last job seen.
+v1::Job WaitFor(v1::KbenchService::Stub& stub, const std::string& job_id,
+                const std::function<bool(const v1::Job&)>& predicate,
+                std::chrono::milliseconds timeout = std::chrono::seconds(60));
+bool IsTerminal(v1::JobState state);
+
+}  // namespace kbench::testing

@@ -1,0 +1,348 @@
+// CPU tests of the kernel catalogue: problem validation names the field, every host variant
+// matches its float64 reference on odd shapes, the cost models, and the metadata agrees with the
+// CUDA launch list (no device needed: the list is only read).
+#include "kernels/catalogue.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "kernels/check.h"
+#include "kernels/cuda/cuda_variants.h"
+#include "kernels/random.h"
+
+namespace kbench::kernels {
+namespace {
+
+Problem MakeProblem(const std::string& op, const std::string& variant, std::vector<int64_t> shape,
+                    DType dtype = DType::kF32) {
+  Problem p;
+  p.op = op;
+  p.variant = variant;
+  p.shape = std::move(shape);
+  p.dtype = dtype;
+  return p;
+}
+
+// Expects INVALID_ARGUMENT whose message starts with the field's name.
+void ExpectInvalid(Problem p, const std::string& field) {
+  const absl::Status s = ValidateProblem(&p);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_EQ(s.message().substr(0, field.size() + 1), field + ":") << s;
+}
+
+TEST(ValidateProblem, RejectsEmptyKernelNamingKernel) {
+  ExpectInvalid(MakeProblem("", "x", {4}), "kernel");
+}
+
+TEST(ValidateProblem, RejectsUnknownKernelNamingKernelAndValue) {
+  Problem p = MakeProblem("transpose", "naive", {4});
+  const absl::Status s = ValidateProblem(&p);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("kernel: unknown operation 'transpose'"), std::string::npos) << s;
+}
+
+TEST(ValidateProblem, RejectsUnknownVariantNamingVariants) {
+  ExpectInvalid(MakeProblem("copy", "warp_magic", {4}), "variants");
+}
+
+TEST(ValidateProblem, RejectsWrongRankNamingShape) {
+  ExpectInvalid(MakeProblem("matmul", "naive", {4, 4}), "shape");
+  ExpectInvalid(MakeProblem("softmax", "fused", {4, 4, 4}), "shape");
+  ExpectInvalid(MakeProblem("copy", "vectorized", {2, 2, 2, 2, 2}), "shape");
+}
+
+TEST(ValidateProblem, RejectsNonPositiveDimNamingTheDim) {
+  Problem p = MakeProblem("matmul", "naive", {4, 0, 4});
+  const absl::Status s = ValidateProblem(&p);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("shape: n must be positive, got 0"), std::string::npos) << s;
+  ExpectInvalid(MakeProblem("square", "vectorized", {-3}), "shape");
+}
+
+TEST(ValidateProblem, RejectsOverflowingShapeNamingShape) {
+  ExpectInvalid(MakeProblem("copy", "vectorized", {1 << 30, 1 << 30, 1 << 30}), "shape");
+  ExpectInvalid(MakeProblem("copy", "vectorized", {int64_t{1} << 32}), "shape");
+}
+
+TEST(ValidateProblem, RejectsUnsupportedDtypeNamingDtype) {
+  ExpectInvalid(MakeProblem("matmul", "naive", {4, 4, 4}, DType::kBF16), "dtype");
+  ExpectInvalid(MakeProblem("copy", "host_memcpy", {4}, DType::kF16), "dtype");
+}
+
+TEST(ValidateProblem, RejectsUnknownParamNamingParams) {
+  Problem p = MakeProblem("copy", "vectorized", {4});
+  p.params["layers"] = 2;
+  ExpectInvalid(p, "params");
+}
+
+TEST(ValidateProblem, FillsDefaultShapeWhenEmpty) {
+  Problem p = MakeProblem("softmax", "fused", {});
+  ASSERT_TRUE(ValidateProblem(&p).ok());
+  EXPECT_EQ(p.shape, FindOperation("softmax")->default_shape);
+}
+
+TEST(ValidateProblem, AcceptsEveryVariantAtItsDefaultShapeAndFirstDtype) {
+  for (const Operation& op : Catalogue()) {
+    for (const VariantDesc& v : op.variants) {
+      ASSERT_FALSE(v.dtypes.empty()) << op.name << "/" << v.name;
+      Problem p = MakeProblem(op.name, v.name, {}, v.dtypes.front());
+      const absl::Status s = ValidateProblem(&p);
+      EXPECT_TRUE(s.ok()) << op.name << "/" << v.name << ": " << s;
+    }
+  }
+}
+
+// ---- metadata --------------------------------------------------------------------------------
+
+TEST(Catalogue, EveryVariantHasADescriptionAndDtypes) {
+  for (const Operation& op : Catalogue()) {
+    EXPECT_FALSE(op.description.empty()) << op.name;
+    EXPECT_FALSE(op.cost_model.empty()) << op.name;
+    EXPECT_TRUE(op.layout && op.cost && op.reference && op.tolerance) << op.name;
+    for (const VariantDesc& v : op.variants) {
+      EXPECT_FALSE(v.description.empty()) << op.name << "/" << v.name;
+      EXPECT_FALSE(v.dtypes.empty()) << op.name << "/" << v.name;
+    }
+  }
+}
+
+TEST(Catalogue, HostVariantsAndHostRunsMatchOneToOne) {
+  for (const Operation& op : Catalogue()) {
+    std::set<std::string> host;
+    for (const VariantDesc& v : op.variants) {
+      if (v.backend == Backend::kHost) host.insert(v.name);
+    }
+    std::set<std::string> runs;
+    for (const auto& [name, fn] : op.host_runs) runs.insert(name);
+    EXPECT_EQ(host, runs) << op.name;
+  }
+}
+
+TEST(Catalogue, EveryCudaVariantInMetadataHasALaunchFunction) {
+  for (const Operation& op : Catalogue()) {
+    for (const VariantDesc& v : op.variants) {
+      if (v.backend != Backend::kCuda) continue;
+      const cuda::CudaVariant* cv = cuda::FindCudaVariant(op.name, v.name);
+      ASSERT_NE(cv, nullptr) << op.name << "/" << v.name << " has no launch function";
+      EXPECT_NE(cv->launch, nullptr) << op.name << "/" << v.name;
+    }
+  }
+}
+
+TEST(Catalogue, EveryLaunchFunctionIsACudaVariantInMetadata) {
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const cuda::CudaVariant& cv : cuda::CudaVariants()) {
+    const Operation* op = FindOperation(cv.op);
+    ASSERT_NE(op, nullptr) << cv.op;
+    const VariantDesc* v = op->FindVariant(cv.variant);
+    ASSERT_NE(v, nullptr) << cv.op << "/" << cv.variant << " is not in the metadata";
+    EXPECT_EQ(v->backend, Backend::kCuda) << cv.op << "/" << cv.variant;
+    EXPECT_TRUE(seen.insert({cv.op, cv.variant}).second)
+        << cv.op << "/" << cv.variant << " listed twice";
+  }
+}
+
+// ---- host variants against the float64 reference -------------------------------------------
+
+// Odd shapes for an operation: fixed edge cases (one row, one column, primes) plus random ones.
+std::vector<Problem> OddHostProblems(const Operation& op, const std::string& variant) {
+  std::mt19937_64 rng(0xC0FFEE ^ std::hash<std::string>{}(op.name + variant));
+  auto dim = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  std::vector<std::vector<int64_t>> shapes;
+  std::map<std::string, int64_t> params;
+  const std::string& n = op.name;
+  if (n == "softmax" || n == "reduce") {
+    shapes = {{1, 1}, {1, 97}, {97, 1}, {13, 257}};
+    for (int i = 0; i < 4; ++i) shapes.push_back({dim(1, 40), dim(1, 600)});
+  } else if (n == "matmul") {
+    shapes = {{1, 1, 1}, {1, 37, 5}, {37, 1, 41}, {13, 17, 1}};
+    for (int i = 0; i < 4; ++i) shapes.push_back({dim(1, 70), dim(1, 70), dim(1, 70)});
+  } else if (n == "mlp") {
+    shapes = {{1, 1}, {1, 7}, {5, 1}, {3, 13}};
+    for (int i = 0; i < 3; ++i) shapes.push_back({dim(1, 24), dim(1, 24)});
+  } else {  // elementwise, any rank
+    shapes = {{1}, {2}, {97}, {1, 31}, {31, 1}, {3, 5, 7}, {2, 3, 5, 7}};
+    for (int i = 0; i < 4; ++i) shapes.push_back({dim(1, 5000)});
+  }
+  std::vector<Problem> out;
+  for (auto& s : shapes) {
+    Problem p = MakeProblem(op.name, variant, s);
+    if (n == "mlp") {
+      p.params["layers"] = dim(1, 3);
+      p.params["steps"] = dim(1, 2);
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+TEST(HostVariants, MatchFloat64ReferenceOnOddShapes) {
+  int checked = 0;
+  for (const Operation& op : Catalogue()) {
+    for (const auto& [variant, run] : op.host_runs) {
+      for (Problem p : OddHostProblems(op, variant)) {
+        ASSERT_TRUE(ValidateProblem(&p).ok()) << ValidateProblem(&p);
+        const std::string what =
+            absl::StrCat(op.name, "/", variant, " ", absl::StrJoin(p.shape, "x"));
+        const Layout layout = op.layout(p);
+        std::vector<std::vector<float>> in, out;
+        HostTensors in64, ref;
+        for (size_t t = 0; t < layout.inputs.size(); ++t) {
+          auto& v = in.emplace_back(layout.inputs[t].elements);
+          auto& d = in64.emplace_back(layout.inputs[t].elements);
+          for (size_t i = 0; i < v.size(); ++i) {
+            v[i] =
+                UniformAt(42, static_cast<uint32_t>(t), i, static_cast<float>(layout.input_scale));
+            d[i] = v[i];
+          }
+        }
+        for (const TensorSpec& t : layout.outputs) {
+          out.emplace_back(t.elements, std::numeric_limits<float>::quiet_NaN());
+          ref.emplace_back(t.elements, 0.0);
+        }
+        std::vector<const float*> in_ptrs;
+        std::vector<float*> out_ptrs;
+        for (auto& v : in) in_ptrs.push_back(v.data());
+        for (auto& v : out) out_ptrs.push_back(v.data());
+        run(p, in_ptrs, out_ptrs);
+        op.reference(p, in64, &ref);
+        for (size_t o = 0; o < out.size(); ++o) {
+          const std::vector<double> got(out[o].begin(), out[o].end());
+          const CheckResult r = CompareRelativeL2(got, ref[o], op.tolerance(p));
+          EXPECT_TRUE(r.passed) << what << " output " << layout.outputs[o].name << ": " << r.detail;
+        }
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 50);
+}
+
+// The reference of a sampled element agrees with the full reference (matmul checks large
+// problems on a sample).
+TEST(Reference, ElementReferenceAgreesWithFullReference) {
+  for (const Operation& op : Catalogue()) {
+    if (!op.reference_element) continue;
+    for (Problem p : OddHostProblems(op, op.variants.front().name)) {
+      ASSERT_TRUE(ValidateProblem(&p).ok());
+      const Layout layout = op.layout(p);
+      HostTensors in, ref;
+      for (size_t t = 0; t < layout.inputs.size(); ++t) {
+        auto& d = in.emplace_back(layout.inputs[t].elements);
+        for (size_t i = 0; i < d.size(); ++i)
+          d[i] = UniformAt(7, static_cast<uint32_t>(t), i, 1.0f);
+      }
+      for (const TensorSpec& t : layout.outputs) ref.emplace_back(t.elements, 0.0);
+      op.reference(p, in, &ref);
+      for (size_t o = 0; o < ref.size(); ++o) {
+        for (int64_t i = 0; i < static_cast<int64_t>(ref[o].size()); ++i) {
+          ASSERT_NEAR(op.reference_element(p, in, o, i), ref[o][i],
+                      1e-9 * (1 + std::abs(ref[o][i])))
+              << op.name << " output " << o << " element " << i;
+        }
+      }
+    }
+  }
+}
+
+// ---- cost models -----------------------------------------------------------------------------
+
+Cost CostOf(const std::string& op, const std::string& variant, std::vector<int64_t> shape,
+            DType dtype = DType::kF32, std::map<std::string, int64_t> params = {}) {
+  Problem p = MakeProblem(op, variant, std::move(shape), dtype);
+  p.params = std::move(params);
+  const absl::Status s = ValidateProblem(&p);
+  EXPECT_TRUE(s.ok()) << s;
+  return FindOperation(op)->cost(p);
+}
+
+TEST(CostModel, CopyMovesEachElementTwice) {
+  const Cost c = CostOf("copy", "vectorized", {1000, 3}, DType::kF16);
+  EXPECT_EQ(c.bytes, 2 * 3000 * 2);
+  EXPECT_EQ(c.flops, 0);
+}
+
+TEST(CostModel, SquareReadsAndWritesOnceWithOneFlopPerElement) {
+  const Cost c = CostOf("square", "vectorized", {7, 11});
+  EXPECT_EQ(c.bytes, 2 * 77 * 4);
+  EXPECT_EQ(c.flops, 77);
+}
+
+TEST(CostModel, AddReadsTwoInputs) {
+  const Cost c = CostOf("add", "naive", {5}, DType::kBF16);
+  EXPECT_EQ(c.bytes, 3 * 5 * 2);
+  EXPECT_EQ(c.flops, 5);
+}
+
+TEST(CostModel, GeluCountsTheFusedMinimum) {
+  const Cost c = CostOf("gelu", "tanh_unfused", {100});
+  EXPECT_EQ(c.bytes, 2 * 100 * 4);
+  EXPECT_EQ(c.flops, 800);
+}
+
+TEST(CostModel, SoftmaxReadsAndWritesOnce) {
+  const Cost c = CostOf("softmax", "online", {3, 50}, DType::kF16);
+  EXPECT_EQ(c.bytes, 2 * 150 * 2);
+  EXPECT_EQ(c.flops, 5 * 150);
+}
+
+TEST(CostModel, MatmulIsTwoMnk) {
+  const Cost c = CostOf("matmul", "cublas", {3, 5, 7}, DType::kBF16);
+  EXPECT_EQ(c.flops, 2 * 3 * 5 * 7);
+  EXPECT_EQ(c.bytes, (3 * 7 + 7 * 5 + 3 * 5) * 2);
+}
+
+// ---- layouts and tolerances --------------------------------------------------------------------
+
+TEST(Layout, EveryTensorIsNonEmptyAtDefaultShapes) {
+  for (const Operation& op : Catalogue()) {
+    for (const VariantDesc& v : op.variants) {
+      Problem p = MakeProblem(op.name, v.name, {}, v.dtypes.front());
+      ASSERT_TRUE(ValidateProblem(&p).ok());
+      const Layout l = op.layout(p);
+      EXPECT_FALSE(l.inputs.empty()) << op.name;
+      EXPECT_FALSE(l.outputs.empty()) << op.name;
+      for (const TensorSpec& t : l.inputs) EXPECT_GT(t.elements, 0) << op.name << " " << t.name;
+      for (const TensorSpec& t : l.outputs) EXPECT_GT(t.elements, 0) << op.name << " " << t.name;
+      EXPECT_GE(l.workspace_bytes, 0) << op.name;
+      EXPECT_GT(l.input_scale, 0) << op.name;
+    }
+  }
+}
+
+TEST(Tolerance, LowerPrecisionNeverGetsATighterTolerance) {
+  for (const Operation& op : Catalogue()) {
+    for (const VariantDesc& v : op.variants) {
+      std::map<DType, double> tol;
+      for (DType d : v.dtypes) {
+        Problem p = MakeProblem(op.name, v.name, {}, d);
+        ASSERT_TRUE(ValidateProblem(&p).ok());
+        tol[d] = op.tolerance(p);
+        EXPECT_GE(tol[d], 0) << op.name;
+        EXPECT_LT(tol[d], 0.05) << op.name << " tolerance too loose to catch a wrong kernel";
+      }
+      if (tol.count(DType::kF32) && tol.count(DType::kBF16)) {
+        EXPECT_LE(tol[DType::kF32], tol[DType::kBF16]) << op.name;
+      }
+    }
+  }
+}
+
+TEST(MemoryFootprint, CountsInputsOutputsAndWorkspace) {
+  Problem p = MakeProblem("softmax", "naive", {10, 20}, DType::kF16);
+  ASSERT_TRUE(ValidateProblem(&p).ok());
+  // in + out in f16, workspace (n + 2 rows) f32.
+  EXPECT_EQ(MemoryFootprint(p), 2 * 200 * 2 + (200 + 20) * 4);
+}
+
+}  // namespace
+}  // namespace kbench::kernels

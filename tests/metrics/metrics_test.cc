@@ -1,0 +1,321 @@
+// Unit tests of kbenchd's Prometheus series: what each Metrics call puts in the registry (read
+// as text, without HTTP), bounded label values, the /metrics server, and promtool's lint.
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "server/metrics/prometheus_metrics.h"
+#include "tests/metrics/exposition.h"
+#include "tests/metrics/fake_gpu_source.h"
+#include "tests/metrics/http_get.h"
+#include "tests/metrics/promtool.h"
+
+namespace kbench::metrics {
+namespace {
+
+using ::kbench::testing::FamilyNames;
+using ::kbench::testing::FindSample;
+using ::kbench::testing::SamplesNamed;
+using ::testing::HasSubstr;
+using ::testing::Optional;
+
+// No GPU source at all: a factory that says NVML is absent.
+GpuCollector::SourceFactory NoNvml() {
+  return [] {
+    return absl::StatusOr<std::unique_ptr<GpuSource>>(
+        absl::FailedPreconditionError("no NVML in this test"));
+  };
+}
+
+std::unique_ptr<PrometheusMetrics> NewMetrics() {
+  auto m = PrometheusMetrics::Create("", NoNvml());
+  EXPECT_TRUE(m.ok()) << m.status();
+  return std::move(*m);
+}
+
+TEST(PrometheusMetrics, CountsSubmittedJobsByKindAndDevice) {
+  auto m = NewMetrics();
+  m->JobSubmitted("benchmark", "cpu");
+  m->JobSubmitted("benchmark", "cpu");
+  m->JobSubmitted("profile", "cuda:0");
+  const std::string text = m->ScrapeText();
+  EXPECT_THAT(FindSample(text, "kbench_jobs_submitted_total",
+                         {{"kind", "benchmark"}, {"device", "cpu"}}),
+              Optional(2.0));
+  EXPECT_THAT(FindSample(text, "kbench_jobs_submitted_total",
+                         {{"kind", "profile"}, {"device", "cuda:0"}}),
+              Optional(1.0));
+}
+
+TEST(PrometheusMetrics, CreatesFinishedSeriesAtZeroOnFirstSubmit) {
+  auto m = NewMetrics();
+  m->JobSubmitted("benchmark", "cpu");
+  const std::string text = m->ScrapeText();
+  for (const char* state : {"succeeded", "failed", "cancelled"}) {
+    EXPECT_THAT(FindSample(text, "kbench_jobs_finished_total",
+                           {{"kind", "benchmark"}, {"device", "cpu"}, {"state", state}}),
+                Optional(0.0))
+        << state;
+  }
+}
+
+TEST(PrometheusMetrics, CountsFinishedJobsByState) {
+  auto m = NewMetrics();
+  m->JobFinished("benchmark", "cuda:1", "failed");
+  m->JobFinished("benchmark", "cuda:1", "failed");
+  m->JobFinished("benchmark", "cuda:1", "succeeded");
+  const std::string text = m->ScrapeText();
+  EXPECT_THAT(FindSample(text, "kbench_jobs_finished_total",
+                         {{"kind", "benchmark"}, {"device", "cuda:1"}, {"state", "failed"}}),
+              Optional(2.0));
+  EXPECT_THAT(FindSample(text, "kbench_jobs_finished_total",
+                         {{"kind", "benchmark"}, {"device", "cuda:1"}, {"state", "succeeded"}}),
+              Optional(1.0));
+}
+
+TEST(PrometheusMetrics, ReportsLatestQueueDepthPerDevice) {
+  auto m = NewMetrics();
+  m->SetQueueDepth("cpu", 5);
+  m->SetQueueDepth("cpu", 3);
+  m->SetQueueDepth("cuda:0", 7);
+  const std::string text = m->ScrapeText();
+  EXPECT_THAT(FindSample(text, "kbench_queue_depth", {{"device", "cpu"}}), Optional(3.0));
+  EXPECT_THAT(FindSample(text, "kbench_queue_depth", {{"device", "cuda:0"}}), Optional(7.0));
+}
+
+TEST(PrometheusMetrics, ObservesQueueWaitIntoSecondBuckets) {
+  auto m = NewMetrics();
+  m->ObserveQueueWait("cpu", 0.2);
+  m->ObserveQueueWait("cpu", 45);
+  m->ObserveQueueWait("cpu", -1);  // a clock stepped back: counted as 0, not a negative sum
+  const std::string text = m->ScrapeText();
+  EXPECT_THAT(FindSample(text, "kbench_queue_wait_seconds_count", {{"device", "cpu"}}),
+              Optional(3.0));
+  EXPECT_THAT(FindSample(text, "kbench_queue_wait_seconds_sum", {{"device", "cpu"}}),
+              Optional(45.2));
+  EXPECT_THAT(FindSample(text, "kbench_queue_wait_seconds_bucket", {{"device", "cpu"}, {"le", "0.01"}}),
+              Optional(1.0));
+  EXPECT_THAT(FindSample(text, "kbench_queue_wait_seconds_bucket", {{"device", "cpu"}, {"le", "0.5"}}),
+              Optional(2.0));
+  EXPECT_THAT(FindSample(text, "kbench_queue_wait_seconds_bucket", {{"device", "cpu"}, {"le", "30"}}),
+              Optional(2.0));
+  EXPECT_THAT(FindSample(text, "kbench_queue_wait_seconds_bucket", {{"device", "cpu"}, {"le", "60"}}),
+              Optional(3.0));
+  EXPECT_THAT(FindSample(text, "kbench_queue_wait_seconds_bucket", {{"device", "cpu"}, {"le", "+Inf"}}),
+              Optional(3.0));
+}
+
+TEST(PrometheusMetrics, ObservesRunDurationByKindAndDevice) {
+  auto m = NewMetrics();
+  m->ObserveRunDuration("benchmark", "cuda:0", 3.0);
+  m->ObserveRunDuration("benchmark", "cuda:0", 200.0);
+  const std::string text = m->ScrapeText();
+  const std::map<std::string, std::string> labels = {{"kind", "benchmark"}, {"device", "cuda:0"}};
+  EXPECT_THAT(FindSample(text, "kbench_job_run_duration_seconds_count", labels), Optional(2.0));
+  auto le = [&](const char* bound) {
+    auto l = labels;
+    l["le"] = bound;
+    return FindSample(text, "kbench_job_run_duration_seconds_bucket", l);
+  };
+  EXPECT_THAT(le("2.5"), Optional(0.0));
+  EXPECT_THAT(le("5"), Optional(1.0));
+  EXPECT_THAT(le("120"), Optional(1.0));
+  EXPECT_THAT(le("300"), Optional(2.0));
+  // Buckets span seconds to minutes: a benchmark job's real range.
+  EXPECT_EQ(SamplesNamed(text, "kbench_job_run_duration_seconds_bucket").size(),
+            RunDurationBuckets().size() + 1);
+}
+
+TEST(PrometheusMetrics, CountsExecutorRestartsByCause) {
+  auto m = NewMetrics();
+  m->ExecutorRestarted("cuda:0", "signal");
+  m->ExecutorRestarted("cuda:0", "sticky_error");
+  m->ExecutorRestarted("cuda:0", "signal");
+  const std::string text = m->ScrapeText();
+  EXPECT_THAT(FindSample(text, "kbench_executor_restarts_total",
+                         {{"device", "cuda:0"}, {"cause", "signal"}}),
+              Optional(2.0));
+  EXPECT_THAT(FindSample(text, "kbench_executor_restarts_total",
+                         {{"device", "cuda:0"}, {"cause", "sticky_error"}}),
+              Optional(1.0));
+}
+
+TEST(PrometheusMetrics, CountsRpcsByMethodAndCodeWithLatency) {
+  auto m = NewMetrics();
+  m->ObserveRpc("SubmitJob", "OK", 0.002);
+  m->ObserveRpc("SubmitJob", "INVALID_ARGUMENT", 0.0004);
+  m->ObserveRpc("GetJob", "NOT_FOUND", 0.001);
+  const std::string text = m->ScrapeText();
+  EXPECT_THAT(
+      FindSample(text, "kbench_rpc_requests_total", {{"method", "SubmitJob"}, {"code", "OK"}}),
+      Optional(1.0));
+  EXPECT_THAT(FindSample(text, "kbench_rpc_requests_total",
+                         {{"method", "SubmitJob"}, {"code", "INVALID_ARGUMENT"}}),
+              Optional(1.0));
+  EXPECT_THAT(FindSample(text, "kbench_rpc_duration_seconds_count", {{"method", "SubmitJob"}}),
+              Optional(2.0));
+  EXPECT_THAT(FindSample(text, "kbench_rpc_duration_seconds_bucket",
+                         {{"method", "SubmitJob"}, {"le", "0.0005"}}),
+              Optional(1.0));
+  EXPECT_THAT(FindSample(text, "kbench_rpc_duration_seconds_bucket",
+                         {{"method", "SubmitJob"}, {"le", "0.0025"}}),
+              Optional(2.0));
+}
+
+TEST(PrometheusMetrics, ReportsArtifactStoreBytes) {
+  auto m = NewMetrics();
+  m->SetArtifactBytes(123456789);
+  EXPECT_THAT(FindSample(m->ScrapeText(), "kbench_artifact_store_bytes", {}),
+              Optional(123456789.0));
+}
+
+TEST(PrometheusMetrics, ReportsBuildInfoWithVersion) {
+  auto m = NewMetrics();
+  const auto info = SamplesNamed(m->ScrapeText(), "kbench_build_info");
+  ASSERT_EQ(info.size(), 1u);
+  EXPECT_EQ(info[0].value, 1.0);
+  EXPECT_EQ(info[0].labels.at("version"), KBENCH_TEST_VERSION);
+  EXPECT_FALSE(info[0].labels.at("revision").empty());
+  EXPECT_THAT(info[0].labels.at("compiler"), HasSubstr("gcc"));
+}
+
+TEST(PrometheusMetrics, CountsUnexpectedLabelValuesAsOther) {
+  auto m = NewMetrics();
+  // A job id where a device belongs, a free-form state, a shape as a kind: none may become a
+  // label value of its own, or series would grow with every job.
+  m->JobSubmitted("4096x4096", "job-0123456789abcdef");
+  m->JobFinished("benchmark", "cpu", "exploded");
+  m->ExecutorRestarted("cpu", "cosmic ray");
+  m->ObserveRpc("/kbench.v1.KbenchService/SubmitJob?x=1", "NOPE", 0.01);
+  const std::string text = m->ScrapeText();
+  EXPECT_THAT(FindSample(text, "kbench_jobs_submitted_total",
+                         {{"kind", "other"}, {"device", "other"}}),
+              Optional(1.0));
+  EXPECT_THAT(FindSample(text, "kbench_jobs_finished_total",
+                         {{"kind", "benchmark"}, {"device", "cpu"}, {"state", "other"}}),
+              Optional(1.0));
+  EXPECT_THAT(FindSample(text, "kbench_executor_restarts_total",
+                         {{"device", "cpu"}, {"cause", "other"}}),
+              Optional(1.0));
+  EXPECT_THAT(
+      FindSample(text, "kbench_rpc_requests_total", {{"method", "other"}, {"code", "other"}}),
+      Optional(1.0));
+  EXPECT_FALSE(absl::StrContains(text, "job-0123456789abcdef"));
+  EXPECT_FALSE(absl::StrContains(text, "4096x4096"));
+}
+
+TEST(PrometheusMetrics, AcceptsEveryDocumentedLabelValue) {
+  auto m = NewMetrics();
+  for (const char* device : {"cpu", "cuda:0", "cuda:7", "cuda:any"}) {
+    m->SetQueueDepth(device, 1);
+  }
+  for (const char* cause : {"signal", "exit", "sticky_error", "start_failed", "hung"}) {
+    m->ExecutorRestarted("cpu", cause);
+  }
+  const std::string text = m->ScrapeText();
+  EXPECT_FALSE(absl::StrContains(text, "\"other\"")) << text;
+}
+
+TEST(PrometheusMetrics, HasNoGpuSeriesWithoutNvml) {
+  auto m = NewMetrics();
+  m->AddGpu("cuda:0", "GPU-00000000-0000-0000-0000-000000000000", "NVIDIA H100", 0);
+  const std::string text = m->ScrapeText();
+  EXPECT_FALSE(absl::StrContains(text, "DCGM_FI_")) << text;
+  EXPECT_FALSE(absl::StrContains(text, "kbench_gpu_")) << text;
+}
+
+TEST(PrometheusMetrics, HasNoGpuSeriesOnThisHostForAnUnknownGpu) {
+  // The production path: real NVML if this host has a driver, none otherwise. Either way a GPU
+  // the driver does not know gets no series, never zeros.
+  auto m = Metrics::Create("");
+  ASSERT_TRUE(m.ok()) << m.status();
+  (*m)->AddGpu("cuda:9", "GPU-ffffffff-ffff-ffff-ffff-ffffffffffff", "none", 9);
+  const std::string text = dynamic_cast<PrometheusMetrics&>(**m).ScrapeText();
+  EXPECT_FALSE(absl::StrContains(text, "DCGM_FI_")) << text;
+}
+
+TEST(PrometheusMetrics, ServesMetricsOverHttpOnAPickedPort) {
+  auto m = PrometheusMetrics::Create("127.0.0.1:0", NoNvml());
+  ASSERT_TRUE(m.ok()) << m.status();
+  const std::string bound = (*m)->BoundAddress();
+  ASSERT_TRUE(absl::StartsWith(bound, "127.0.0.1:")) << bound;
+  EXPECT_NE(bound, "127.0.0.1:0");
+  (*m)->JobSubmitted("benchmark", "cpu");
+  auto got = kbench::testing::HttpGet(bound, "/metrics");
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(got->status, 200);
+  EXPECT_THAT(FindSample(got->body, "kbench_jobs_submitted_total",
+                         {{"kind", "benchmark"}, {"device", "cpu"}}),
+              Optional(1.0));
+  EXPECT_TRUE(FamilyNames(got->body).count("kbench_build_info"));
+}
+
+TEST(PrometheusMetrics, ServesNothingWithAnEmptyAddress) {
+  auto m = NewMetrics();
+  EXPECT_EQ(m->BoundAddress(), "");
+}
+
+TEST(PrometheusMetrics, RefusesAPortAlreadyInUse) {
+  auto first = PrometheusMetrics::Create("127.0.0.1:0", NoNvml());
+  ASSERT_TRUE(first.ok()) << first.status();
+  auto second = PrometheusMetrics::Create((*first)->BoundAddress(), NoNvml());
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(std::string(second.status().message()), HasSubstr("--metrics-listen"));
+  EXPECT_THAT(std::string(second.status().message()), HasSubstr((*first)->BoundAddress()));
+}
+
+TEST(ValidateListenAddress, AcceptsIpv4AndLocalhostWithPort) {
+  for (const char* ok : {"127.0.0.1:0", "0.0.0.0:9400", "localhost:65535", "10.1.2.3:1"}) {
+    EXPECT_TRUE(ValidateListenAddress(ok).ok()) << ok;
+  }
+}
+
+TEST(ValidateListenAddress, RejectsMalformedAddressesNamingTheFlag) {
+  for (const char* bad : {"127.0.0.1", "127.0.0.1:", "127.0.0.1:abc", "127.0.0.1:70000",
+                          "127.0.0.1:-1", "999.1.1.1:80", "1.2.3:80", "[::1]:9400",
+                          "example.com:80", ":9400"}) {
+    absl::Status s = ValidateListenAddress(bad);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_THAT(std::string(s.message()), HasSubstr("--metrics-listen")) << bad;
+    EXPECT_THAT(std::string(s.message()), HasSubstr(bad)) << bad;
+  }
+}
+
+TEST(PrometheusMetrics, CreateRejectsMalformedAddress) {
+  auto m = Metrics::Create("999.1.1.1:80");
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// promtool (Debian's prometheus package) lints the exposition: naming, units, _total on
+// counters, help text. Every series is populated, GPU gauges included (from a fake source), so
+// nothing escapes the lint.
+TEST(PrometheusMetrics, ScrapePassesPromtoolCheckMetrics) {
+  const std::string promtool = KBENCH_PROMTOOL;
+  auto state = std::make_shared<kbench::testing::FakeGpuSource::State>();
+  state->by_uuid["GPU-1"] = {{0, "GPU-1", "NVIDIA H100 80GB HBM3"}, kbench::testing::FullSample()};
+  auto m = PrometheusMetrics::Create("", [state] {
+    return absl::StatusOr<std::unique_ptr<GpuSource>>(
+        std::make_unique<kbench::testing::FakeGpuSource>(state));
+  });
+  ASSERT_TRUE(m.ok());
+  (*m)->JobSubmitted("benchmark", "cpu");
+  (*m)->JobFinished("benchmark", "cpu", "succeeded");
+  (*m)->SetQueueDepth("cpu", 1);
+  (*m)->ObserveQueueWait("cpu", 1);
+  (*m)->ObserveRunDuration("benchmark", "cpu", 1);
+  (*m)->ExecutorRestarted("cpu", "signal");
+  (*m)->ObserveRpc("SubmitJob", "OK", 0.01);
+  (*m)->SetArtifactBytes(1);
+  (*m)->AddGpu("cuda:0", "GPU-1", "", 0);
+
+  auto checked = kbench::testing::PromtoolCheckMetrics(promtool, (*m)->ScrapeText());
+  ASSERT_TRUE(checked.ok()) << checked.status();
+  EXPECT_EQ(checked->unexpected, "") << checked->output;
+}
+
+}  // namespace
+}  // namespace kbench::metrics

@@ -1,0 +1,45 @@
+// JobEvents: versions change on publish, waiters wake on change and time out without one.
+#include "server/scheduler/job_events.h"
+
+#include <thread>
+
+#include "gtest/gtest.h"
+
+namespace kbench::scheduler {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+TEST(JobEvents, PublishChangesVersionAndKeepsProgress) {
+  JobEvents events;
+  EXPECT_EQ(events.Version("j"), 0u);
+  v1::Progress p;
+  p.set_samples(7);
+  events.Publish("j", &p);
+  const uint64_t v1 = events.Version("j");
+  EXPECT_NE(v1, 0u);
+  ASSERT_TRUE(events.LatestProgress("j").has_value());
+  EXPECT_EQ(events.LatestProgress("j")->samples(), 7);
+  events.Finished("j");
+  EXPECT_NE(events.Version("j"), v1);
+  EXPECT_FALSE(events.LatestProgress("j").has_value());
+}
+
+TEST(JobEvents, WaitForChangeWakesOnPublishFromAnotherThread) {
+  JobEvents events;
+  const uint64_t seen = events.Version("j");
+  std::thread publisher([&] { events.Publish("j"); });
+  const uint64_t now = events.WaitForChange("j", seen, Clock::now() + std::chrono::seconds(30));
+  publisher.join();
+  EXPECT_NE(now, seen);
+}
+
+TEST(JobEvents, WaitForChangeReturnsSameVersionAtDeadline) {
+  JobEvents events;
+  events.Publish("j");
+  const uint64_t seen = events.Version("j");
+  EXPECT_EQ(events.WaitForChange("j", seen, Clock::now() + std::chrono::milliseconds(20)), seen);
+}
+
+}  // namespace
+}  // namespace kbench::scheduler
