@@ -132,8 +132,8 @@ absl::StatusOr<std::string> ParseDevice(const std::string& flag, const std::stri
     int n = 0;
     if (absl::SimpleAtoi(index, &n)) return absl::StrCat("cuda:", n);
   }
-  return UsageError(absl::StrCat(flag, ": unknown device ", Quoted(text),
-                                 "; expected cpu, cuda:N or cuda:any"));
+  return UsageError(
+      absl::StrCat(flag, ": unknown device ", Quoted(text), "; expected cpu, cuda:N or cuda:any"));
 }
 
 std::string DTypeName(v1::DType dtype) {
@@ -206,8 +206,7 @@ absl::StatusOr<int64_t> ParseInt(const std::string& flag, const std::string& tex
     return UsageError(absl::StrCat(flag, ": ", Quoted(text), " is not an integer"));
   }
   if (value < min || value > max) {
-    return UsageError(
-        absl::StrCat(flag, ": ", value, " is out of range [", min, ", ", max, "]"));
+    return UsageError(absl::StrCat(flag, ": ", value, " is out of range [", min, ", ", max, "]"));
   }
   return value;
 }
@@ -216,8 +215,7 @@ absl::StatusOr<uint64_t> ParseUint64(const std::string& flag, const std::string&
   uint64_t value = 0;
   const std::string t(absl::StripAsciiWhitespace(text));
   if (t.empty() || t[0] == '-' || !absl::SimpleAtoi(t, &value)) {
-    return UsageError(
-        absl::StrCat(flag, ": ", Quoted(text), " is not an unsigned 64-bit integer"));
+    return UsageError(absl::StrCat(flag, ": ", Quoted(text), " is not an unsigned 64-bit integer"));
   }
   return value;
 }
@@ -232,8 +230,8 @@ absl::StatusOr<absl::Duration> ParseDuration(const std::string& flag, const std:
     }
     d = absl::Seconds(seconds);
   } else if (!absl::ParseDuration(t, &d) || d == absl::InfiniteDuration()) {
-    return UsageError(absl::StrCat(flag, ": ", Quoted(text),
-                                   " is not a duration (e.g. 30, 1.5s, 500ms, 2m)"));
+    return UsageError(
+        absl::StrCat(flag, ": ", Quoted(text), " is not a duration (e.g. 30, 1.5s, 500ms, 2m)"));
   }
   if (d < absl::ZeroDuration()) {
     return UsageError(absl::StrCat(flag, ": ", Quoted(text), " is negative"));

@@ -1,12 +1,12 @@
 // Verified artifact downloads (SHA-256 from OpenSSL).
 #include "client/artifact_download.h"
 
+#include <openssl/evp.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-
-#include <openssl/evp.h>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
@@ -27,8 +27,7 @@ class Sha256Hasher {
     unsigned char digest[EVP_MAX_MD_SIZE];
     unsigned int size = 0;
     EVP_DigestFinal_ex(ctx_, digest, &size);
-    return absl::BytesToHexString(
-        absl::string_view(reinterpret_cast<const char*>(digest), size));
+    return absl::BytesToHexString(absl::string_view(reinterpret_cast<const char*>(digest), size));
   }
 
  private:
@@ -51,17 +50,16 @@ absl::Status ArtifactVerifier::Add(const v1::GetArtifactResponse& chunk) {
     has_info_ = true;
   }
   if (chunk.offset() != received_) {
-    return CheckFailedError(absl::StatusCode::kDataLoss,
-                            absl::StrCat(what, ": chunk at offset ", chunk.offset(),
-                                         " after ", received_, " bytes"));
+    return CheckFailedError(
+        absl::StatusCode::kDataLoss,
+        absl::StrCat(what, ": chunk at offset ", chunk.offset(), " after ", received_, " bytes"));
   }
   hash_->Update(chunk.data());
   received_ += static_cast<int64_t>(chunk.data().size());
   if (received_ > info_.size_bytes()) {
     return CheckFailedError(absl::StatusCode::kDataLoss,
                             absl::StrCat(what, ": received ", received_,
-                                         " bytes, more than the announced ",
-                                         info_.size_bytes()));
+                                         " bytes, more than the announced ", info_.size_bytes()));
   }
   return absl::OkStatus();
 }
@@ -74,15 +72,15 @@ absl::Status ArtifactVerifier::Finish() {
   }
   sha256_ = hash_->HexDigest();
   if (received_ != info_.size_bytes()) {
-    return CheckFailedError(absl::StatusCode::kDataLoss,
-                            absl::StrCat(what, ": received ", received_, " bytes of ",
-                                         info_.size_bytes()));
+    return CheckFailedError(
+        absl::StatusCode::kDataLoss,
+        absl::StrCat(what, ": received ", received_, " bytes of ", info_.size_bytes()));
   }
   if (sha256_ != absl::AsciiStrToLower(info_.sha256())) {
-    return CheckFailedError(absl::StatusCode::kDataLoss,
-                            absl::StrCat(what, ": sha256 mismatch: the server announced ",
-                                         info_.sha256(), ", the ", received_,
-                                         " bytes received hash to ", sha256_));
+    return CheckFailedError(
+        absl::StatusCode::kDataLoss,
+        absl::StrCat(what, ": sha256 mismatch: the server announced ", info_.sha256(), ", the ",
+                     received_, " bytes received hash to ", sha256_));
   }
   return absl::OkStatus();
 }
@@ -127,9 +125,9 @@ absl::StatusOr<v1::ArtifactInfo> DownloadArtifact(Session& session, const std::s
       s = LocalError(absl::StatusCode::kResourceExhausted, absl::StrCat("cannot write ", part));
     }
     if (s.ok() && std::rename(part.c_str(), path.c_str()) != 0) {
-      s = LocalError(absl::StatusCode::kPermissionDenied,
-                     absl::StrCat("cannot rename ", part, " to ", path, ": ",
-                                  std::strerror(errno)));
+      s = LocalError(
+          absl::StatusCode::kPermissionDenied,
+          absl::StrCat("cannot rename ", part, " to ", path, ": ", std::strerror(errno)));
     }
     if (!s.ok()) std::remove(part.c_str());
   }

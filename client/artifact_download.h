@@ -47,7 +47,6 @@ std::string Sha256Hex(const std::string& data);
 // written as PATH.part and renamed only when size and sha256 match; stdout gets the bytes only
 // after they matched. Returns the artifact's info.
 absl::StatusOr<v1::ArtifactInfo> DownloadArtifact(Session& session, const std::string& job_id,
-                                                  const std::string& name,
-                                                  const std::string& path);
+                                                  const std::string& name, const std::string& path);
 
 }  // namespace kbench::client

@@ -39,16 +39,15 @@ std::unique_ptr<grpc::ClientContext> Connection::UnaryContext() const {
 absl::Status Connection::Check(const grpc::Status& status) const {
   if (status.ok()) return absl::OkStatus();
   if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
-    return FromGrpc(grpc::Status(
-        status.error_code(),
-        absl::StrCat(status.error_message(), " (is kbenchd listening on ", server_,
-                     "? set --server or KBENCH_SERVER)")));
+    return FromGrpc(grpc::Status(status.error_code(),
+                                 absl::StrCat(status.error_message(), " (is kbenchd listening on ",
+                                              server_, "? set --server or KBENCH_SERVER)")));
   }
   if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
-    return FromGrpc(grpc::Status(
-        status.error_code(), absl::StrCat(status.error_message(), " (no answer from ", server_,
-                                          " within --timeout ",
-                                          absl::FormatDuration(timeout_), ")")));
+    return FromGrpc(
+        grpc::Status(status.error_code(),
+                     absl::StrCat(status.error_message(), " (no answer from ", server_,
+                                  " within --timeout ", absl::FormatDuration(timeout_), ")")));
   }
   return FromGrpc(status);
 }

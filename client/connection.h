@@ -33,9 +33,9 @@ class Connection {
                         const std::function<void(const v1::Job&)>& on_update);
   // Calls on_chunk with each chunk in order; a non-ok status from on_chunk cancels the stream
   // and is returned.
-  absl::Status GetArtifact(const std::string& job_id, const std::string& name,
-                           const std::function<absl::Status(const v1::GetArtifactResponse&)>&
-                               on_chunk);
+  absl::Status GetArtifact(
+      const std::string& job_id, const std::string& name,
+      const std::function<absl::Status(const v1::GetArtifactResponse&)>& on_chunk);
   // grpc.health.v1.Health/Check; an empty service asks about the server as a whole.
   absl::StatusOr<health::HealthCheckResponse> CheckHealth(const std::string& service);
 

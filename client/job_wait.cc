@@ -62,7 +62,7 @@ absl::StatusOr<std::optional<v1::Job>> SubmitAndWait(Session& session, const Spe
 absl::StatusOr<v1::Job> WaitForJob(Session& session, const v1::Job& job) {
   v1::Job last = job;
   if (IsTerminal(last.state())) return last;
-  ProgressLine progress(&session.err(), session.io().err_is_tty);
+  ProgressLine progress(&session.err(), session.io().err_is_tty, session.io().err_columns);
   for (int attempt = 0; attempt < kWatchAttempts; ++attempt) {
     const absl::Status s = session.connection().WatchJob(last.id(), [&](const v1::Job& update) {
       last = update;
@@ -70,9 +70,9 @@ absl::StatusOr<v1::Job> WaitForJob(Session& session, const v1::Job& job) {
     });
     if (!s.ok()) {
       progress.Finish();
-      return absl::Status(s.code(), absl::StrCat(s.message(), "; job ", last.id(),
-                                                 " goes on: `kbctl watch ", last.id(),
-                                                 "` follows it again"));
+      return absl::Status(s.code(),
+                          absl::StrCat(s.message(), "; job ", last.id(), " goes on: `kbctl watch ",
+                                       last.id(), "` follows it again"));
     }
     if (IsTerminal(last.state())) break;
     absl::StatusOr<v1::Job> now = session.connection().GetJob(last.id());
@@ -83,9 +83,8 @@ absl::StatusOr<v1::Job> WaitForJob(Session& session, const v1::Job& job) {
   progress.Finish();
   if (!IsTerminal(last.state())) {
     return absl::UnavailableError(absl::StrCat(
-        "WatchJob ended ", kWatchAttempts, " times before job ", last.id(),
-        " finished (still ", StateName(last.state()), "); `kbctl watch ", last.id(),
-        "` follows it again"));
+        "WatchJob ended ", kWatchAttempts, " times before job ", last.id(), " finished (still ",
+        StateName(last.state()), "); `kbctl watch ", last.id(), "` follows it again"));
   }
   return last;
 }
@@ -109,8 +108,8 @@ absl::Status JobOutcome(const v1::Job& job) {
       return CheckFailedError(
           absl::StatusCode::kFailedPrecondition,
           absl::StrCat("job ", job.id(), ": ", job.spec().kernel(), "/", v.variant(),
-                       " failed its correctness check: relative L2 error ",
-                       c.relative_l2_error(), " vs tolerance ", c.tolerance(),
+                       " failed its correctness check: relative L2 error ", c.relative_l2_error(),
+                       " vs tolerance ", c.tolerance(),
                        c.detail().empty() ? "" : absl::StrCat(" (", c.detail(), ")")));
     }
   }

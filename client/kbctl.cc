@@ -74,9 +74,9 @@ int RunKbctl(const std::vector<std::string>& args, const Io& io) {
   app.require_subcommand(1);
   app.set_version_flag("--version", KBENCH_VERSION);
   GlobalFlags globals;
-  app.add_option("--server", globals.server,
-                 absl::StrCat("kbenchd address (default $KBENCH_SERVER, else ", kDefaultServer,
-                              ")"))
+  app.add_option(
+         "--server", globals.server,
+         absl::StrCat("kbenchd address (default $KBENCH_SERVER, else ", kDefaultServer, ")"))
       ->type_name("HOST:PORT");
   app.add_option("-o,--output", globals.output, "Output format: table or json")
       ->type_name("FORMAT");
@@ -102,8 +102,9 @@ int RunKbctl(const std::vector<std::string>& args, const Io& io) {
     return app.exit(e, *io.out, *io.err);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e, *io.out, *io.err);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e, *io.out, *io.err);
+  } catch (const CLI::CallForVersion&) {
+    *io.out << "kbctl " << KBENCH_VERSION << "\n";
+    return static_cast<int>(ExitCode::kOk);
   } catch (const CLI::ParseError& e) {
     // The innermost subcommand that was reached, for a precise --help hint.
     for (const CLI::App* sub = &app; sub != nullptr;) {
@@ -111,8 +112,7 @@ int RunKbctl(const std::vector<std::string>& args, const Io& io) {
       const std::vector<CLI::App*> parsed = sub->get_subcommands();
       sub = parsed.empty() ? nullptr : parsed.front();
     }
-    *io.err << "kbctl: " << e.what() << "\nRun '" << CommandPath(failed)
-            << " --help' for usage.\n";
+    *io.err << "kbctl: " << e.what() << "\nRun '" << CommandPath(failed) << " --help' for usage.\n";
     return static_cast<int>(ExitCode::kUsage);
   }
 

@@ -1,4 +1,5 @@
 // kbctl: the command-line client of kbenchd (see `kbctl --help`).
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -11,6 +12,8 @@ int main(int argc, char** argv) {
   io.out = &std::cout;
   io.err = &std::cerr;
   io.err_is_tty = isatty(STDERR_FILENO) == 1;
+  winsize size{};
+  if (io.err_is_tty && ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0) io.err_columns = size.ws_col;
   io.getenv = [](const std::string& name) -> std::optional<std::string> {
     const char* value = std::getenv(name.c_str());
     if (value == nullptr) return std::nullopt;

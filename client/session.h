@@ -21,6 +21,8 @@ struct Io {
   std::ostream* err = nullptr;
   // Progress is a single redrawn line on a terminal and plain lines otherwise.
   bool err_is_tty = false;
+  // Width of that terminal (0: unknown); a longer progress line would wrap and not redraw.
+  int err_columns = 0;
   std::function<std::optional<std::string>(const std::string&)> getenv;
   std::function<absl::Time()> now;
 };

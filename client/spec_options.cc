@@ -23,24 +23,24 @@ bool Contains(const auto& list, const auto& value) {
 }
 
 absl::Status FillStopping(const SpecFlags& f, v1::StoppingCriteria* s) {
-  if (!f.max_noise.empty()) {
-    absl::StatusOr<double> v = ParseFraction("--max-noise", f.max_noise);
+  if (f.max_noise.has_value()) {
+    absl::StatusOr<double> v = ParseFraction("--max-noise", *f.max_noise);
     if (!v.ok()) return v.status();
     s->set_max_noise(*v);
   }
-  if (!f.min_samples.empty()) {
+  if (f.min_samples.has_value()) {
     absl::StatusOr<int64_t> v =
-        ParseInt("--min-samples", f.min_samples, 1, std::numeric_limits<int32_t>::max());
+        ParseInt("--min-samples", *f.min_samples, 1, std::numeric_limits<int32_t>::max());
     if (!v.ok()) return v.status();
     s->set_min_samples(static_cast<int32_t>(*v));
   }
-  if (!f.min_time.empty()) {
-    absl::StatusOr<double> v = ParseSeconds("--min-time", f.min_time, /*allow_zero=*/true);
+  if (f.min_time.has_value()) {
+    absl::StatusOr<double> v = ParseSeconds("--min-time", *f.min_time, /*allow_zero=*/true);
     if (!v.ok()) return v.status();
     s->set_min_time_seconds(*v);
   }
-  if (!f.timeout_s.empty()) {
-    absl::StatusOr<double> v = ParseSeconds("--timeout-s", f.timeout_s, /*allow_zero=*/false);
+  if (f.timeout_s.has_value()) {
+    absl::StatusOr<double> v = ParseSeconds("--timeout-s", *f.timeout_s, /*allow_zero=*/false);
     if (!v.ok()) return v.status();
     s->set_timeout_seconds(*v);
   }
@@ -49,20 +49,23 @@ absl::Status FillStopping(const SpecFlags& f, v1::StoppingCriteria* s) {
 
 absl::Status FillVariants(const SpecFlags& f, SubmitCommand command, v1::JobSpec* spec) {
   const std::string flag = command == SubmitCommand::kBench ? "--variant" : "--variants";
-  absl::StatusOr<std::vector<std::string>> names = ParseNameList(flag, f.variants);
+  const std::vector<std::string> items = command != SubmitCommand::kBench ? f.variants
+                                         : f.variant.empty() ? std::vector<std::string>{}
+                                                             : std::vector<std::string>{f.variant};
+  absl::StatusOr<std::vector<std::string>> names = ParseNameList(flag, items);
   if (!names.ok()) return names.status();
   if (names->empty()) {
-    return UsageError(absl::StrCat(flag, ": required; `kbctl kernels ", f.kernel,
-                                   "` lists the variants"));
+    return UsageError(
+        absl::StrCat(flag, ": required; `kbctl kernels ", f.kernel, "` lists the variants"));
   }
   if (Contains(*names, kAll) && names->size() > 1) {
     return UsageError(absl::StrCat(flag, ": \"all\" cannot be combined with other names"));
   }
   if (command == SubmitCommand::kBench) {
     if (names->size() > 1) {
-      return UsageError(absl::StrCat(
-          "--variant: bench times one variant, got ", names->size(), " (",
-          absl::StrJoin(*names, ","), "); use `kbctl compare ", f.kernel, " --variants ...`"));
+      return UsageError(absl::StrCat("--variant: bench times one variant, got ", names->size(),
+                                     " (", absl::StrJoin(*names, ","), "); use `kbctl compare ",
+                                     f.kernel, " --variants ...`"));
     }
     if (names->front() == kAll) {
       return UsageError(absl::StrCat("--variant: bench times one variant; use `kbctl compare ",
@@ -80,14 +83,20 @@ v1::DeviceKind KindOfDevice(const std::string& device) {
   return v1::DEVICE_KIND_UNSPECIFIED;
 }
 
+// Binds a flag whose presence matters even when its value is empty.
+CLI::Option* AddTextOption(CLI::App* app, const std::string& name,
+                           std::optional<std::string>* target, const std::string& help) {
+  return app->add_option_function<std::string>(
+      name, [target](const std::string& value) { *target = value; }, help);
+}
+
 }  // namespace
 
 void AddSpecFlags(CLI::App* app, SubmitCommand command, SpecFlags* f) {
   app->add_option("OP", f->kernel, "Operation, as listed by `kbctl kernels`")->required();
   if (command == SubmitCommand::kBench) {
-    app->add_option("--variant", f->variants, "Variant to time (`kbctl kernels OP` lists them)")
-        ->type_name("NAME")
-        ->allow_extra_args(false);
+    app->add_option("--variant", f->variant, "Variant to time (`kbctl kernels OP` lists them)")
+        ->type_name("NAME");
   } else {
     app->add_option("--variants,--variant", f->variants,
                     "Comma-separated variants, or \"all\" for every variant that runs on the "
@@ -95,36 +104,37 @@ void AddSpecFlags(CLI::App* app, SubmitCommand command, SpecFlags* f) {
         ->type_name("A,B,...|all")
         ->allow_extra_args(false);
   }
-  app->add_option("--shape", f->shape,
-                  "Problem shape, e.g. 4096x4096 or 1024x1024x512 (default: the operation's)")
+  AddTextOption(app, "--shape", &f->shape,
+                "Problem shape, e.g. 4096x4096 or 1024x1024x512 (default: the operation's)")
       ->type_name("DxD[xD...]");
-  app->add_option("--dtype", f->dtype, "Element type: f32, f16, bf16, tf32 (default f32)")
+  AddTextOption(app, "--dtype", &f->dtype, "Element type: f32, f16, bf16, tf32 (default f32)")
       ->type_name("TYPE");
-  app->add_option("--device", f->device, "cpu, cuda:N or cuda:any (default: the daemon's)")
+  AddTextOption(app, "--device", &f->device, "cpu, cuda:N or cuda:any (default: the daemon's)")
       ->type_name("DEVICE");
   if (command != SubmitCommand::kProfile) {
-    app->add_option("--mode", f->mode,
-                    "cold (L2 flushed per sample), hot, graph (default: cold on CUDA, hot on cpu)")
+    AddTextOption(app, "--mode", &f->mode,
+                  "cold (L2 flushed per sample), hot, graph (default: cold on CUDA, hot on cpu)")
         ->type_name("MODE");
-    app->add_option("--max-noise", f->max_noise,
-                    "Stop when the relative stddev is below this (default 0.005 = 0.5%)")
+    AddTextOption(app, "--max-noise", &f->max_noise,
+                  "Stop when the relative stddev is below this (default 0.005 = 0.5%)")
         ->type_name("FRACTION");
-    app->add_option("--min-samples", f->min_samples, "At least this many samples (default 10)")
+    AddTextOption(app, "--min-samples", &f->min_samples, "At least this many samples (default 10)")
         ->type_name("N");
-    app->add_option("--min-time", f->min_time,
-                    "At least this much measured time, seconds or 500ms (default 0.5)")
+    AddTextOption(app, "--min-time", &f->min_time,
+                  "At least this much measured time, seconds or 500ms (default 0.5)")
         ->type_name("SECONDS");
-    app->add_option("--timeout-s", f->timeout_s,
-                    "Stop sampling after this long, seconds or 1m (default 15)")
+    AddTextOption(app, "--timeout-s", &f->timeout_s,
+                  "Stop sampling after this long, seconds or 1m (default 15)")
         ->type_name("SECONDS");
   } else {
-    app->add_option("--iterations", f->iterations, "Launches of each variant traced (default 10)")
+    AddTextOption(app, "--iterations", &f->iterations,
+                  "Launches of each variant traced (default 10)")
         ->type_name("N");
     app->add_flag("--ncu", f->ncu, "Also run the first variant under Nsight Compute");
   }
-  app->add_option("--seed", f->seed, "Seed of the input generator (default: random, recorded)")
+  AddTextOption(app, "--seed", &f->seed, "Seed of the input generator (default: random, recorded)")
       ->type_name("N");
-  app->add_option("--priority", f->priority, "Higher runs first (default 0)")->type_name("N");
+  AddTextOption(app, "--priority", &f->priority, "Higher runs first (default 0)")->type_name("N");
   app->add_option("--param", f->params, "Operation parameter, repeatable (e.g. layers=4)")
       ->type_name("NAME=VALUE")
       ->allow_extra_args(false);
@@ -144,46 +154,46 @@ absl::StatusOr<v1::SubmitJobRequest> BuildSubmitRequest(const SpecFlags& f, Subm
   if (f.kernel.empty()) return UsageError("OP: required (`kbctl kernels` lists them)");
   spec->set_kernel(f.kernel);
   if (absl::Status s = FillVariants(f, command, spec); !s.ok()) return s;
-  if (!f.shape.empty()) {
-    absl::StatusOr<std::vector<int64_t>> shape = ParseShape("--shape", f.shape);
+  if (f.shape.has_value()) {
+    absl::StatusOr<std::vector<int64_t>> shape = ParseShape("--shape", *f.shape);
     if (!shape.ok()) return shape.status();
     spec->mutable_shape()->Assign(shape->begin(), shape->end());
   }
-  if (!f.dtype.empty()) {
-    absl::StatusOr<v1::DType> dtype = ParseDType("--dtype", f.dtype);
+  if (f.dtype.has_value()) {
+    absl::StatusOr<v1::DType> dtype = ParseDType("--dtype", *f.dtype);
     if (!dtype.ok()) return dtype.status();
     spec->set_dtype(*dtype);
   }
-  if (!f.device.empty()) {
-    absl::StatusOr<std::string> device = ParseDevice("--device", f.device);
+  if (f.device.has_value()) {
+    absl::StatusOr<std::string> device = ParseDevice("--device", *f.device);
     if (!device.ok()) return device.status();
     spec->set_device(*device);
   }
-  if (!f.mode.empty()) {
-    absl::StatusOr<v1::MeasureMode> mode = ParseMode("--mode", f.mode);
+  if (f.mode.has_value()) {
+    absl::StatusOr<v1::MeasureMode> mode = ParseMode("--mode", *f.mode);
     if (!mode.ok()) return mode.status();
     spec->set_mode(*mode);
   }
   if (command != SubmitCommand::kProfile) {
     if (absl::Status s = FillStopping(f, spec->mutable_stopping()); !s.ok()) return s;
   } else {
-    if (!f.iterations.empty()) {
+    if (f.iterations.has_value()) {
       absl::StatusOr<int64_t> n =
-          ParseInt("--iterations", f.iterations, 1, std::numeric_limits<int32_t>::max());
+          ParseInt("--iterations", *f.iterations, 1, std::numeric_limits<int32_t>::max());
       if (!n.ok()) return n.status();
       spec->mutable_profile()->set_iterations(static_cast<int32_t>(*n));
     }
     spec->mutable_profile()->set_ncu(f.ncu);
   }
-  if (!f.seed.empty()) {
-    absl::StatusOr<uint64_t> seed = ParseUint64("--seed", f.seed);
+  if (f.seed.has_value()) {
+    absl::StatusOr<uint64_t> seed = ParseUint64("--seed", *f.seed);
     if (!seed.ok()) return seed.status();
     spec->set_seed(*seed);
   }
-  if (!f.priority.empty()) {
-    absl::StatusOr<int64_t> p = ParseInt("--priority", f.priority,
-                                         std::numeric_limits<int32_t>::min(),
-                                         std::numeric_limits<int32_t>::max());
+  if (f.priority.has_value()) {
+    absl::StatusOr<int64_t> p =
+        ParseInt("--priority", *f.priority, std::numeric_limits<int32_t>::min(),
+                 std::numeric_limits<int32_t>::max());
     if (!p.ok()) return p.status();
     spec->set_priority(static_cast<int32_t>(*p));
   }
@@ -204,15 +214,14 @@ absl::Status ResolveWithCatalogue(const v1::KernelInfo& kernel, v1::SubmitJobReq
   v1::JobSpec* spec = request->mutable_spec();
   if (spec->shape().empty()) {
     if (kernel.default_shape().empty()) {
-      return absl::InvalidArgumentError(absl::StrCat("--shape: required; ", kernel.name(), " takes ",
-                                     absl::StrJoin(kernel.dims(), " x ")));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--shape: required; ", kernel.name(), " takes ", absl::StrJoin(kernel.dims(), " x ")));
     }
     *spec->mutable_shape() = kernel.default_shape();
   }
   if (spec->variants_size() == 1 && spec->variants(0) == kAll) {
     const v1::DeviceKind kind = KindOfDevice(spec->device());
-    const v1::DType dtype =
-        spec->dtype() == v1::DTYPE_UNSPECIFIED ? v1::DTYPE_F32 : spec->dtype();
+    const v1::DType dtype = spec->dtype() == v1::DTYPE_UNSPECIFIED ? v1::DTYPE_F32 : spec->dtype();
     spec->clear_variants();
     std::vector<std::string> names;
     for (const v1::VariantInfo& v : kernel.variants()) {
@@ -223,9 +232,10 @@ absl::Status ResolveWithCatalogue(const v1::KernelInfo& kernel, v1::SubmitJobReq
       if (runs_on_kind && Contains(dtypes, dtype)) spec->add_variants(v.name());
     }
     if (spec->variants().empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--variants all: none of ", kernel.name(), "'s variants (", absl::StrJoin(names, ", "),
-          ") runs ", DTypeName(dtype), " on ", spec->device().empty() ? "any device" : spec->device()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--variants all: none of ", kernel.name(), "'s variants (",
+                       absl::StrJoin(names, ", "), ") runs ", DTypeName(dtype), " on ",
+                       spec->device().empty() ? "any device" : spec->device()));
     }
   }
   return absl::OkStatus();
@@ -244,7 +254,8 @@ absl::Status ResolveDefaults(Session& session, v1::SubmitJobRequest* request) {
   }
   if (kernel == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat("OP: no operation named \"", spec->kernel(),
-                                   "\"; the catalogue has ", absl::StrJoin(names, ", ")));
+                                                   "\"; the catalogue has ",
+                                                   absl::StrJoin(names, ", ")));
   }
   // "all" must mean the variants of one device kind: without --device, take the kind the daemon
   // would pick, a GPU when it has one.

@@ -2,6 +2,7 @@
 // a SubmitJobRequest, so that every submitting subcommand parses and validates them alike.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,24 +16,26 @@ class Session;
 
 enum class SubmitCommand { kBench, kCompare, kProfile };
 
-// Raw flag text; parsed by BuildSubmitRequest so that errors name the flag and the value.
+// Raw flag text; parsed by BuildSubmitRequest so that errors name the flag and the value. An
+// optional is unset when the flag was absent ("--shape ''" is given, and wrong).
 struct SpecFlags {
   std::string kernel;
-  std::vector<std::string> variants;
-  std::string shape;
-  std::string dtype;
-  std::string device;
-  std::string mode;
-  std::string max_noise;
-  std::string min_samples;
-  std::string min_time;
-  std::string timeout_s;
-  std::string seed;
-  std::string priority;
+  std::string variant;                // bench: --variant
+  std::vector<std::string> variants;  // compare, profile: --variants (comma-separated, repeatable)
+  std::optional<std::string> shape;
+  std::optional<std::string> dtype;
+  std::optional<std::string> device;
+  std::optional<std::string> mode;
+  std::optional<std::string> max_noise;
+  std::optional<std::string> min_samples;
+  std::optional<std::string> min_time;
+  std::optional<std::string> timeout_s;
+  std::optional<std::string> seed;
+  std::optional<std::string> priority;
   std::string owner;
   std::vector<std::string> params;
   std::string idempotency_key;
-  std::string iterations;
+  std::optional<std::string> iterations;
   bool ncu = false;
   bool no_wait = false;
 };

@@ -25,7 +25,8 @@ std::string ShapeString(const std::vector<int64_t>& shape) { return absl::StrJoi
 
 const std::vector<Operation>& Catalogue() {
   static const std::vector<Operation>* catalogue = new std::vector<Operation>{
-      MakeCopyOp(), MakeSquareOp(), MakeAddOp(), MakeGeluOp(), MakeSoftmaxOp(), MakeMatmulOp(),
+      MakeCopyOp(),    MakeSquareOp(), MakeAddOp(),    MakeGeluOp(),
+      MakeSoftmaxOp(), MakeReduceOp(), MakeMatmulOp(), MakeMlpOp(),
   };
   return *catalogue;
 }

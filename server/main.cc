@@ -20,6 +20,7 @@
 #include "server/api/kbench_service.h"
 #include "server/common/logging.h"
 #include "server/executor/executor_process.h"
+#include "server/executor/profile/ncu_target.h"
 #include "server/metrics/metrics.h"
 #include "server/scheduler/job_events.h"
 #include "server/scheduler/scheduler.h"
@@ -57,13 +58,16 @@ std::string SelfExecutable() {
   return ec ? std::string() : p.string();
 }
 
-int Serve(const Flags& flags) {
-  // SIGTERM/SIGINT are taken by one thread with sigwait; every other thread blocks them.
+sigset_t StopSignals() {
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGTERM);
   sigaddset(&stop_signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  return stop_signals;
+}
+
+int Serve(const Flags& flags) {
+  sigset_t stop_signals = StopSignals();
   // A write to an executor that just died must be an error, not a fatal signal.
   std::signal(SIGPIPE, SIG_IGN);
 
@@ -131,6 +135,14 @@ int Serve(const Flags& flags) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // SIGTERM/SIGINT are taken by Serve's sigwait; every thread (logging's and gRPC's included)
+  // must inherit the mask, so it is set before any thread starts.
+  sigset_t stop_signals = StopSignals();
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  // Nsight Compute re-runs this binary to profile one variant's kernel (profile jobs).
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--ncu-target") return kbench::executor::RunNcuTarget(argc, argv);
+  }
   Flags flags;
   CLI::App app{"kbenchd: the kbench GPU kernel benchmarking daemon"};
   app.add_option("--listen", flags.listen, "gRPC address HOST:PORT (port 0 picks a free one)")
@@ -164,6 +176,8 @@ int main(int argc, char** argv) {
   }
   if (!flags.executor.empty()) {
     if (flags.executor_fd < 0) return Fail("--executor needs --executor-fd");
+    // An executor ends when its pipe closes; a signal may still stop it at once.
+    pthread_sigmask(SIG_UNBLOCK, &stop_signals, nullptr);
     return kbench::executor::RunExecutorProcess(flags.executor, flags.executor_fd);
   }
   return Serve(flags);

@@ -45,8 +45,7 @@ absl::Status PrintArtifactsJson(Session& session, const std::string& job_id,
                                 const std::vector<v1::ArtifactInfo>& artifacts) {
   google::protobuf::Struct doc;
   (*doc.mutable_fields())["job_id"].set_string_value(job_id);
-  google::protobuf::ListValue* list =
-      (*doc.mutable_fields())["artifacts"].mutable_list_value();
+  google::protobuf::ListValue* list = (*doc.mutable_fields())["artifacts"].mutable_list_value();
   for (const v1::ArtifactInfo& a : artifacts) {
     absl::StatusOr<google::protobuf::Value> v = ToJsonValue(a);
     if (!v.ok()) return v.status();
@@ -59,7 +58,8 @@ absl::Status RunList(Session& session, const std::string& job_id) {
   absl::StatusOr<v1::Job> job = session.connection().GetJob(job_id);
   if (!job.ok()) return job.status();
   if (session.json()) {
-    return PrintArtifactsJson(session, job->id(), {job->artifacts().begin(), job->artifacts().end()});
+    return PrintArtifactsJson(session, job->id(),
+                              {job->artifacts().begin(), job->artifacts().end()});
   }
   if (job->artifacts().empty()) {
     session.Note(absl::StrCat("kbctl: job ", job->id(), " has no artifacts"));
@@ -94,16 +94,16 @@ absl::Status RunGet(Session& session, const GetFlags& flags) {
       downloads.emplace_back(name, Destination(flags.output, name));
     } else {
       if (flags.output == "-") {
-        return UsageError(absl::StrCat("-o -: job ", flags.job, " has ",
-                                       job->artifacts_size(), " artifacts; name one"));
+        return UsageError(absl::StrCat("-o -: job ", flags.job, " has ", job->artifacts_size(),
+                                       " artifacts; name one"));
       }
       const std::filesystem::path dir = flags.output.empty() ? "." : flags.output;
       std::error_code ec;
       std::filesystem::create_directories(dir, ec);
       if (ec) {
-        return LocalError(absl::StatusCode::kPermissionDenied,
-                          absl::StrCat("cannot create directory ", dir.string(), ": ",
-                                       ec.message()));
+        return LocalError(
+            absl::StatusCode::kPermissionDenied,
+            absl::StrCat("cannot create directory ", dir.string(), ": ", ec.message()));
       }
       for (const v1::ArtifactInfo& a : job->artifacts()) {
         downloads.emplace_back(a.name(), (dir / LocalFileName(a.name())).string());
@@ -134,9 +134,8 @@ void AddArtifactCommands(CLI::App& app, Action* action) {
   auto list_job = std::make_shared<std::string>();
   CLI::App* ls = group->add_subcommand("ls", "List a job's artifacts: name, size, sha256");
   ls->add_option("JOB", *list_job, "Job id")->required();
-  ls->callback([list_job, action] {
-    *action = [list_job](Session& s) { return RunList(s, *list_job); };
-  });
+  ls->callback(
+      [list_job, action] { *action = [list_job](Session& s) { return RunList(s, *list_job); }; });
 
   auto flags = std::make_shared<GetFlags>();
   CLI::App* get = group->add_subcommand(
@@ -149,9 +148,7 @@ void AddArtifactCommands(CLI::App& app, Action* action) {
                   "Where to write it (default ./NAME; - for stdout; a directory when getting "
                   "several)")
       ->type_name("PATH");
-  get->callback([flags, action] {
-    *action = [flags](Session& s) { return RunGet(s, *flags); };
-  });
+  get->callback([flags, action] { *action = [flags](Session& s) { return RunGet(s, *flags); }; });
 }
 
 }  // namespace kbench::client

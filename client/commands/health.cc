@@ -10,8 +10,7 @@ namespace kbench::client {
 namespace {
 
 absl::Status RunHealth(Session& session, const std::string& service) {
-  absl::StatusOr<health::HealthCheckResponse> response =
-      session.connection().CheckHealth(service);
+  absl::StatusOr<health::HealthCheckResponse> response = session.connection().CheckHealth(service);
   if (!response.ok()) return response.status();
   const std::string status = health::HealthCheckResponse::ServingStatus_Name(response->status());
   if (session.json()) {
@@ -20,11 +19,10 @@ absl::Status RunHealth(Session& session, const std::string& service) {
     session.out() << status << "\n";
   }
   if (response->status() != health::HealthCheckResponse::SERVING) {
-    return CheckFailedError(
-        absl::StatusCode::kUnavailable,
-        absl::StrCat(service.empty() ? "server " + session.connection().server()
-                                     : "service " + service,
-                     " is ", status));
+    return CheckFailedError(absl::StatusCode::kUnavailable,
+                            absl::StrCat(service.empty() ? "server " + session.connection().server()
+                                                         : "service " + service,
+                                         " is ", status));
   }
   return absl::OkStatus();
 }
@@ -37,9 +35,8 @@ void AddHealthCommand(CLI::App& app, Action* action) {
       "health", "grpc.health.v1 Check: prints SERVING, or exits 1 when the server is not");
   cmd->add_option("SERVICE", *service,
                   "Service to ask about, e.g. kbench.v1.KbenchService (default: the server)");
-  cmd->callback([service, action] {
-    *action = [service](Session& s) { return RunHealth(s, *service); };
-  });
+  cmd->callback(
+      [service, action] { *action = [service](Session& s) { return RunHealth(s, *service); }; });
 }
 
 }  // namespace kbench::client

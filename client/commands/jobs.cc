@@ -69,8 +69,8 @@ absl::Status RunJobs(Session& session, const ListFlags& flags) {
   }
   session.out() << RenderJobsTable({all.jobs().begin(), all.jobs().end()}, session.Now());
   if (!all.next_page_token().empty()) {
-    session.Note(absl::StrCat("kbctl: more jobs: --page-token ", all.next_page_token(),
-                              " (or --all)"));
+    session.Note(
+        absl::StrCat("kbctl: more jobs: --page-token ", all.next_page_token(), " (or --all)"));
   }
   return absl::OkStatus();
 }
@@ -113,8 +113,8 @@ void AddJobIdCommand(CLI::App& app, Action* action, const char* name, const char
 void AddJobCommands(CLI::App& app, Action* action) {
   AddJobIdCommand(app, action, "get",
                   "Show one job: spec, state, timing, error, artifacts and result", RunGet);
-  AddJobIdCommand(app, action, "watch",
-                  "Follow a job's progress until it ends, then print it", RunWatch);
+  AddJobIdCommand(app, action, "watch", "Follow a job's progress until it ends, then print it",
+                  RunWatch);
   AddJobIdCommand(app, action, "cancel", "Cancel a queued or running job", RunCancel);
 
   auto flags = std::make_shared<ListFlags>();
@@ -130,9 +130,7 @@ void AddJobCommands(CLI::App& app, Action* action) {
   jobs->add_option("--page-token", flags->page_token, "Continue after an earlier page")
       ->type_name("TOKEN");
   jobs->add_flag("--all", flags->all, "Follow the page tokens to the last page");
-  jobs->callback([flags, action] {
-    *action = [flags](Session& s) { return RunJobs(s, *flags); };
-  });
+  jobs->callback([flags, action] { *action = [flags](Session& s) { return RunJobs(s, *flags); }; });
 }
 
 }  // namespace kbench::client

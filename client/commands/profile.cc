@@ -48,8 +48,7 @@ absl::Status RunProfile(Session& session, const ProfileFlags& flags) {
     (void)PrintJobReport(session, job);
     return CheckFailedError(absl::StatusCode::kNotFound,
                             absl::StrCat("job ", job.id(), " succeeded without a trace artifact (",
-                                         names.empty() ? "none" : absl::StrJoin(names, ", "),
-                                         ")"));
+                                         names.empty() ? "none" : absl::StrJoin(names, ", "), ")"));
   }
   const std::string path =
       flags.trace_path.empty() ? absl::StrCat("trace-", job.id(), ".json") : flags.trace_path;
@@ -61,8 +60,8 @@ absl::Status RunProfile(Session& session, const ProfileFlags& flags) {
                             "chrome://tracing"));
   for (const v1::ArtifactInfo& a : job.artifacts()) {
     if (absl::EndsWith(a.name(), ".ncu-rep")) {
-      session.Note(absl::StrCat("Nsight Compute report: kbctl artifacts get ", job.id(), " ",
-                                a.name()));
+      session.Note(
+          absl::StrCat("Nsight Compute report: kbctl artifacts get ", job.id(), " ", a.name()));
     }
   }
   return outcome;
@@ -79,9 +78,8 @@ void AddProfileCommand(CLI::App& app, Action* action) {
   cmd->add_option("-O,--trace-file", flags->trace_path,
                   "Where to save the Chrome trace (default trace-JOB.json)")
       ->type_name("PATH");
-  cmd->callback([flags, action] {
-    *action = [flags](Session& s) { return RunProfile(s, *flags); };
-  });
+  cmd->callback(
+      [flags, action] { *action = [flags](Session& s) { return RunProfile(s, *flags); }; });
 }
 
 }  // namespace kbench::client

@@ -36,7 +36,7 @@ std::string RenderKernelsTable(const v1::ListKernelsResponse& kernels) {
   for (const v1::KernelInfo& k : kernels.kernels()) {
     std::vector<std::string> variants;
     for (const v1::VariantInfo& v : k.variants()) variants.push_back(v.name());
-    table.AddRow({k.name(), absl::StrJoin(variants, ","), absl::StrJoin(k.dims(), "x"),
+    table.AddRow({k.name(), absl::StrJoin(variants, ","), absl::StrJoin(k.dims(), " x "),
                   DefaultShape(k), DTypes(k.dtypes())});
   }
   return table.Render();
@@ -70,8 +70,8 @@ std::string RenderKernel(const v1::KernelInfo& k) {
 }
 
 std::string RenderDevicesTable(const v1::ListDevicesResponse& devices) {
-  Table table({"ID", "KIND", "NAME", "STATE", "CC", "UNITS", "MEMORY", "L2", "COPY-BW",
-               "PEAK-F32", "PEAK-BF16", "QUEUE", "RESTARTS"});
+  Table table({"ID", "KIND", "NAME", "STATE", "CC", "UNITS", "MEMORY", "L2", "COPY-BW", "PEAK-F32",
+               "PEAK-BF16", "QUEUE", "RESTARTS"});
   for (size_t c = 5; c < 13; ++c) table.AlignRight(c);
   for (const v1::DeviceInfo& d : devices.devices()) {
     std::string units = "-";

@@ -40,8 +40,8 @@ std::string Shape(const v1::JobSpec& spec) {
 
 std::string StoppingSummary(const v1::StoppingCriteria& s) {
   const auto pick = [](double v, double d) { return v > 0 ? v : d; };
-  return absl::StrCat("noise < ", FormatPercent(pick(s.max_noise(), kDefaultMaxNoise)), ", >= ",
-                      s.min_samples() > 0 ? s.min_samples() : kDefaultMinSamples,
+  return absl::StrCat("noise < ", FormatPercent(pick(s.max_noise(), kDefaultMaxNoise)),
+                      ", >= ", s.min_samples() > 0 ? s.min_samples() : kDefaultMinSamples,
                       " samples, >= ", FormatSeconds(pick(s.min_time_seconds(), kDefaultMinTime)),
                       " measured, timeout ",
                       FormatSeconds(pick(s.timeout_seconds(), kDefaultTimeout)));
@@ -57,11 +57,11 @@ std::string ClockSummary(const v1::ClockReading& c) {
   if (c.power_watts() > 0) parts.push_back(absl::StrFormat("%.1f W", c.power_watts()));
   if (!parts.empty()) {
     parts.push_back(absl::StrCat(
-        "throttle: ", c.throttle_reason_names().empty()
-                          ? (c.throttle_reasons() == 0 ? std::string("none")
-                                                       : absl::StrFormat("0x%x",
-                                                                         c.throttle_reasons()))
-                          : absl::StrJoin(c.throttle_reason_names(), ",")));
+        "throttle: ",
+        c.throttle_reason_names().empty()
+            ? (c.throttle_reasons() == 0 ? std::string("none")
+                                         : absl::StrFormat("0x%x", c.throttle_reasons()))
+            : absl::StrJoin(c.throttle_reason_names(), ",")));
   }
   return absl::StrJoin(parts, ", ");
 }
@@ -83,7 +83,10 @@ std::string JobResultCell(const v1::Job& job) {
                    : "-";
       }
       std::string cell = FormatSeconds(variants[0].stats().median_seconds());
-      if (variants.size() > 1) absl::StrAppend(&cell, " (+", variants.size() - 1, " variants)");
+      if (variants.size() > 1) {
+        absl::StrAppend(&cell, " (+", variants.size() - 1,
+                        variants.size() == 2 ? " variant)" : " variants)");
+      }
       return cell;
     }
     case v1::JOB_STATE_FAILED:
@@ -102,9 +105,9 @@ std::string JobResultCell(const v1::Job& job) {
 
 std::string CorrectnessSummary(const v1::Correctness& c) {
   if (!c.checked()) return "unchecked";
-  std::string s = absl::StrCat(c.passed() ? "pass" : "FAIL", " (",
-                               FormatScientific(c.relative_l2_error()),
-                               c.passed() ? " <= " : " vs ", FormatScientific(c.tolerance()));
+  std::string s =
+      absl::StrCat(c.passed() ? "pass" : "FAIL", " (", FormatScientific(c.relative_l2_error()),
+                   c.passed() ? " <= " : " vs ", FormatScientific(c.tolerance()));
   if (c.nan_count() > 0) absl::StrAppend(&s, ", ", c.nan_count(), " NaN");
   if (c.unwritten_count() > 0) absl::StrAppend(&s, ", ", c.unwritten_count(), " unwritten");
   return s + ")";
@@ -117,9 +120,9 @@ std::string RenderJob(const v1::Job& job) {
   f.Add("State", StateName(job.state()));
   f.Add("Kind", KindName(spec.kind()));
   f.Add("Kernel", absl::StrCat(spec.kernel(), " [", absl::StrJoin(spec.variants(), ", "), "]"));
-  f.Add("Shape", absl::StrCat(Shape(spec), " ",
-                              spec.dtype() == v1::DTYPE_UNSPECIFIED ? "f32"
-                                                                    : DTypeName(spec.dtype())));
+  f.Add("Shape",
+        absl::StrCat(Shape(spec), " ",
+                     spec.dtype() == v1::DTYPE_UNSPECIFIED ? "f32" : DTypeName(spec.dtype())));
   std::string device = job.device().empty() ? spec.device() : job.device();
   if (!spec.device().empty() && spec.device() != device) {
     absl::StrAppend(&device, " (asked for ", spec.device(), ")");
@@ -132,13 +135,12 @@ std::string RenderJob(const v1::Job& job) {
     f.Add("Params", absl::StrJoin(params, " "));
   }
   if (spec.kind() == v1::JOB_KIND_PROFILE) {
-    f.Add("Profile", absl::StrCat(spec.profile().iterations() > 0 ? spec.profile().iterations()
-                                                                   : 10,
-                                  " iterations per variant",
-                                  spec.profile().ncu() ? ", Nsight Compute" : ""));
+    f.Add("Profile",
+          absl::StrCat(spec.profile().iterations() > 0 ? spec.profile().iterations() : 10,
+                       " iterations per variant", spec.profile().ncu() ? ", Nsight Compute" : ""));
   } else {
-    f.Add("Mode", spec.mode() == v1::MEASURE_MODE_UNSPECIFIED ? "device default"
-                                                               : ModeName(spec.mode()));
+    f.Add("Mode",
+          spec.mode() == v1::MEASURE_MODE_UNSPECIFIED ? "device default" : ModeName(spec.mode()));
     f.Add("Stopping", StoppingSummary(spec.stopping()));
   }
   if (spec.seed() != 0) f.Add("Seed", absl::StrCat(spec.seed()));
@@ -147,10 +149,9 @@ std::string RenderJob(const v1::Job& job) {
   if (!job.idempotency_key().empty()) f.Add("Idempotency key", job.idempotency_key());
   if (HasTime(job.create_time())) f.Add("Created", FormatTimestamp(job.create_time()));
   if (HasTime(job.start_time())) {
-    f.Add("Started", absl::StrCat(FormatTimestamp(job.start_time()), " (queued ",
-                                  FormatElapsed(SecondsBetween(job.create_time(),
-                                                               job.start_time())),
-                                  ")"));
+    f.Add("Started",
+          absl::StrCat(FormatTimestamp(job.start_time()), " (queued ",
+                       FormatElapsed(SecondsBetween(job.create_time(), job.start_time())), ")"));
   }
   if (HasTime(job.finish_time())) {
     const auto& from = HasTime(job.start_time()) ? job.start_time() : job.create_time();
@@ -189,13 +190,13 @@ std::string RenderVariant(const v1::VariantResult& v, const v1::JobSpec& spec) {
                     FormatSeconds(s.median_ci_high_seconds()), ")");
   }
   f.Add("Median", median);
-  f.Add("Spread", absl::StrCat("min ", FormatSeconds(s.min_seconds()), "  mean ",
-                               FormatSeconds(s.mean_seconds()), "  max ",
-                               FormatSeconds(s.max_seconds()), "  stddev ",
-                               FormatSeconds(s.stddev_seconds())));
-  f.Add("Percentiles", absl::StrCat("p10 ", FormatSeconds(s.p10_seconds()), "  p90 ",
-                                    FormatSeconds(s.p90_seconds()), "  p99 ",
-                                    FormatSeconds(s.p99_seconds())));
+  f.Add("Spread",
+        absl::StrCat("min ", FormatSeconds(s.min_seconds()), "  mean ",
+                     FormatSeconds(s.mean_seconds()), "  max ", FormatSeconds(s.max_seconds()),
+                     "  stddev ", FormatSeconds(s.stddev_seconds())));
+  f.Add("Percentiles",
+        absl::StrCat("p10 ", FormatSeconds(s.p10_seconds()), "  p90 ",
+                     FormatSeconds(s.p90_seconds()), "  p99 ", FormatSeconds(s.p99_seconds())));
   const double target =
       spec.stopping().max_noise() > 0 ? spec.stopping().max_noise() : kDefaultMaxNoise;
   f.Add("Noise", absl::StrCat(FormatPercent(s.relative_stddev()), " relative stddev (target ",
@@ -206,10 +207,10 @@ std::string RenderVariant(const v1::VariantResult& v, const v1::JobSpec& spec) {
   f.Add("Stopped", absl::StrCat(v.stop_reason().empty() ? "-" : v.stop_reason(),
                                 v.converged() ? "" : " (did not converge)"));
   if (v.bytes() > 0) {
-    f.Add("Bandwidth", absl::StrCat(RateWithFraction(FormatBandwidth(v.bytes_per_second()),
-                                                     v.fraction_of_copy_bandwidth(),
-                                                     "copy bandwidth"),
-                                    ", ", FormatBytes(v.bytes()), " per launch"));
+    f.Add("Bandwidth",
+          absl::StrCat(RateWithFraction(FormatBandwidth(v.bytes_per_second()),
+                                        v.fraction_of_copy_bandwidth(), "copy bandwidth"),
+                       ", ", FormatBytes(v.bytes()), " per launch"));
   }
   if (v.flops() > 0) {
     f.Add("Compute", absl::StrCat(RateWithFraction(FormatFlops(v.flops_per_second()),
@@ -219,15 +220,16 @@ std::string RenderVariant(const v1::VariantResult& v, const v1::JobSpec& spec) {
   }
   const v1::Correctness& c = v.correctness();
   std::string check = CorrectnessSummary(c);
-  if (c.elements_checked() > 0) absl::StrAppend(&check, " over ", c.elements_checked(), " elements");
+  if (c.elements_checked() > 0)
+    absl::StrAppend(&check, " over ", c.elements_checked(), " elements");
   if (!c.detail().empty()) absl::StrAppend(&check, "; ", c.detail());
   f.Add("Correctness", check);
   f.Add("Time spent", absl::StrCat(FormatSeconds(v.measured_seconds()), " measured, ",
                                    FormatSeconds(v.wall_seconds()), " wall"));
   if (v.discarded_samples() > 0 || v.throttled()) {
-    f.Add("Throttling", absl::StrCat(v.discarded_samples(),
-                                     " samples discarded (SM clock below 75% of default)",
-                                     v.throttled() ? "; the device reported throttling" : ""));
+    f.Add("Throttling",
+          absl::StrCat(v.discarded_samples(), " samples discarded (SM clock below 75% of default)",
+                       v.throttled() ? "; the device reported throttling" : ""));
   }
   return f.Render(2);
 }
@@ -279,7 +281,9 @@ std::string RenderCompareTable(const v1::JobResult& result) {
 std::string RenderEnvironment(const v1::Environment& env) {
   FieldList f;
   std::string device = env.device_id();
-  if (!env.device_name().empty()) absl::StrAppend(&device, " ", env.device_name());
+  if (!env.device_name().empty()) {
+    absl::StrAppend(&device, device.empty() ? "" : " ", env.device_name());
+  }
   if (!env.device_uuid().empty()) absl::StrAppend(&device, " (", env.device_uuid(), ")");
   if (env.sm_count() > 0) absl::StrAppend(&device, ", ", env.sm_count(), " SMs");
   if (!device.empty()) f.Add("Device", device);
@@ -289,16 +293,15 @@ std::string RenderEnvironment(const v1::Environment& env) {
   if (!env.kbench_version().empty()) software.push_back("kbench " + env.kbench_version());
   if (!software.empty()) f.Add("Software", absl::StrJoin(software, ", "));
   if (!env.host().empty() || env.cpu_threads() > 0) {
-    f.Add("Host", absl::StrCat(env.host().empty() ? "-" : env.host(),
-                               env.cpu_threads() > 0
-                                   ? absl::StrCat(", ", env.cpu_threads(), " CPU threads")
-                                   : ""));
+    f.Add("Host",
+          absl::StrCat(
+              env.host().empty() ? "-" : env.host(),
+              env.cpu_threads() > 0 ? absl::StrCat(", ", env.cpu_threads(), " CPU threads") : ""));
   }
   if (env.seed() != 0) f.Add("Seed", absl::StrCat(env.seed()));
   if (env.estimated_sm_clock_mhz() > 0) {
     f.Add("SM clock", absl::StrFormat("%.0f MHz estimated while sampling (default %.0f MHz)",
-                                      env.estimated_sm_clock_mhz(),
-                                      env.default_sm_clock_mhz()));
+                                      env.estimated_sm_clock_mhz(), env.default_sm_clock_mhz()));
   }
   if (const std::string before = ClockSummary(env.before()); !before.empty()) {
     f.Add("Before", before);
@@ -316,8 +319,8 @@ std::string RenderResult(const v1::Job& job) {
                     ModeName(v.mode()), "\n", RenderVariant(v, job.spec()));
   } else if (result.variants_size() > 1) {
     absl::StrAppend(&out, "Result: ", job.spec().kernel(), " ", Shape(job.spec()), ", ",
-                    ModeName(result.variants(0).mode()),
-                    ", variants sampled interleaved\n", RenderCompareTable(result));
+                    ModeName(result.variants(0).mode()), ", variants sampled interleaved\n",
+                    RenderCompareTable(result));
   }
   if (result.has_profile()) {
     if (!out.empty()) out += "\n";
@@ -331,8 +334,8 @@ std::string RenderResult(const v1::Job& job) {
 }
 
 std::string RenderJobsTable(const std::vector<v1::Job>& jobs, absl::Time now) {
-  Table table({"ID", "STATE", "KIND", "KERNEL", "VARIANTS", "SHAPE", "DTYPE", "DEVICE", "AGE",
-               "RESULT"});
+  Table table(
+      {"ID", "STATE", "KIND", "KERNEL", "VARIANTS", "SHAPE", "DTYPE", "DEVICE", "AGE", "RESULT"});
   table.SetMaxWidth(4, 32);
   table.AlignRight(8);
   for (const v1::Job& job : jobs) {

@@ -16,8 +16,8 @@ absl::StatusOr<std::string> ToJson(const google::protobuf::Message& message) {
   std::string out;
   const auto status = google::protobuf::util::MessageToJsonString(message, &out, options);
   if (!status.ok()) {
-    return absl::InternalError(absl::StrCat("cannot print ", message.GetTypeName(),
-                                            " as JSON: ", status.ToString()));
+    return absl::InternalError(
+        absl::StrCat("cannot print ", message.GetTypeName(), " as JSON: ", status.ToString()));
   }
   if (out.empty() || out.back() != '\n') out += '\n';
   return out;
@@ -35,8 +35,8 @@ absl::Status FromJson(const std::string& json, google::protobuf::Message* messag
   google::protobuf::util::JsonParseOptions options;
   const auto status = google::protobuf::util::JsonStringToMessage(json, message, options);
   if (!status.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("not a JSON ", message->GetTypeName(), ": ",
-                                                   status.ToString()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("not a JSON ", message->GetTypeName(), ": ", status.ToString()));
   }
   return absl::OkStatus();
 }

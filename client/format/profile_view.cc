@@ -33,8 +33,8 @@ std::string RenderProfile(const v1::ProfileResult& profile) {
   Table summary({"KERNEL", "CATEGORY", "CALLS", "TOTAL", "MEAN", "MIN", "MAX", "%GPU"});
   summary.SetMaxWidth(0, kMaxNameWidth);
   for (size_t c = 2; c < 8; ++c) summary.AlignRight(c);
-  Table resources({"KERNEL", "GRID", "BLOCK", "REGS", "SHARED(STATIC+DYN)", "LOCAL",
-                   "MAX-THREADS", "OCCUPANCY"});
+  Table resources({"KERNEL", "GRID", "BLOCK", "REGS", "SHARED(STATIC+DYN)", "LOCAL", "MAX-THREADS",
+                   "OCCUPANCY"});
   resources.SetMaxWidth(0, kMaxNameWidth);
   for (size_t c = 3; c < 8; ++c) resources.AlignRight(c);
   for (const v1::ProfileKernelRow* r : rows) {
@@ -42,13 +42,12 @@ std::string RenderProfile(const v1::ProfileResult& profile) {
                     FormatSeconds(r->total_seconds()), FormatSeconds(r->mean_seconds()),
                     FormatSeconds(r->min_seconds()), FormatSeconds(r->max_seconds()),
                     PercentOf100(r->percent_of_gpu_time())});
-    resources.AddRow(
-        {r->name(), r->grid().empty() ? "-" : r->grid(), r->block().empty() ? "-" : r->block(),
-         Count(r->registers_per_thread()),
-         absl::StrCat(FormatBytes(r->static_shared_bytes()), " + ",
-                      FormatBytes(r->dynamic_shared_bytes())),
-         FormatBytes(r->local_bytes_per_thread()), Count(r->max_threads_per_block()),
-         FormatPercent(r->theoretical_occupancy())});
+    resources.AddRow({r->name(), r->grid().empty() ? "-" : r->grid(),
+                      r->block().empty() ? "-" : r->block(), Count(r->registers_per_thread()),
+                      absl::StrCat(FormatBytes(r->static_shared_bytes()), " + ",
+                                   FormatBytes(r->dynamic_shared_bytes())),
+                      FormatBytes(r->local_bytes_per_thread()), Count(r->max_threads_per_block()),
+                      FormatPercent(r->theoretical_occupancy())});
   }
 
   Table categories({"CATEGORY", "KERNELS", "TOTAL", "%GPU"});
@@ -63,9 +62,9 @@ std::string RenderProfile(const v1::ProfileResult& profile) {
                        PercentOf100(c->percent_of_gpu_time())});
   }
 
-  std::string out = absl::StrCat("Kernels (by total GPU time):\n", summary.Render(),
-                                 "\nKernel resources:\n", resources.Render(),
-                                 "\nBy category:\n", categories.Render());
+  std::string out =
+      absl::StrCat("Kernels (by total GPU time):\n", summary.Render(), "\nKernel resources:\n",
+                   resources.Render(), "\nBy category:\n", categories.Render());
   absl::StrAppend(&out, "\nGPU busy: ", FormatPercent(profile.gpu_busy_fraction()), " of ",
                   FormatSeconds(profile.wall_seconds()), " wall (",
                   FormatSeconds(profile.gpu_seconds()), " of kernels and copies)\n");
@@ -74,11 +73,10 @@ std::string RenderProfile(const v1::ProfileResult& profile) {
     ncu.SetMaxWidth(0, kMaxNameWidth);
     for (size_t c = 1; c < 6; ++c) ncu.AlignRight(c);
     for (const v1::NcuMetrics& m : profile.ncu()) {
-      ncu.AddRow({m.kernel(), FormatSeconds(m.duration_seconds()),
-                  PercentOf100(m.dram_throughput_percent()),
-                  PercentOf100(m.sm_throughput_percent()),
-                  PercentOf100(m.achieved_occupancy_percent()),
-                  PercentOf100(m.l2_hit_rate_percent())});
+      ncu.AddRow(
+          {m.kernel(), FormatSeconds(m.duration_seconds()),
+           PercentOf100(m.dram_throughput_percent()), PercentOf100(m.sm_throughput_percent()),
+           PercentOf100(m.achieved_occupancy_percent()), PercentOf100(m.l2_hit_rate_percent())});
     }
     absl::StrAppend(&out, "\nNsight Compute:\n", ncu.Render());
   }

@@ -3,6 +3,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/args.h"
+#include "client/format/table.h"
 #include "client/format/units.h"
 
 namespace kbench::client {
@@ -38,9 +39,8 @@ std::string DescribeProgress(const v1::Job& job) {
   absl::StrAppend(&line, ": ", PhaseName(p.phase()));
   if (!p.variant().empty()) absl::StrAppend(&line, " ", p.variant());
   if (p.samples() > 0) {
-    const double target = job.spec().stopping().max_noise() > 0
-                              ? job.spec().stopping().max_noise()
-                              : kDefaultMaxNoise;
+    const double target = job.spec().stopping().max_noise() > 0 ? job.spec().stopping().max_noise()
+                                                                : kDefaultMaxNoise;
     absl::StrAppend(&line, ": ", p.samples(), p.samples() == 1 ? " sample" : " samples");
     if (p.noise() > 0) {
       absl::StrAppend(&line, ", noise ", FormatPercent(p.noise()), " (target ",
@@ -54,7 +54,8 @@ std::string DescribeProgress(const v1::Job& job) {
 void ProgressLine::Update(const v1::Job& job) {
   const std::string line = DescribeProgress(job);
   if (tty_) {
-    *err_ << kClearLine << line << std::flush;
+    // One column spare: a line that fills the last column wraps on some terminals.
+    *err_ << kClearLine << (columns_ > 1 ? Truncate(line, columns_ - 1) : line) << std::flush;
     drawn_ = true;
     return;
   }

@@ -14,7 +14,9 @@ std::string DescribeProgress(const v1::Job& job);
 
 class ProgressLine {
  public:
-  ProgressLine(std::ostream* err, bool tty) : err_(err), tty_(tty) {}
+  // `columns`: the terminal's width, 0 if unknown; a redrawn line is cut to fit it.
+  ProgressLine(std::ostream* err, bool tty, int columns = 0)
+      : err_(err), tty_(tty), columns_(columns) {}
   ~ProgressLine() { Finish(); }
 
   void Update(const v1::Job& job);
@@ -24,6 +26,7 @@ class ProgressLine {
  private:
   std::ostream* err_;
   bool tty_;
+  int columns_;
   bool drawn_ = false;
   // What the last plain line said, to print only news.
   std::string last_key_;

@@ -86,8 +86,8 @@ std::string FormatPercent(double fraction) {
   const double p = fraction * 100;
   if (p == 0) return "0%";
   if (p >= 9.995) return absl::StrFormat("%.1f%%", p);
-  if (p >= 0.9995) return absl::StrFormat("%.2f%%", p);
-  return absl::StrFormat("%.3g%%", p);
+  if (p >= 0.09995) return absl::StrFormat("%.2f%%", p);
+  return absl::StrFormat("%.2g%%", p);
 }
 
 std::string FormatScientific(double value) {

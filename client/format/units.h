@@ -18,7 +18,7 @@ std::string FormatBandwidth(double bytes_per_second);
 std::string FormatFlops(double flops_per_second);
 // Binary sizes of memory and files: "512 B", "1.5 KiB", "80.0 GiB".
 std::string FormatBytes(double bytes);
-// A fraction as a percentage with 3 significant digits: 0.931 -> "93.1%", 0.0042 -> "0.42%".
+// A fraction as a percentage: 0.931 -> "93.1%", 0.005 -> "0.50%", 0.00042 -> "0.042%".
 std::string FormatPercent(double fraction);
 // Relative error like 1.2e-07.
 std::string FormatScientific(double value);

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -53,34 +54,34 @@ absl::Status DispatchFloat(DType dtype, Fn&& fn) {
   return absl::InvalidArgumentError(absl::StrCat("dtype: unsupported ", DTypeName(dtype)));
 }
 
-// ---- 16-byte packs -------------------------------------------------------------------------
-
-// kPack elements of T in one 16-byte load or store (LDG.128 / STG.128).
-template <typename T>
-struct Pack {
-  static constexpr int kN = 16 / static_cast<int>(sizeof(T));
-  uint4 raw;
-  __device__ __forceinline__ float get(int i) const {
-    return ToFloat(reinterpret_cast<const T*>(&raw)[i]);
-  }
-  __device__ __forceinline__ void set(int i, float v) {
-    reinterpret_cast<T*>(&raw)[i] = FromFloat<T>(v);
-  }
-};
-
-template <typename T>
-__device__ __forceinline__ Pack<T> LoadPack(const T* base, int64_t pack_index) {
-  Pack<T> p;
-  p.raw = __ldg(reinterpret_cast<const uint4*>(base) + pack_index);
-  return p;
-}
-
-template <typename T>
-__device__ __forceinline__ void StorePack(T* base, int64_t pack_index, const Pack<T>& p) {
-  reinterpret_cast<uint4*>(base)[pack_index] = p.raw;
-}
+// ---- alignment ---------------------------------------------------------------------------
 
 inline bool Aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
+
+// ---- row chunks ----------------------------------------------------------------------------
+
+// A slice of a row that one thread loads at once: a 16-byte pack when the rows are 16-byte
+// aligned (kVec), otherwise one element.
+template <typename T, bool kVec>
+struct RowChunk {
+  static constexpr int kE = kVec ? 16 / static_cast<int>(sizeof(T)) : 1;
+  using Raw = std::conditional_t<kVec, uint4, T>;
+  Raw raw;
+  __device__ __forceinline__ static RowChunk Load(const T* __restrict__ row, int64_t i) {
+    RowChunk c;
+    c.raw = reinterpret_cast<const Raw*>(row)[i];
+    return c;
+  }
+  __device__ __forceinline__ void Store(T* __restrict__ row, int64_t i) const {
+    reinterpret_cast<Raw*>(row)[i] = raw;
+  }
+  __device__ __forceinline__ float get(int e) const {
+    return ToFloat(reinterpret_cast<const T*>(&raw)[e]);
+  }
+  __device__ __forceinline__ void set(int e, float v) {
+    reinterpret_cast<T*>(&raw)[e] = FromFloat<T>(v);
+  }
+};
 
 // ---- reductions ----------------------------------------------------------------------------
 

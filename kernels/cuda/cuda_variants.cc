@@ -30,9 +30,18 @@ const std::vector<CudaVariant>& CudaVariants() {
       {"softmax", "fused", LaunchSoftmaxFused},
       {"softmax", "warp_per_row", LaunchSoftmaxWarpPerRow},
       {"softmax", "online", LaunchSoftmaxOnline},
+      {"reduce", "rows_thread", LaunchReduceRowsThread},
+      {"reduce", "rows_warp", LaunchReduceRowsWarp},
+      {"reduce", "rows_block", LaunchReduceRowsBlock},
+      {"reduce", "full_two_pass", LaunchReduceFullTwoPass},
+      {"reduce", "full_single_pass", LaunchReduceFullSinglePass},
       {"matmul", "naive", LaunchMatmulNaive},
       {"matmul", "tiled", LaunchMatmulTiled},
+      {"matmul", "register_blocked", LaunchMatmulRegisterBlocked},
+      {"matmul", "tensorcore", LaunchMatmulTensorCore},
       {"matmul", "cublas", LaunchMatmulCublas, /*needs_cublas=*/true},
+      {"mlp", "unfused", LaunchMlpUnfused, /*needs_cublas=*/true},
+      {"mlp", "fused", LaunchMlpFused, /*needs_cublas=*/true},
   };
   return *variants;
 }

@@ -20,25 +20,24 @@ struct GeluErfOp {
   }
 };
 
-// The two intermediates of the unfused forms live in the workspace (2 n elements of T).
-template <typename T>
+// The unfused forms keep their two intermediates in the workspace as f32 (2 n floats): every
+// operator reads and writes device memory, as eager code does, while rounding only the output
+// to the dtype. (Rounding each f16/bf16 intermediate loses the tails: 1 + tanh(z) cancels for
+// negative x, and a one-element check fails by 10%.)
 struct UnfusedBuffers {
-  const T* x;
-  T* w0;
-  T* w1;
-  T* out;
+  float* w0;
+  float* w1;
   int64_t n;
 };
 
-template <typename T>
-UnfusedBuffers<T> Buffers(const Problem& problem, const LaunchArgs& args) {
+UnfusedBuffers Buffers(const Problem& problem, const LaunchArgs& args) {
   const int64_t n = Elements(problem);
-  T* ws = static_cast<T*>(args.workspace);
-  return {static_cast<const T*>(args.inputs[0]), ws, ws + n, static_cast<T*>(args.outputs[0]), n};
+  float* ws = static_cast<float*>(args.workspace);
+  return {ws, ws + n, n};
 }
 
 absl::Status CheckWorkspace(const Problem& problem, const LaunchArgs& args) {
-  const size_t need = 2 * static_cast<size_t>(Elements(problem)) * StorageBytes(problem.dtype);
+  const size_t need = 2 * static_cast<size_t>(Elements(problem)) * sizeof(float);
   if (args.workspace == nullptr || args.workspace_bytes < need) {
     return absl::InvalidArgumentError(absl::StrCat("workspace: gelu/", problem.variant, " needs ",
                                                    need, " bytes, got ", args.workspace_bytes));
@@ -46,48 +45,48 @@ absl::Status CheckWorkspace(const Problem& problem, const LaunchArgs& args) {
   return absl::OkStatus();
 }
 
+constexpr auto kV = ElementwiseKind::kVectorized;
+constexpr const float* kNone = nullptr;
+
 }  // namespace
 
 absl::Status LaunchGeluTanhUnfused(const Problem& problem, const LaunchArgs& args) {
-  if (absl::Status s = CheckWorkspace(problem, args); !s.ok()) return s;
+  KBENCH_RETURN_IF_ERROR(CheckWorkspace(problem, args));
   return DispatchFloat(problem.dtype, [&](auto tag) -> absl::Status {
     using T = decltype(tag);
-    const UnfusedBuffers<T> b = Buffers<T>(problem, args);
-    constexpr auto kV = ElementwiseKind::kVectorized;
-    const T* none = nullptr;
+    const T* x = static_cast<const T*>(args.inputs[0]);
+    T* out = static_cast<T*>(args.outputs[0]);
+    const UnfusedBuffers b = Buffers(problem, args);
     // 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))), one kernel per operator.
-    KBENCH_RETURN_IF_ERROR(LaunchElementwise<1>(kV, b.x, none, b.w0, b.n, CubeOp{}, args));  // x^3
+    KBENCH_RETURN_IF_ERROR(LaunchElementwise<1>(kV, x, kNone, b.w0, b.n, CubeOp{}, args));
     KBENCH_RETURN_IF_ERROR(
-        LaunchElementwise<1>(kV, b.w0, none, b.w1, b.n, ScaleOp{0.044715f}, args));
-    KBENCH_RETURN_IF_ERROR(LaunchElementwise<2>(kV, b.x, b.w1, b.w0, b.n, AddOp{}, args));
+        LaunchElementwise<1>(kV, b.w0, kNone, b.w1, b.n, ScaleOp{0.044715f}, args));
+    KBENCH_RETURN_IF_ERROR(LaunchElementwise<2>(kV, x, b.w1, b.w0, b.n, AddOp{}, args));
     KBENCH_RETURN_IF_ERROR(
-        LaunchElementwise<1>(kV, b.w0, none, b.w1, b.n, ScaleOp{kSqrt2OverPi}, args));
-    KBENCH_RETURN_IF_ERROR(LaunchElementwise<1>(kV, b.w1, none, b.w0, b.n, TanhOp{}, args));
+        LaunchElementwise<1>(kV, b.w0, kNone, b.w1, b.n, ScaleOp{kSqrt2OverPi}, args));
+    KBENCH_RETURN_IF_ERROR(LaunchElementwise<1>(kV, b.w1, kNone, b.w0, b.n, TanhOp{}, args));
     KBENCH_RETURN_IF_ERROR(
-        LaunchElementwise<1>(kV, b.w0, none, b.w1, b.n, AddScalarOp{1.0f}, args));
-    KBENCH_RETURN_IF_ERROR(
-        LaunchElementwise<1>(kV, b.x, none, b.w0, b.n, ScaleOp{0.5f}, args));  // 0.5x
-    KBENCH_RETURN_IF_ERROR(LaunchElementwise<2>(kV, b.w0, b.w1, b.out, b.n, MulOp{}, args));
+        LaunchElementwise<1>(kV, b.w0, kNone, b.w1, b.n, AddScalarOp{1.0f}, args));
+    KBENCH_RETURN_IF_ERROR(LaunchElementwise<1>(kV, x, kNone, b.w0, b.n, ScaleOp{0.5f}, args));
+    KBENCH_RETURN_IF_ERROR(LaunchElementwise<2>(kV, b.w0, b.w1, out, b.n, MulOp{}, args));
     return absl::OkStatus();
   });
 }
 
 absl::Status LaunchGeluErfUnfused(const Problem& problem, const LaunchArgs& args) {
-  if (absl::Status s = CheckWorkspace(problem, args); !s.ok()) return s;
+  KBENCH_RETURN_IF_ERROR(CheckWorkspace(problem, args));
   return DispatchFloat(problem.dtype, [&](auto tag) -> absl::Status {
     using T = decltype(tag);
-    const UnfusedBuffers<T> b = Buffers<T>(problem, args);
-    constexpr auto kV = ElementwiseKind::kVectorized;
-    const T* none = nullptr;
+    const T* x = static_cast<const T*>(args.inputs[0]);
+    T* out = static_cast<T*>(args.outputs[0]);
+    const UnfusedBuffers b = Buffers(problem, args);
     // 0.5 * x * (1 + erf(x / sqrt(2))), one kernel per operator.
+    KBENCH_RETURN_IF_ERROR(LaunchElementwise<1>(kV, x, kNone, b.w0, b.n, ScaleOp{kInvSqrt2}, args));
+    KBENCH_RETURN_IF_ERROR(LaunchElementwise<1>(kV, b.w0, kNone, b.w1, b.n, ErfOp{}, args));
     KBENCH_RETURN_IF_ERROR(
-        LaunchElementwise<1>(kV, b.x, none, b.w0, b.n, ScaleOp{kInvSqrt2}, args));
-    KBENCH_RETURN_IF_ERROR(LaunchElementwise<1>(kV, b.w0, none, b.w1, b.n, ErfOp{}, args));
-    KBENCH_RETURN_IF_ERROR(
-        LaunchElementwise<1>(kV, b.w1, none, b.w0, b.n, AddScalarOp{1.0f}, args));
-    KBENCH_RETURN_IF_ERROR(
-        LaunchElementwise<1>(kV, b.x, none, b.w1, b.n, ScaleOp{0.5f}, args));  // 0.5x
-    KBENCH_RETURN_IF_ERROR(LaunchElementwise<2>(kV, b.w1, b.w0, b.out, b.n, MulOp{}, args));
+        LaunchElementwise<1>(kV, b.w1, kNone, b.w0, b.n, AddScalarOp{1.0f}, args));
+    KBENCH_RETURN_IF_ERROR(LaunchElementwise<1>(kV, x, kNone, b.w1, b.n, ScaleOp{0.5f}, args));
+    KBENCH_RETURN_IF_ERROR(LaunchElementwise<2>(kV, b.w1, b.w0, out, b.n, MulOp{}, args));
     return absl::OkStatus();
   });
 }

@@ -31,10 +31,21 @@ KBENCH_DECLARE_LAUNCH(LaunchSoftmaxNaive);
 KBENCH_DECLARE_LAUNCH(LaunchSoftmaxFused);
 KBENCH_DECLARE_LAUNCH(LaunchSoftmaxWarpPerRow);
 KBENCH_DECLARE_LAUNCH(LaunchSoftmaxOnline);
-// matmul_naive.cu, matmul_tiled.cu, matmul_cublas.cu
+// reduce.cu
+KBENCH_DECLARE_LAUNCH(LaunchReduceRowsThread);
+KBENCH_DECLARE_LAUNCH(LaunchReduceRowsWarp);
+KBENCH_DECLARE_LAUNCH(LaunchReduceRowsBlock);
+KBENCH_DECLARE_LAUNCH(LaunchReduceFullTwoPass);
+KBENCH_DECLARE_LAUNCH(LaunchReduceFullSinglePass);
+// matmul_naive.cu, matmul_tiled.cu, matmul_cublas.cu, matmul_register.cu, matmul_tensorcore.cu
 KBENCH_DECLARE_LAUNCH(LaunchMatmulNaive);
 KBENCH_DECLARE_LAUNCH(LaunchMatmulTiled);
 KBENCH_DECLARE_LAUNCH(LaunchMatmulCublas);
+KBENCH_DECLARE_LAUNCH(LaunchMatmulRegisterBlocked);
+KBENCH_DECLARE_LAUNCH(LaunchMatmulTensorCore);
+// mlp.cu
+KBENCH_DECLARE_LAUNCH(LaunchMlpUnfused);
+KBENCH_DECLARE_LAUNCH(LaunchMlpFused);
 
 #undef KBENCH_DECLARE_LAUNCH
 

@@ -1,35 +1,13 @@
 // softmax's CUDA variants (row-wise, max-subtracted): naive five-kernel, fused block-per-row,
 // warp-per-row, and online (single pass for max and sum).
-#include <type_traits>
-
 #include "kernels/cuda/common.cuh"
 #include "kernels/cuda/launchers.h"
 
 namespace kbench::kernels::cuda {
 namespace {
 
-// A slice of a row that one thread loads at once: a 16-byte pack when the rows are 16-byte
-// aligned (kVec), otherwise one element.
 template <typename T, bool kVec>
-struct Chunk {
-  static constexpr int kE = kVec ? 16 / static_cast<int>(sizeof(T)) : 1;
-  using Raw = std::conditional_t<kVec, uint4, T>;
-  Raw raw;
-  __device__ __forceinline__ static Chunk Load(const T* __restrict__ row, int64_t i) {
-    Chunk c;
-    c.raw = reinterpret_cast<const Raw*>(row)[i];
-    return c;
-  }
-  __device__ __forceinline__ void Store(T* __restrict__ row, int64_t i) const {
-    reinterpret_cast<Raw*>(row)[i] = raw;
-  }
-  __device__ __forceinline__ float get(int e) const {
-    return ToFloat(reinterpret_cast<const T*>(&raw)[e]);
-  }
-  __device__ __forceinline__ void set(int e, float v) {
-    reinterpret_cast<T*>(&raw)[e] = FromFloat<T>(v);
-  }
-};
+using Chunk = RowChunk<T, kVec>;
 
 // ---- naive: five kernels, f32 intermediates in the workspace --------------------------------
 

@@ -20,6 +20,13 @@ Operation MakeMatmulOp() {
        {DType::kF32}},
       {"tiled", "32x32 shared-memory tiles: each operand element loaded once per tile",
        Backend::kCuda, {DType::kF32}},
+      {"register_blocked",
+       "128x128 tiles, 8x8 outputs per thread in registers: each shared-memory read feeds 8 FMAs",
+       Backend::kCuda, {DType::kF32}},
+      {"tensorcore",
+       "wgmma tensor cores (sm_90a) fed by TMA through a 4-stage ring, producer/consumer "
+       "warpgroups; bf16/f16 in, f32 accumulate",
+       Backend::kCuda, {DType::kBF16, DType::kF16}},
       {"cublas", "cuBLAS GEMM (tf32 = f32 storage with TF32 tensor cores): the vendor reference",
        Backend::kCuda, all},
   };
@@ -28,6 +35,13 @@ Operation MakeMatmulOp() {
     Layout layout;
     layout.inputs = {{"a", m * k}, {"b", k * n}};
     layout.outputs = {{"c", m * n}};
+    // The tensor-core kernel's copy engine needs 16-byte row pitches: A and B rows whose pitch
+    // is not get a padded copy (kernels/cuda/matmul_tensorcore.cu).
+    if (p.variant == "tensorcore") {
+      auto up8 = [](int64_t x) { return (x + 7) / 8 * 8; };
+      layout.workspace_bytes = ((k % 8 ? m * up8(k) : 0) + (n % 8 ? k * up8(n) : 0)) *
+                               static_cast<int64_t>(StorageBytes(p.dtype));
+    }
     return layout;
   };
   op.cost = [](const Problem& p) {

@@ -10,6 +10,8 @@ Operation MakeSquareOp();
 Operation MakeAddOp();
 Operation MakeGeluOp();
 Operation MakeSoftmaxOp();
+Operation MakeReduceOp();
 Operation MakeMatmulOp();
+Operation MakeMlpOp();
 
 }  // namespace kbench::kernels

@@ -94,8 +94,8 @@ std::shared_ptr<const Sink> MakeSink(spdlog::sink_ptr sink, bool json, Level lev
   auto out = std::make_shared<Sink>();
   out->json = json;
   // UTC with an explicit Z: collectors and people in other time zones read the same instant.
-  const char* pattern = json ? R"({"ts":"%Y-%m-%dT%H:%M:%S.%eZ","level":"%l",%v})"
-                             : "%Y-%m-%dT%H:%M:%S.%eZ %l %v";
+  const char* pattern =
+      json ? R"({"ts":"%Y-%m-%dT%H:%M:%S.%eZ","level":"%l",%v})" : "%Y-%m-%dT%H:%M:%S.%eZ %l %v";
   sink->set_formatter(
       std::make_unique<spdlog::pattern_formatter>(pattern, spdlog::pattern_time_type::utc));
   out->logger = std::make_shared<spdlog::logger>("kbench", std::move(sink));
@@ -143,8 +143,7 @@ void Emit(Level level, absl::string_view message, const std::string* job_id,
   } else {
     payload = OneLine(message);
     if (job_id != nullptr) {
-      absl::StrAppend(&payload, " job_id=",
-                      NeedsQuotes(*job_id) ? JsonString(*job_id) : *job_id);
+      absl::StrAppend(&payload, " job_id=", NeedsQuotes(*job_id) ? JsonString(*job_id) : *job_id);
     }
   }
   if (context != nullptr) {
@@ -203,8 +202,7 @@ absl::Status InitLogging(const std::string& format, const std::string& level) {
   return Install(format, level, std::make_shared<spdlog::sinks::stderr_sink_mt>());
 }
 
-absl::Status InitLogging(const std::string& format, const std::string& level,
-                         std::ostream& out) {
+absl::Status InitLogging(const std::string& format, const std::string& level, std::ostream& out) {
   return Install(format, level,
                  std::make_shared<spdlog::sinks::ostream_sink_mt>(out, /*force_flush=*/true));
 }

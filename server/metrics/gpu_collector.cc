@@ -74,9 +74,8 @@ const GaugeDef kGauges[] = {
      [](const GpuSample& s) { return s.temperature_celsius; }},
     {"DCGM_FI_DEV_POWER_USAGE", "Power draw (in W).", MetricType::Gauge,
      [](const GpuSample& s) { return s.power_watts; }},
-    {"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION",
-     "Total energy consumption since boot (in mJ).", MetricType::Counter,
-     [](const GpuSample& s) { return AsDouble(s.energy_millijoules); }},
+    {"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "Total energy consumption since boot (in mJ).",
+     MetricType::Counter, [](const GpuSample& s) { return AsDouble(s.energy_millijoules); }},
     {"DCGM_FI_DEV_CLOCK_THROTTLE_REASONS",
      "Current clock throttle reasons (bit mask of NVML's nvmlClocksEventReason*).",
      MetricType::Gauge, [](const GpuSample& s) { return AsDouble(s.throttle_reasons); }},
@@ -117,16 +116,15 @@ absl::Status GpuCollector::AddGpu(const std::string& device_id, const std::strin
   if (source_ == nullptr) return source_status_;
   absl::StatusOr<GpuIdentity> identity = source_->Find(uuid, ordinal);
   if (!identity.ok()) {
-    return absl::Status(identity.status().code(),
-                        absl::StrCat("GPU gauges for device \"", device_id,
-                                     "\": ", identity.status().message()));
+    return absl::Status(
+        identity.status().code(),
+        absl::StrCat("GPU gauges for device \"", device_id, "\": ", identity.status().message()));
   }
   for (const Gpu& gpu : gpus_) {
     if (gpu.index == identity->index && gpu.device_id != device_id) {
-      return absl::AlreadyExistsError(absl::StrCat("GPU ", identity->index, " (", identity->uuid,
-                                                   ") already has gauges as device \"",
-                                                   gpu.device_id, "\", not adding \"",
-                                                   device_id, "\""));
+      return absl::AlreadyExistsError(absl::StrCat(
+          "GPU ", identity->index, " (", identity->uuid, ") already has gauges as device \"",
+          gpu.device_id, "\", not adding \"", device_id, "\""));
     }
   }
   Gpu gpu;
@@ -178,8 +176,7 @@ std::vector<MetricFamily> GpuCollector::Collect() const {
 
   MetricFamily reasons;
   reasons.name = "kbench_gpu_throttle_reason_active";
-  reasons.help =
-      "1 while NVML reports this clocks event (throttle) reason for the GPU, else 0.";
+  reasons.help = "1 while NVML reports this clocks event (throttle) reason for the GPU, else 0.";
   reasons.type = MetricType::Gauge;
   for (size_t i = 0; i < gpus.size(); ++i) {
     if (!samples[i].throttle_reasons.has_value()) continue;

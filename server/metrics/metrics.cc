@@ -1,15 +1,12 @@
 // kbenchd's Prometheus metrics: the series of metrics.h in a prometheus-cpp registry, served
-// with the GPU gauges on /metrics by civetweb. Label values are kept to bounded sets.
+// with the GPU gauges on /metrics. Label values are kept to bounded sets.
 #include <cctype>
-#include <exception>
 #include <set>
 #include <sstream>
 #include <utility>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
 #include "prometheus/text_serializer.h"
 #include "server/common/logging.h"
@@ -34,17 +31,27 @@ const std::set<std::string>& FinalStates() {
   return s;
 }
 const std::set<std::string>& RestartCauses() {
-  static const std::set<std::string> s = {"signal", "exit", "sticky_error", "start_failed",
-                                          "hung"};
+  static const std::set<std::string> s = {"signal", "exit", "sticky_error", "start_failed", "hung"};
   return s;
 }
 const std::set<std::string>& GrpcCodes() {
-  static const std::set<std::string> s = {
-      "OK",        "CANCELLED",         "UNKNOWN",           "INVALID_ARGUMENT",
-      "DEADLINE_EXCEEDED", "NOT_FOUND", "ALREADY_EXISTS",    "PERMISSION_DENIED",
-      "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE",
-      "UNIMPLEMENTED", "INTERNAL",     "UNAVAILABLE",       "DATA_LOSS",
-      "UNAUTHENTICATED"};
+  static const std::set<std::string> s = {"OK",
+                                          "CANCELLED",
+                                          "UNKNOWN",
+                                          "INVALID_ARGUMENT",
+                                          "DEADLINE_EXCEEDED",
+                                          "NOT_FOUND",
+                                          "ALREADY_EXISTS",
+                                          "PERMISSION_DENIED",
+                                          "RESOURCE_EXHAUSTED",
+                                          "FAILED_PRECONDITION",
+                                          "ABORTED",
+                                          "OUT_OF_RANGE",
+                                          "UNIMPLEMENTED",
+                                          "INTERNAL",
+                                          "UNAVAILABLE",
+                                          "DATA_LOSS",
+                                          "UNAUTHENTICATED"};
   return s;
 }
 
@@ -117,35 +124,6 @@ double NonNegative(double seconds) { return seconds > 0 ? seconds : 0; }
 
 }  // namespace
 
-absl::Status ValidateListenAddress(const std::string& listen) {
-  auto bad = [&](const std::string& why) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--metrics-listen \"", listen, "\": ", why,
-                     " (expected HOST:PORT with HOST an IPv4 address or localhost, PORT "
-                     "0..65535; 0 picks a free port)"));
-  };
-  const size_t colon = listen.rfind(':');
-  if (colon == std::string::npos) return bad("no port");
-  const std::string host = listen.substr(0, colon);
-  const std::string port = listen.substr(colon + 1);
-  uint32_t port_number = 0;
-  if (port.empty() || port.size() > 5 || !absl::SimpleAtoi(port, &port_number) ||
-      port_number > 65535 || !std::isdigit(static_cast<unsigned char>(port[0]))) {
-    return bad(absl::StrCat("port \"", port, "\" is not a number in 0..65535"));
-  }
-  if (host == "localhost") return absl::OkStatus();
-  std::vector<std::string> parts = absl::StrSplit(host, '.');
-  if (parts.size() != 4) return bad(absl::StrCat("host \"", host, "\" is not an IPv4 address"));
-  for (const std::string& p : parts) {
-    uint32_t octet = 0;
-    if (p.empty() || p.size() > 3 || !std::isdigit(static_cast<unsigned char>(p[0])) ||
-        !absl::SimpleAtoi(p, &octet) || octet > 255) {
-      return bad(absl::StrCat("host \"", host, "\" is not an IPv4 address"));
-    }
-  }
-  return absl::OkStatus();
-}
-
 absl::StatusOr<std::unique_ptr<Metrics>> Metrics::Create(const std::string& listen) {
   absl::StatusOr<std::unique_ptr<PrometheusMetrics>> m =
       PrometheusMetrics::Create(listen, [] { return LoadNvml(); });
@@ -165,8 +143,9 @@ PrometheusMetrics::PrometheusMetrics(GpuCollector::SourceFactory gpu_source)
                          .Register(*registry_);
   jobs_finished_ = &BuildCounter()
                         .Name("kbench_jobs_finished_total")
-                        .Help("Jobs that reached a terminal state, by kind, device and state "
-                              "(succeeded, failed, cancelled).")
+                        .Help(
+                            "Jobs that reached a terminal state, by kind, device and state "
+                            "(succeeded, failed, cancelled).")
                         .Register(*registry_);
   queue_depth_ = &BuildGauge()
                       .Name("kbench_queue_depth")
@@ -190,8 +169,9 @@ PrometheusMetrics::PrometheusMetrics(GpuCollector::SourceFactory gpu_source)
                        .Register(*registry_);
   rpc_duration_ = &BuildHistogram()
                        .Name("kbench_rpc_duration_seconds")
-                       .Help("gRPC request latency (whole stream for streaming RPCs), in "
-                             "seconds.")
+                       .Help(
+                           "gRPC request latency (whole stream for streaming RPCs), in "
+                           "seconds.")
                        .Register(*registry_);
   artifact_bytes_ = &BuildGauge()
                          .Name("kbench_artifact_store_bytes")
@@ -214,23 +194,12 @@ absl::StatusOr<std::unique_ptr<PrometheusMetrics>> PrometheusMetrics::Create(
     const std::string& listen, GpuCollector::SourceFactory gpu_source) {
   std::unique_ptr<PrometheusMetrics> m(new PrometheusMetrics(std::move(gpu_source)));
   if (listen.empty()) return m;
-  if (absl::Status valid = ValidateListenAddress(listen); !valid.ok()) return valid;
-  try {
-    m->exposer_ = std::make_unique<prometheus::Exposer>(listen, /*num_threads=*/2);
-  } catch (const std::exception& e) {
-    return absl::UnavailableError(absl::StrCat("--metrics-listen \"", listen,
-                                               "\": cannot listen (port in use, or not an "
-                                               "address of this host): ",
-                                               e.what()));
-  }
-  const std::vector<int> ports = m->exposer_->GetListeningPorts();
-  if (ports.empty()) {
-    return absl::InternalError(
-        absl::StrCat("--metrics-listen \"", listen, "\": the server bound no port"));
-  }
-  m->bound_address_ = absl::StrCat(listen.substr(0, listen.rfind(':')), ":", ports.front());
-  m->exposer_->RegisterCollectable(m->registry_);
-  m->exposer_->RegisterCollectable(m->gpus_);
+  PrometheusMetrics* raw = m.get();
+  absl::StatusOr<std::unique_ptr<MetricsHttpServer>> server =
+      MetricsHttpServer::Start(listen, [raw] { return raw->ScrapeText(); });
+  if (!server.ok()) return server.status();
+  m->server_ = std::move(*server);
+  m->bound_address_ = m->server_->BoundAddress();
   return m;
 }
 
@@ -256,8 +225,7 @@ void PrometheusMetrics::SetQueueDepth(const std::string& device, int64_t depth) 
 }
 
 void PrometheusMetrics::ObserveQueueWait(const std::string& device, double seconds) {
-  queue_wait_->Add({{"device", Device(device)}}, QueueWaitBuckets())
-      .Observe(NonNegative(seconds));
+  queue_wait_->Add({{"device", Device(device)}}, QueueWaitBuckets()).Observe(NonNegative(seconds));
 }
 
 void PrometheusMetrics::ObserveRunDuration(const std::string& kind, const std::string& device,

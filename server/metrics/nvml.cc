@@ -77,8 +77,8 @@ std::string NormalizeUuid(const std::string& uuid) {
     hex.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
   }
   if (hex.size() != 32) return uuid;
-  return absl::StrCat("GPU-", hex.substr(0, 8), "-", hex.substr(8, 4), "-", hex.substr(12, 4),
-                      "-", hex.substr(16, 4), "-", hex.substr(20, 12));
+  return absl::StrCat("GPU-", hex.substr(0, 8), "-", hex.substr(8, 4), "-", hex.substr(12, 4), "-",
+                      hex.substr(16, 4), "-", hex.substr(20, 12));
 }
 
 class NvmlSource final : public GpuSource {
@@ -94,8 +94,8 @@ class NvmlSource final : public GpuSource {
       const std::string normalized = NormalizeUuid(uuid);
       NvmlReturn rc = api_.handle_by_uuid(normalized.c_str(), &device);
       if (rc != kNvmlSuccess) {
-        return absl::NotFoundError(absl::StrCat("NVML has no GPU with UUID \"", uuid,
-                                                "\": ", api_.error_string(rc)));
+        return absl::NotFoundError(
+            absl::StrCat("NVML has no GPU with UUID \"", uuid, "\": ", api_.error_string(rc)));
       }
     } else {
       if (ordinal < 0) {
@@ -196,12 +196,13 @@ absl::StatusOr<std::unique_ptr<GpuSource>> LoadNvml(const std::string& library) 
   Bind(lib, "nvmlDeviceGetUUID", &api.get_uuid);
   Bind(lib, "nvmlDeviceGetName", &api.get_name);
   if (api.init == nullptr || api.shutdown == nullptr || api.error_string == nullptr ||
-      api.handle_by_uuid == nullptr || api.handle_by_index == nullptr ||
-      api.get_index == nullptr || api.get_uuid == nullptr || api.get_name == nullptr) {
+      api.handle_by_uuid == nullptr || api.handle_by_index == nullptr || api.get_index == nullptr ||
+      api.get_uuid == nullptr || api.get_name == nullptr) {
     dlclose(lib);
     return absl::FailedPreconditionError(
-        absl::StrCat(library, " lacks NVML's core entry points (nvmlInit_v2, "
-                              "nvmlDeviceGetHandleByUUID, ...); is it the NVIDIA driver's NVML?"));
+        absl::StrCat(library,
+                     " lacks NVML's core entry points (nvmlInit_v2, "
+                     "nvmlDeviceGetHandleByUUID, ...); is it the NVIDIA driver's NVML?"));
   }
   Bind(lib, "nvmlDeviceGetUtilizationRates", &api.utilization);
   Bind(lib, "nvmlDeviceGetMemoryInfo", &api.memory);
@@ -212,7 +213,8 @@ absl::StatusOr<std::unique_ptr<GpuSource>> LoadNvml(const std::string& library) 
   // Renamed in driver 535 ("throttle" became "clocks event"); older drivers have only the old
   // name, newer ones keep it as an alias.
   Bind(lib, "nvmlDeviceGetCurrentClocksEventReasons", &api.throttle);
-  if (api.throttle == nullptr) Bind(lib, "nvmlDeviceGetCurrentClocksThrottleReasons", &api.throttle);
+  if (api.throttle == nullptr)
+    Bind(lib, "nvmlDeviceGetCurrentClocksThrottleReasons", &api.throttle);
 
   if (NvmlReturn rc = api.init(); rc != kNvmlSuccess) {
     std::string why = api.error_string(rc);

@@ -1,5 +1,5 @@
-// The Prometheus implementation of Metrics (prometheus-cpp registry + civetweb exposer), open
-// to tests: they inject a fake GPU source and read the registry as text without HTTP.
+// The Prometheus implementation of Metrics (a prometheus-cpp registry served by a small HTTP
+// server), open to tests: they inject a fake GPU source and read the registry as text.
 #pragma once
 
 #include <memory>
@@ -8,12 +8,12 @@
 
 #include "absl/status/statusor.h"
 #include "prometheus/counter.h"
-#include "prometheus/exposer.h"
 #include "prometheus/family.h"
 #include "prometheus/gauge.h"
 #include "prometheus/histogram.h"
 #include "prometheus/registry.h"
 #include "server/metrics/gpu_collector.h"
+#include "server/metrics/http_server.h"
 #include "server/metrics/metrics.h"
 
 namespace kbench::metrics {
@@ -22,29 +22,23 @@ namespace kbench::metrics {
 // second, a CUDA job with the default stopping rule (0.5 s minimum, 15 s timeout per variant)
 // in seconds, a compare of several variants or an Nsight Compute profile in minutes.
 inline const std::vector<double>& RunDurationBuckets() {
-  static const std::vector<double> b = {0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 20, 30, 45,
-                                        60, 120, 300, 600, 1800};
+  static const std::vector<double> b = {0.1, 0.25, 0.5, 1,  2.5, 5,   10,  15,
+                                        20,  30,   45,  60, 120, 300, 600, 1800};
   return b;
 }
 // Queue wait: zero when the device is idle, up to a long queue of long jobs behind it.
 inline const std::vector<double>& QueueWaitBuckets() {
-  static const std::vector<double> b = {0.01, 0.05, 0.1, 0.5, 1, 5, 15, 30, 60, 120, 300, 600,
-                                        1800, 3600};
+  static const std::vector<double> b = {0.01, 0.05, 0.1, 0.5, 1,   5,    15,
+                                        30,   60,   120, 300, 600, 1800, 3600};
   return b;
 }
 // Unary RPCs take milliseconds; WatchJob and GetArtifact streams last as long as their job or
 // transfer, hence the long tail.
 inline const std::vector<double>& RpcDurationBuckets() {
-  static const std::vector<double> b = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
-                                        0.25,   0.5,   1,      2.5,   5,    10,    30,   60,
-                                        300};
+  static const std::vector<double> b = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
+                                        0.5,    1,     2.5,    5,     10,   30,    60,   300};
   return b;
 }
-
-// Parses a metrics listen address "HOST:PORT": HOST an IPv4 literal or "localhost" (the
-// embedded civetweb has no IPv6 and resolves no other names), PORT 0..65535.
-// INVALID_ARGUMENT naming --metrics-listen and the value otherwise.
-absl::Status ValidateListenAddress(const std::string& listen);
 
 class PrometheusMetrics final : public Metrics {
  public:
@@ -63,11 +57,10 @@ class PrometheusMetrics final : public Metrics {
   void ExecutorRestarted(const std::string& device, const std::string& cause) override;
   void ObserveRpc(const std::string& method, const std::string& code, double seconds) override;
   void SetArtifactBytes(int64_t bytes) override;
-  void AddGpu(const std::string& device_id, const std::string& uuid,
-              const std::string& model_name, int ordinal) override;
+  void AddGpu(const std::string& device_id, const std::string& uuid, const std::string& model_name,
+              int ordinal) override;
 
-  // What /metrics serves (kbench's series and the GPU gauges; not the exposer's own
-  // exposer_* series), in the text exposition format.
+  // What /metrics serves (kbench's series and the GPU gauges), in the text exposition format.
   std::string ScrapeText() const;
 
  private:
@@ -86,7 +79,7 @@ class PrometheusMetrics final : public Metrics {
   prometheus::Gauge* artifact_bytes_;
   std::string bound_address_;
   // Last: destroyed first, so no scrape runs against a half-destroyed registry.
-  std::unique_ptr<prometheus::Exposer> exposer_;
+  std::unique_ptr<MetricsHttpServer> server_;
 };
 
 }  // namespace kbench::metrics

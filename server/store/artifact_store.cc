@@ -21,8 +21,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/clock.h"
+#include "server/common/logging.h"
 #include "server/store/sqlite_db.h"
-#include "spdlog/spdlog.h"
 
 namespace kbench::store {
 namespace {
@@ -220,8 +220,9 @@ absl::StatusOr<ArtifactRecord> ArtifactStore::Import(const std::string& job_id,
 
   absl::StatusOr<int64_t> freed = ApplyRetentionLocked(record.create_time_ns);
   if (!freed.ok()) {
-    spdlog::warn("artifact retention after importing {} of job {} failed: {}", name, job_id,
-                 freed.status().ToString());
+    logging::LogJob(
+        logging::Level::kWarn, job_id, "artifact retention failed after import",
+        {logging::Field("artifact", name), logging::Field("error", freed.status().ToString())});
   }
   return record;
 }

@@ -63,8 +63,9 @@ std::string DropLabelLists(std::string expr) {
     size_t pos = 0;
     const std::string k = keyword;
     while ((pos = expr.find(k, pos)) != std::string::npos) {
-      const bool word_start = pos == 0 || !(std::isalnum(static_cast<unsigned char>(
-                                                 expr[pos - 1])) || expr[pos - 1] == '_');
+      const bool word_start =
+          pos == 0 ||
+          !(std::isalnum(static_cast<unsigned char>(expr[pos - 1])) || expr[pos - 1] == '_');
       size_t i = pos + k.size();
       while (i < expr.size() && expr[i] == ' ') ++i;
       const char after = pos + k.size() < expr.size() ? expr[pos + k.size()] : '\0';
@@ -110,16 +111,16 @@ std::set<std::string> MetricNames(const std::string& raw) {
   }
   expr = DropLabelLists(expr);
   static const std::set<std::string> kKeywords = {
-      "and", "or", "unless", "bool", "offset", "by", "without", "on", "ignoring",
-      "group_left", "group_right", "inf", "nan", "Inf", "NaN"};
+      "and",      "or",         "unless",      "bool", "offset", "by",  "without", "on",
+      "ignoring", "group_left", "group_right", "inf",  "nan",    "Inf", "NaN"};
   std::set<std::string> names;
   for (size_t i = 0; i < expr.size();) {
     const auto c = static_cast<unsigned char>(expr[i]);
     if (!(std::isalpha(c) || c == '_' || c == ':')) {
       // Skip numbers whole (1e3, 0.5) so that their letters are not read as names.
       if (std::isdigit(c) || c == '.') {
-        while (i < expr.size() && (std::isalnum(static_cast<unsigned char>(expr[i])) ||
-                                   expr[i] == '.')) {
+        while (i < expr.size() &&
+               (std::isalnum(static_cast<unsigned char>(expr[i])) || expr[i] == '.')) {
           ++i;
         }
       } else {
@@ -128,9 +129,8 @@ std::set<std::string> MetricNames(const std::string& raw) {
       continue;
     }
     size_t j = i;
-    while (j < expr.size() &&
-           (std::isalnum(static_cast<unsigned char>(expr[j])) || expr[j] == '_' ||
-            expr[j] == ':')) {
+    while (j < expr.size() && (std::isalnum(static_cast<unsigned char>(expr[j])) ||
+                               expr[j] == '_' || expr[j] == ':')) {
       ++j;
     }
     const std::string token = expr.substr(i, j - i);
@@ -174,9 +174,9 @@ class DashboardTest : public ::testing::Test {
     for (const nlohmann::json* p : panels_) {
       if (!p->contains("targets")) continue;
       for (const auto& t : p->at("targets")) {
-        queries_.push_back({absl::StrCat("panel \"", p->value("title", ""), "\" ",
-                                         t.value("refId", "")),
-                            t.value("expr", "")});
+        queries_.push_back(
+            {absl::StrCat("panel \"", p->value("title", ""), "\" ", t.value("refId", "")),
+             t.value("expr", "")});
       }
     }
   }
@@ -236,8 +236,8 @@ TEST_F(DashboardTest, EveryQueryNamesOnlyMetricsKbenchdExports) {
     const std::set<std::string> names = MetricNames(q.expr);
     EXPECT_FALSE(names.empty()) << q.where << " names no metric: " << q.expr;
     for (const std::string& name : names) {
-      EXPECT_TRUE(exported.count(name)) << q.where << " queries \"" << name
-                                        << "\", which kbenchd does not export: " << q.expr;
+      EXPECT_TRUE(exported.count(name))
+          << q.where << " queries \"" << name << "\", which kbenchd does not export: " << q.expr;
     }
   }
 }
@@ -270,8 +270,8 @@ TEST_F(DashboardTest, EveryQueryIsValidPromql) {
     out << "groups:\n  - name: dashboard\n    rules:\n";
     for (size_t i = 0; i < queries_.size(); ++i) {
       // JSON strings are valid YAML double-quoted scalars.
-      out << "      - record: dashboard:query_" << i << "\n        expr: "
-          << nlohmann::json(Substitute(queries_[i].expr)).dump() << "\n";
+      out << "      - record: dashboard:query_" << i
+          << "\n        expr: " << nlohmann::json(Substitute(queries_[i].expr)).dump() << "\n";
     }
   }
   FILE* pipe = popen(absl::StrCat(promtool, " check rules ", file.string(), " 2>&1").c_str(), "r");
@@ -319,8 +319,8 @@ TEST(AlertRules, NameOnlyMetricsKbenchdExports) {
     const std::set<std::string> names = MetricNames(e);
     EXPECT_FALSE(names.empty()) << e;
     for (const std::string& name : names) {
-      EXPECT_TRUE(exported.count(name)) << "alert reads \"" << name
-                                        << "\", which kbenchd does not export: " << e;
+      EXPECT_TRUE(exported.count(name))
+          << "alert reads \"" << name << "\", which kbenchd does not export: " << e;
     }
   }
 }

@@ -3,6 +3,7 @@
 // rules loaded) and answers a query for the job counter, and --log-format json gives JSON
 // lines with the job id.
 #include <arpa/inet.h>
+#include <grpcpp/grpcpp.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -16,8 +17,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <grpcpp/grpcpp.h>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -83,16 +82,15 @@ class KbenchdTest : public ::testing::Test {
   }
 
   void StartDaemon(std::vector<std::string> extra = {}) {
-    std::vector<std::string> argv = {KBENCH_KBENCHD,    "--listen",
-                                     "127.0.0.1:0",     "--data-dir",
-                                     dir_ + "/data",    "--metrics-listen",
+    std::vector<std::string> argv = {KBENCH_KBENCHD, "--listen",     "127.0.0.1:0",
+                                     "--data-dir",   dir_ + "/data", "--metrics-listen",
                                      "127.0.0.1:0"};
     argv.insert(argv.end(), extra.begin(), extra.end());
     auto started = Process::Start(argv, dir_ + "/kbenchd.out", dir_ + "/kbenchd.err");
     ASSERT_TRUE(started.ok()) << started.status();
     daemon_ = std::move(*started);
-    auto ready = daemon_->WaitForLine([](const std::string& l) { return l == "kbenchd: ready"; },
-                                      60s);
+    auto ready =
+        daemon_->WaitForLine([](const std::string& l) { return l == "kbenchd: ready"; }, 60s);
     ASSERT_TRUE(ready.ok()) << ready.status();
     auto grpc_address = daemon_->WaitForValue("kbenchd: listening on ", 1s);
     ASSERT_TRUE(grpc_address.ok()) << grpc_address.status();
@@ -176,9 +174,9 @@ TEST_F(KbenchdTest, CountsAJobThatRan) {
   const v1::Job job = RunCpuJob();
   ASSERT_EQ(job.state(), v1::JOB_STATE_SUCCEEDED) << job.error();
   const std::string text = Scrape();
-  EXPECT_THAT(FindSample(text, "kbench_jobs_submitted_total",
-                         {{"kind", "benchmark"}, {"device", "cpu"}}),
-              Optional(1.0))
+  EXPECT_THAT(
+      FindSample(text, "kbench_jobs_submitted_total", {{"kind", "benchmark"}, {"device", "cpu"}}),
+      Optional(1.0))
       << text;
   EXPECT_THAT(FindSample(text, "kbench_jobs_finished_total",
                          {{"kind", "benchmark"}, {"device", "cpu"}, {"state", "succeeded"}}),
@@ -191,8 +189,7 @@ TEST_F(KbenchdTest, CountsAJobThatRan) {
   EXPECT_THAT(FindSample(text, "kbench_queue_wait_seconds_count", {{"device", "cpu"}}),
               Optional(1.0))
       << text;
-  EXPECT_THAT(FindSample(text, "kbench_queue_depth", {{"device", "cpu"}}), Optional(0.0))
-      << text;
+  EXPECT_THAT(FindSample(text, "kbench_queue_depth", {{"device", "cpu"}}), Optional(0.0)) << text;
   EXPECT_THAT(
       FindSample(text, "kbench_rpc_requests_total", {{"method", "SubmitJob"}, {"code", "OK"}}),
       Optional(1.0))
@@ -235,8 +232,8 @@ TEST_F(KbenchdTest, PrometheusServerScrapesTheJobCounter) {
     if (ready) {
       server = std::move(*started);
     } else {
-      ASSERT_TRUE((*started)->HasExited())
-          << "prometheus not ready within 60 s:\n" << (*started)->Stderr();
+      ASSERT_TRUE((*started)->HasExited()) << "prometheus not ready within 60 s:\n"
+                                           << (*started)->Stderr();
     }
   }
   ASSERT_NE(server, nullptr) << "prometheus did not start";
@@ -253,8 +250,8 @@ TEST_F(KbenchdTest, PrometheusServerScrapesTheJobCounter) {
     result = body.at("data").at("result");
     if (!result.empty()) break;
     ASSERT_LT(std::chrono::steady_clock::now(), deadline)
-        << "Prometheus has no " << query << " after 60 s; targets: "
-        << HttpGet(web, "/api/v1/targets")->body;
+        << "Prometheus has no " << query
+        << " after 60 s; targets: " << HttpGet(web, "/api/v1/targets")->body;
     std::this_thread::sleep_for(200ms);
   }
   ASSERT_EQ(result.size(), 1u) << result.dump();

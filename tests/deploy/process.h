@@ -76,9 +76,8 @@ class Process {
       }
       if (std::chrono::steady_clock::now() > deadline) {
         return absl::DeadlineExceededError(
-            absl::StrCat(Name(), ": no expected line within ", timeout.count(),
-                         " ms; stdout:\n", ReadFile(stdout_path_), "\nstderr:\n",
-                         ReadFile(stderr_path_)));
+            absl::StrCat(Name(), ": no expected line within ", timeout.count(), " ms; stdout:\n",
+                         ReadFile(stdout_path_), "\nstderr:\n", ReadFile(stderr_path_)));
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
@@ -87,8 +86,8 @@ class Process {
   // The value after `prefix` on the first stdout line that starts with it.
   absl::StatusOr<std::string> WaitForValue(const std::string& prefix,
                                            std::chrono::milliseconds timeout) {
-    absl::StatusOr<std::string> line = WaitForLine(
-        [&](const std::string& l) { return l.rfind(prefix, 0) == 0; }, timeout);
+    absl::StatusOr<std::string> line =
+        WaitForLine([&](const std::string& l) { return l.rfind(prefix, 0) == 0; }, timeout);
     if (!line.ok()) return line.status();
     return line->substr(prefix.size());
   }

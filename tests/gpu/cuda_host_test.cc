@@ -1,11 +1,11 @@
 // Host-side pieces of the CUDA executor that need no device: read-back conversion and poison
 // counting, buffer rotation sizing, peak-rate arithmetic, UUID formatting, NVML reason names,
 // and discovery without a driver.
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstring>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "server/executor/backend.h"
 #include "server/executor/cuda/device_info.h"

@@ -1,7 +1,7 @@
 // Test-only CUDA kernels for the harness tests (see test_kernels.h).
-#include "tests/gpu/test_kernels.h"
-
 #include <cstdint>
+
+#include "tests/gpu/test_kernels.h"
 
 namespace kbench::testing {
 namespace {
@@ -38,12 +38,13 @@ __global__ void WildStoreKernel(float* out) {
   reinterpret_cast<float*>(0x10)[threadIdx.x] = out[threadIdx.x];
 }
 
-absl::Status CopyBytes(const void* in, void* out, int64_t bytes, const kernels::cuda::LaunchArgs& a) {
+absl::Status CopyBytes(const void* in, void* out, int64_t bytes,
+                       const kernels::cuda::LaunchArgs& a) {
   const int64_t words = bytes / 16;
   const int blocks = static_cast<int>(std::min<int64_t>((words + 255) / 256, 4 * 132 * 8));
   if (words > 0) {
-    CopyWordsKernel<<<blocks > 0 ? blocks : 1, 256, 0, a.stream>>>(
-        static_cast<const uint4*>(in), static_cast<uint4*>(out), words);
+    CopyWordsKernel<<<std::max(blocks, 1), 256, 0, a.stream>>>(static_cast<const uint4*>(in),
+                                                               static_cast<uint4*>(out), words);
     KBENCH_CUDA_CHECK_LAUNCH("CopyWordsKernel");
   }
   const int64_t tail = bytes - words * 16;
@@ -77,8 +78,7 @@ absl::Status TestSquareLaunch(const kernels::Problem& p, const kernels::cuda::La
   return absl::OkStatus();
 }
 
-absl::Status TestIllegalAddressLaunch(const kernels::Problem&,
-                                      const kernels::cuda::LaunchArgs& a) {
+absl::Status TestIllegalAddressLaunch(const kernels::Problem&, const kernels::cuda::LaunchArgs& a) {
   WildStoreKernel<<<1, 32, 0, a.stream>>>(static_cast<float*>(a.outputs[0]));
   KBENCH_CUDA_CHECK_LAUNCH("WildStoreKernel");
   return absl::OkStatus();

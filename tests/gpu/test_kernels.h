@@ -18,7 +18,7 @@ absl::Status TestHalfCopyLaunch(const kernels::Problem& problem,
 // Stores through a wild pointer: cudaErrorIllegalAddress, sticky.
 absl::Status TestIllegalAddressLaunch(const kernels::Problem& problem,
                                       const kernels::cuda::LaunchArgs& args);
-// Launches with 4096 threads per block: cudaErrorInvalidConfiguration, not sticky.
+// Launches with 4096 threads per block: a launch error (not sticky).
 absl::Status TestBadConfigLaunch(const kernels::Problem& problem,
                                  const kernels::cuda::LaunchArgs& args);
 

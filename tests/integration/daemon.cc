@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -84,6 +85,9 @@ Daemon::~Daemon() {
 
 int Daemon::Stop(int signal) {
   if (pid_ <= 0) return 0;
+  // Close our connection first: a server shutting down waits for its clients to hang up.
+  stub_.reset();
+  channel_.reset();
   kill(pid_, signal);
   int status = 0;
   waitpid(pid_, &status, 0);

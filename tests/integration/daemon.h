@@ -5,11 +5,14 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include <grpcpp/grpcpp.h>
+
+#include "absl/status/statusor.h"
 
 #include "kbench/v1/service.grpc.pb.h"
 

@@ -301,6 +301,127 @@ TEST(CostModel, MatmulIsTwoMnk) {
   EXPECT_EQ(c.bytes, (3 * 7 + 7 * 5 + 3 * 5) * 2);
 }
 
+TEST(CostModel, ReduceRowsWritesOneSumPerRow) {
+  const Cost c = CostOf("reduce", "rows_warp", {6, 10});
+  EXPECT_EQ(c.bytes, (60 + 6) * 4);
+  EXPECT_EQ(c.flops, 60);
+}
+
+TEST(CostModel, ReduceFullWritesOneSum) {
+  const Cost c = CostOf("reduce", "full_two_pass", {6, 10}, DType::kBF16);
+  EXPECT_EQ(c.bytes, (60 + 1) * 2);
+  EXPECT_EQ(c.flops, 60);
+}
+
+TEST(CostModel, MlpIsSixBatchDimSquaredLayersPerStep) {
+  const Cost c = CostOf("mlp", "fused", {8, 16}, DType::kF32, {{"layers", 3}, {"steps", 2}});
+  EXPECT_EQ(c.flops, 2 * 6 * 8 * 16 * 16 * 3);
+  // Per step: x read and y written (2 B d), parameters read and gradients written.
+  EXPECT_EQ(c.bytes, 2 * 4 * (2 * 8 * 16 + 2 * 3 * (16 * 16 + 16)));
+}
+
+// ---- operation-specific validation and layouts -------------------------------------------------
+
+TEST(ValidateProblem, MlpFillsDefaultParams) {
+  Problem p = MakeProblem("mlp", "fused", {4, 8});
+  ASSERT_TRUE(ValidateProblem(&p).ok());
+  EXPECT_EQ(p.param("layers"), 4);
+  EXPECT_EQ(p.param("steps"), 1);
+}
+
+TEST(ValidateProblem, MlpRejectsLayersOutOfRangeNamingParams) {
+  Problem p = MakeProblem("mlp", "fused", {4, 8});
+  p.params["layers"] = 0;
+  ExpectInvalid(p, "params");
+  p.params["layers"] = 65;
+  ExpectInvalid(p, "params");
+}
+
+TEST(ValidateProblem, MlpRejectsDimSquaredBeyondCublasIntNamingShape) {
+  ExpectInvalid(MakeProblem("mlp", "fused", {4, 50000}), "shape");
+}
+
+TEST(ValidateProblem, MatmulTensorCoreTakesOnlyHalfPrecision) {
+  ExpectInvalid(MakeProblem("matmul", "tensorcore", {64, 64, 64}, DType::kF32), "dtype");
+  Problem p = MakeProblem("matmul", "tensorcore", {64, 64, 64}, DType::kBF16);
+  EXPECT_TRUE(ValidateProblem(&p).ok());
+}
+
+TEST(Layout, ReduceOutputsOneSumPerRowOrOneInAll) {
+  Problem rows = MakeProblem("reduce", "rows_block", {7, 9});
+  Problem full = MakeProblem("reduce", "full_single_pass", {7, 9});
+  ASSERT_TRUE(ValidateProblem(&rows).ok() && ValidateProblem(&full).ok());
+  EXPECT_EQ(FindOperation("reduce")->layout(rows).outputs[0].elements, 7);
+  EXPECT_EQ(FindOperation("reduce")->layout(full).outputs[0].elements, 1);
+  EXPECT_GT(FindOperation("reduce")->layout(full).workspace_bytes, 0);
+}
+
+TEST(Layout, MatmulTensorCorePadsOnlyRowsWhosePitchIsNot16Bytes) {
+  const Operation& op = *FindOperation("matmul");
+  Problem aligned = MakeProblem("matmul", "tensorcore", {64, 64, 64}, DType::kBF16);
+  Problem odd_k = MakeProblem("matmul", "tensorcore", {10, 64, 13}, DType::kBF16);
+  ASSERT_TRUE(ValidateProblem(&aligned).ok() && ValidateProblem(&odd_k).ok());
+  EXPECT_EQ(op.layout(aligned).workspace_bytes, 0);
+  EXPECT_EQ(op.layout(odd_k).workspace_bytes, 10 * 16 * 2);  // A padded to 16 columns
+}
+
+HostTensors SeededInputs(const Layout& layout, uint64_t seed) {
+  HostTensors in;
+  for (size_t t = 0; t < layout.inputs.size(); ++t) {
+    auto& d = in.emplace_back(layout.inputs[t].elements);
+    for (size_t i = 0; i < d.size(); ++i) d[i] = UniformAt(seed, static_cast<uint32_t>(t), i, 1.0f);
+  }
+  return in;
+}
+
+HostTensors RunReference(const Operation& op, const Problem& p, const HostTensors& in) {
+  HostTensors out;
+  for (const TensorSpec& t : op.layout(p).outputs) out.emplace_back(t.elements, 0.0);
+  op.reference(p, in, &out);
+  return out;
+}
+
+// The reference's backward pass agrees with central differences of its own forward pass.
+TEST(Reference, MlpGradientMatchesFiniteDifferences) {
+  Problem p = MakeProblem("mlp", "host", {3, 4});
+  p.params = {{"layers", 2}, {"steps", 1}};
+  ASSERT_TRUE(ValidateProblem(&p).ok());
+  const Operation& op = *FindOperation("mlp");
+  const HostTensors in = SeededInputs(op.layout(p), 5);
+  const HostTensors base = RunReference(op, p, in);
+  auto mean_y = [&](const HostTensors& inputs) {
+    const HostTensors out = RunReference(op, p, inputs);
+    double s = 0;
+    for (double v : out[0]) s += v;
+    return s / static_cast<double>(out[0].size());
+  };
+  const double h = 1e-6;
+  auto check = [&](size_t tensor, size_t grad_output, size_t stride) {
+    for (size_t i = 0; i < in[tensor].size(); i += stride) {
+      HostTensors plus = in, minus = in;
+      plus[tensor][i] += h;
+      minus[tensor][i] -= h;
+      const double fd = (mean_y(plus) - mean_y(minus)) / (2 * h);
+      EXPECT_NEAR(base[grad_output][i], fd, 1e-8) << "tensor " << tensor << " element " << i;
+    }
+  };
+  check(/*biases*/ 2, /*grad_biases*/ 2, 1);
+  check(/*weights*/ 1, /*grad_weights*/ 1, 3);
+}
+
+TEST(Reference, MlpStepsMultiplyTheGradients) {
+  Problem one = MakeProblem("mlp", "host", {2, 3});
+  one.params = {{"layers", 2}, {"steps", 1}};
+  Problem three = one;
+  three.params["steps"] = 3;
+  ASSERT_TRUE(ValidateProblem(&one).ok() && ValidateProblem(&three).ok());
+  const Operation& op = *FindOperation("mlp");
+  const HostTensors in = SeededInputs(op.layout(one), 9);
+  const HostTensors a = RunReference(op, one, in), b = RunReference(op, three, in);
+  for (size_t i = 0; i < a[0].size(); ++i) EXPECT_DOUBLE_EQ(a[0][i], b[0][i]);
+  for (size_t i = 0; i < a[1].size(); ++i) EXPECT_NEAR(3 * a[1][i], b[1][i], 1e-15);
+}
+
 // ---- layouts and tolerances --------------------------------------------------------------------
 
 TEST(Layout, EveryTensorIsNonEmptyAtDefaultShapes) {

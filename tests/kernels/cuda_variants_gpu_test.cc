@@ -70,9 +70,10 @@ std::vector<std::pair<std::vector<int64_t>, std::map<std::string, int64_t>>> Odd
             {{4099, 33}, {}}, {{1, 1048583}, {}}};
   }
   if (op == "matmul") {
-    return {{{1, 1, 1}, {}},     {{1, 37, 5}, {}},      {{37, 1, 41}, {}},
-            {{33, 65, 17}, {}},  {{127, 131, 257}, {}}, {{1, 1, 1000}, {}},
-            {{300, 200, 1}, {}}, {{128, 256, 64}, {}},  {{257, 129, 136}, {}}};
+    return {{{1, 1, 1}, {}},        {{1, 37, 5}, {}},      {{37, 1, 41}, {}},
+            {{33, 65, 17}, {}},     {{127, 131, 257}, {}}, {{1, 1, 1000}, {}},
+            {{300, 200, 1}, {}},    {{128, 256, 64}, {}},  {{257, 129, 136}, {}},
+            {{256, 512, 1024}, {}}, {{130, 300, 520}, {}}, {{64, 64, 1001}, {}}};
   }
   if (op == "mlp") {
     return {{{1, 1}, {{"layers", 1}, {"steps", 1}}},    {{1, 7}, {{"layers", 2}, {"steps", 1}}},
@@ -81,6 +82,9 @@ std::vector<std::pair<std::vector<int64_t>, std::map<std::string, int64_t>>> Odd
   }
   return {};
 }
+
+// gtest prints a parameter with PrintTo; the case name says it all.
+void PrintTo(const Case& c, std::ostream* os) { *os << CaseName(c); }
 
 std::vector<Case> AllCases() {
   std::vector<Case> cases;

@@ -2,11 +2,11 @@
 // variant, discarded samples, progress throttling, cancellation and errors.
 #include "server/executor/measure/sampler.h"
 
+#include <gtest/gtest.h>
+
 #include <atomic>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
@@ -22,8 +22,7 @@ struct FakeClock {
   }
 };
 
-StoppingCriteria Criteria(double max_noise, int64_t min_samples, double min_time,
-                          double timeout) {
+StoppingCriteria Criteria(double max_noise, int64_t min_samples, double min_time, double timeout) {
   StoppingCriteria c;
   c.max_noise = max_noise;
   c.min_samples = min_samples;
@@ -50,9 +49,8 @@ TEST(SampleInterleaved, StopsAVariantOnceItConverges) {
   std::vector<std::string> log;
   SamplerHooks hooks;
   hooks.now = clock.fn();
-  absl::StatusOr<std::vector<VariantSamples>> r =
-      SampleInterleaved({"a"}, {Fixed(&clock, 0.01, &log, "a", 4)}, Criteria(0.005, 10, 0.05, 15),
-                        hooks);
+  absl::StatusOr<std::vector<VariantSamples>> r = SampleInterleaved(
+      {"a"}, {Fixed(&clock, 0.01, &log, "a", 4)}, Criteria(0.005, 10, 0.05, 15), hooks);
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->size(), 1u);
   const VariantSamples& a = (*r)[0];

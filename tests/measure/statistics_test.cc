@@ -1,12 +1,12 @@
 // Tests of the timing statistics: percentiles, the median's confidence interval, Welford.
 #include "server/executor/measure/statistics.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <limits>
 #include <random>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 namespace kbench::measure {
 namespace {

@@ -9,8 +9,7 @@
 namespace kbench::measure {
 namespace {
 
-StoppingCriteria Criteria(double max_noise, int64_t min_samples, double min_time,
-                          double timeout) {
+StoppingCriteria Criteria(double max_noise, int64_t min_samples, double min_time, double timeout) {
   StoppingCriteria c;
   c.max_noise = max_noise;
   c.min_samples = min_samples;

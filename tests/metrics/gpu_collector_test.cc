@@ -24,8 +24,7 @@ using ::testing::Optional;
 class GpuCollectorTest : public ::testing::Test {
  protected:
   GpuCollectorTest()
-      : state_(std::make_shared<FakeGpuSource::State>()),
-        collector_([this] {
+      : state_(std::make_shared<FakeGpuSource::State>()), collector_([this] {
           ++factory_calls_;
           return absl::StatusOr<std::unique_ptr<GpuSource>>(
               std::make_unique<FakeGpuSource>(state_));
@@ -44,7 +43,9 @@ class GpuCollectorTest : public ::testing::Test {
 
   static std::map<std::string, std::string> Labels(const char* gpu, const char* uuid,
                                                    const char* device) {
-    return {{"gpu", gpu}, {"UUID", uuid}, {"modelName", "NVIDIA H100 80GB HBM3"},
+    return {{"gpu", gpu},
+            {"UUID", uuid},
+            {"modelName", "NVIDIA H100 80GB HBM3"},
             {"kbench_device", device}};
   }
 

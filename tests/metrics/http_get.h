@@ -1,5 +1,5 @@
-// Test helper: a blocking HTTP/1.0 GET on loopback with a deadline, enough to scrape /metrics
-// and to query Prometheus's HTTP API without an HTTP client library.
+// Test helper: a blocking HTTP/1.0 exchange on loopback with a deadline, enough to scrape
+// /metrics and to query Prometheus's HTTP API without an HTTP client library.
 #pragma once
 
 #include <netdb.h>
@@ -20,41 +20,43 @@ namespace kbench::testing {
 
 struct HttpResponse {
   int status = 0;
+  std::string headers;  // the status line and header lines, as received
   std::string body;
 };
 
-// GET http://`host_port``path`; the whole exchange bounded by `timeout`.
-inline absl::StatusOr<HttpResponse> HttpGet(const std::string& host_port, const std::string& path,
-                                            std::chrono::milliseconds timeout =
-                                                std::chrono::seconds(10)) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
+// Connects to `host_port` (HOST an IPv4 address, a name, or "[IPv6]"); -1 on failure.
+inline int ConnectTcp(const std::string& host_port) {
   const size_t colon = host_port.rfind(':');
-  if (colon == std::string::npos) {
-    return absl::InvalidArgumentError(absl::StrCat("no port in \"", host_port, "\""));
-  }
-  const std::string host = host_port.substr(0, colon);
+  if (colon == std::string::npos) return -1;
+  std::string host = host_port.substr(0, colon);
   const std::string port = host_port.substr(colon + 1);
   addrinfo hints{};
   hints.ai_family = AF_INET;
   hints.ai_socktype = SOCK_STREAM;
+  if (host.size() >= 2 && host.front() == '[') {
+    host = host.substr(1, host.size() - 2);
+    hints.ai_family = AF_INET6;
+  }
   addrinfo* res = nullptr;
-  if (int rc = getaddrinfo(host.c_str(), port.c_str(), &hints, &res); rc != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(host_port, ": ", gai_strerror(rc)));
-  }
+  if (getaddrinfo(host.c_str(), port.c_str(), &hints, &res) != 0) return -1;
   int fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) {
-    freeaddrinfo(res);
-    return absl::InternalError("socket() failed");
-  }
   // A loopback connect either succeeds or is refused at once; no need for a non-blocking one.
-  const int connected = connect(fd, res->ai_addr, res->ai_addrlen);
-  freeaddrinfo(res);
-  if (connected != 0) {
+  if (fd >= 0 && connect(fd, res->ai_addr, res->ai_addrlen) != 0) {
     close(fd);
-    return absl::UnavailableError(absl::StrCat("connect ", host_port, " refused"));
+    fd = -1;
   }
-  const std::string request = absl::StrCat("GET ", path, " HTTP/1.0\r\nHost: ", host_port,
-                                           "\r\nConnection: close\r\n\r\n");
+  freeaddrinfo(res);
+  return fd;
+}
+
+// Sends `request` as is and reads the response until the server closes the connection; the
+// whole exchange bounded by `timeout`.
+inline absl::StatusOr<HttpResponse> HttpRequest(
+    const std::string& host_port, const std::string& request,
+    std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  const int fd = ConnectTcp(host_port);
+  if (fd < 0) return absl::UnavailableError(absl::StrCat("cannot connect to ", host_port));
   if (send(fd, request.data(), request.size(), MSG_NOSIGNAL) !=
       static_cast<ssize_t>(request.size())) {
     close(fd);
@@ -67,7 +69,7 @@ inline absl::StatusOr<HttpResponse> HttpGet(const std::string& host_port, const 
         deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       close(fd);
-      return absl::DeadlineExceededError(absl::StrCat("GET ", host_port, path, " timed out"));
+      return absl::DeadlineExceededError(absl::StrCat("request to ", host_port, " timed out"));
     }
     pollfd p{fd, POLLIN, 0};
     if (poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
@@ -82,16 +84,27 @@ inline absl::StatusOr<HttpResponse> HttpGet(const std::string& host_port, const 
   close(fd);
   const size_t header_end = raw.find("\r\n\r\n");
   if (raw.rfind("HTTP/", 0) != 0 || header_end == std::string::npos) {
-    return absl::DataLossError(absl::StrCat("not an HTTP response from ", host_port, ": ",
-                                            raw.substr(0, 200)));
+    return absl::DataLossError(
+        absl::StrCat("not an HTTP response from ", host_port, ": ", raw.substr(0, 200)));
   }
   HttpResponse out;
   const size_t space = raw.find(' ');
   if (!absl::SimpleAtoi(raw.substr(space + 1, 3), &out.status)) {
     return absl::DataLossError(absl::StrCat("bad status line: ", raw.substr(0, 80)));
   }
+  out.headers = raw.substr(0, header_end);
   out.body = raw.substr(header_end + 4);
   return out;
+}
+
+// GET http://`host_port``path`.
+inline absl::StatusOr<HttpResponse> HttpGet(
+    const std::string& host_port, const std::string& path,
+    std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+  return HttpRequest(host_port,
+                     absl::StrCat("GET ", path, " HTTP/1.0\r\nHost: ", host_port,
+                                  "\r\nConnection: close\r\n\r\n"),
+                     timeout);
 }
 
 // Percent-encodes a query parameter value.

@@ -39,8 +39,9 @@ class LoggingTest : public ::testing::Test {
 
 TEST_F(LoggingTest, WritesJobLinesAsJsonWithJobIdAndTypedFields) {
   Init("json", "info");
-  LogJob(Level::kInfo, "job-42", "job finished",
-         {{"device", "cuda:0"}, {"samples", 17}, {"median_seconds", 0.00125}, {"throttled", false}});
+  LogJob(
+      Level::kInfo, "job-42", "job finished",
+      {{"device", "cuda:0"}, {"samples", 17}, {"median_seconds", 0.00125}, {"throttled", false}});
   const auto lines = Lines(out_.str());
   ASSERT_EQ(lines.size(), 1u) << out_.str();
   const nlohmann::json j = nlohmann::json::parse(lines[0]);

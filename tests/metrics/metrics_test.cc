@@ -41,12 +41,12 @@ TEST(PrometheusMetrics, CountsSubmittedJobsByKindAndDevice) {
   m->JobSubmitted("benchmark", "cpu");
   m->JobSubmitted("profile", "cuda:0");
   const std::string text = m->ScrapeText();
-  EXPECT_THAT(FindSample(text, "kbench_jobs_submitted_total",
-                         {{"kind", "benchmark"}, {"device", "cpu"}}),
-              Optional(2.0));
-  EXPECT_THAT(FindSample(text, "kbench_jobs_submitted_total",
-                         {{"kind", "profile"}, {"device", "cuda:0"}}),
-              Optional(1.0));
+  EXPECT_THAT(
+      FindSample(text, "kbench_jobs_submitted_total", {{"kind", "benchmark"}, {"device", "cpu"}}),
+      Optional(2.0));
+  EXPECT_THAT(
+      FindSample(text, "kbench_jobs_submitted_total", {{"kind", "profile"}, {"device", "cuda:0"}}),
+      Optional(1.0));
 }
 
 TEST(PrometheusMetrics, CreatesFinishedSeriesAtZeroOnFirstSubmit) {
@@ -95,16 +95,21 @@ TEST(PrometheusMetrics, ObservesQueueWaitIntoSecondBuckets) {
               Optional(3.0));
   EXPECT_THAT(FindSample(text, "kbench_queue_wait_seconds_sum", {{"device", "cpu"}}),
               Optional(45.2));
-  EXPECT_THAT(FindSample(text, "kbench_queue_wait_seconds_bucket", {{"device", "cpu"}, {"le", "0.01"}}),
-              Optional(1.0));
-  EXPECT_THAT(FindSample(text, "kbench_queue_wait_seconds_bucket", {{"device", "cpu"}, {"le", "0.5"}}),
-              Optional(2.0));
-  EXPECT_THAT(FindSample(text, "kbench_queue_wait_seconds_bucket", {{"device", "cpu"}, {"le", "30"}}),
-              Optional(2.0));
-  EXPECT_THAT(FindSample(text, "kbench_queue_wait_seconds_bucket", {{"device", "cpu"}, {"le", "60"}}),
-              Optional(3.0));
-  EXPECT_THAT(FindSample(text, "kbench_queue_wait_seconds_bucket", {{"device", "cpu"}, {"le", "+Inf"}}),
-              Optional(3.0));
+  EXPECT_THAT(
+      FindSample(text, "kbench_queue_wait_seconds_bucket", {{"device", "cpu"}, {"le", "0.01"}}),
+      Optional(1.0));
+  EXPECT_THAT(
+      FindSample(text, "kbench_queue_wait_seconds_bucket", {{"device", "cpu"}, {"le", "0.5"}}),
+      Optional(2.0));
+  EXPECT_THAT(
+      FindSample(text, "kbench_queue_wait_seconds_bucket", {{"device", "cpu"}, {"le", "30"}}),
+      Optional(2.0));
+  EXPECT_THAT(
+      FindSample(text, "kbench_queue_wait_seconds_bucket", {{"device", "cpu"}, {"le", "60"}}),
+      Optional(3.0));
+  EXPECT_THAT(
+      FindSample(text, "kbench_queue_wait_seconds_bucket", {{"device", "cpu"}, {"le", "+Inf"}}),
+      Optional(3.0));
 }
 
 TEST(PrometheusMetrics, ObservesRunDurationByKindAndDevice) {
@@ -190,15 +195,15 @@ TEST(PrometheusMetrics, CountsUnexpectedLabelValuesAsOther) {
   m->ExecutorRestarted("cpu", "cosmic ray");
   m->ObserveRpc("/kbench.v1.KbenchService/SubmitJob?x=1", "NOPE", 0.01);
   const std::string text = m->ScrapeText();
-  EXPECT_THAT(FindSample(text, "kbench_jobs_submitted_total",
-                         {{"kind", "other"}, {"device", "other"}}),
-              Optional(1.0));
+  EXPECT_THAT(
+      FindSample(text, "kbench_jobs_submitted_total", {{"kind", "other"}, {"device", "other"}}),
+      Optional(1.0));
   EXPECT_THAT(FindSample(text, "kbench_jobs_finished_total",
                          {{"kind", "benchmark"}, {"device", "cpu"}, {"state", "other"}}),
               Optional(1.0));
-  EXPECT_THAT(FindSample(text, "kbench_executor_restarts_total",
-                         {{"device", "cpu"}, {"cause", "other"}}),
-              Optional(1.0));
+  EXPECT_THAT(
+      FindSample(text, "kbench_executor_restarts_total", {{"device", "cpu"}, {"cause", "other"}}),
+      Optional(1.0));
   EXPECT_THAT(
       FindSample(text, "kbench_rpc_requests_total", {{"method", "other"}, {"code", "other"}}),
       Optional(1.0));
@@ -267,16 +272,17 @@ TEST(PrometheusMetrics, RefusesAPortAlreadyInUse) {
   EXPECT_THAT(std::string(second.status().message()), HasSubstr((*first)->BoundAddress()));
 }
 
-TEST(ValidateListenAddress, AcceptsIpv4AndLocalhostWithPort) {
-  for (const char* ok : {"127.0.0.1:0", "0.0.0.0:9400", "localhost:65535", "10.1.2.3:1"}) {
+TEST(ValidateListenAddress, AcceptsIpv4Ipv6AndLocalhostWithPort) {
+  for (const char* ok :
+       {"127.0.0.1:0", "0.0.0.0:9400", "localhost:65535", "10.1.2.3:1", "[::1]:9400", "[::]:0"}) {
     EXPECT_TRUE(ValidateListenAddress(ok).ok()) << ok;
   }
 }
 
 TEST(ValidateListenAddress, RejectsMalformedAddressesNamingTheFlag) {
-  for (const char* bad : {"127.0.0.1", "127.0.0.1:", "127.0.0.1:abc", "127.0.0.1:70000",
-                          "127.0.0.1:-1", "999.1.1.1:80", "1.2.3:80", "[::1]:9400",
-                          "example.com:80", ":9400"}) {
+  for (const char* bad :
+       {"127.0.0.1", "127.0.0.1:", "127.0.0.1:abc", "127.0.0.1:70000", "127.0.0.1:-1",
+        "999.1.1.1:80", "1.2.3:80", "[::1", "[:::1]:80", "::1:80", "example.com:80", ":9400"}) {
     absl::Status s = ValidateListenAddress(bad);
     EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << bad;
     EXPECT_THAT(std::string(s.message()), HasSubstr("--metrics-listen")) << bad;

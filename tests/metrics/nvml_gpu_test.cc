@@ -39,13 +39,14 @@ TEST(NvmlGpu, ReadsPlausibleValuesFromGpuZero) {
   ASSERT_TRUE(s.power_watts.has_value());
   EXPECT_GT(*s.power_watts, 1);
   EXPECT_TRUE(s.throttle_reasons.has_value());
-  std::printf("NVML: %s %s temp=%.0fC sm=%.0fMHz mem=%.0fMHz power=%.1fW used=%llu/%llu B "
-              "throttle=0x%llx\n",
-              gpu->name.c_str(), gpu->uuid.c_str(), *s.temperature_celsius, *s.sm_clock_mhz,
-              s.memory_clock_mhz.value_or(-1), *s.power_watts,
-              static_cast<unsigned long long>(*s.memory_used_bytes),
-              static_cast<unsigned long long>(*s.memory_total_bytes),
-              static_cast<unsigned long long>(s.throttle_reasons.value_or(0)));
+  std::printf(
+      "NVML: %s %s temp=%.0fC sm=%.0fMHz mem=%.0fMHz power=%.1fW used=%llu/%llu B "
+      "throttle=0x%llx\n",
+      gpu->name.c_str(), gpu->uuid.c_str(), *s.temperature_celsius, *s.sm_clock_mhz,
+      s.memory_clock_mhz.value_or(-1), *s.power_watts,
+      static_cast<unsigned long long>(*s.memory_used_bytes),
+      static_cast<unsigned long long>(*s.memory_total_bytes),
+      static_cast<unsigned long long>(s.throttle_reasons.value_or(0)));
 }
 
 TEST(NvmlGpu, FindsTheGpuByItsBareHexUuid) {

@@ -32,8 +32,9 @@ inline bool AcceptedPromtoolProblem(const std::string& line) {
       absl::EndsWith(line, "label names should be written in 'snake_case' not 'camelCase'")) {
     return true;
   }
-  return line == "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION counter metrics should have \"_total\" "
-                 "suffix";
+  return line ==
+         "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION counter metrics should have \"_total\" "
+         "suffix";
 }
 
 inline absl::StatusOr<PromtoolResult> PromtoolCheckMetrics(const std::string& promtool,
@@ -42,11 +43,10 @@ inline absl::StatusOr<PromtoolResult> PromtoolCheckMetrics(const std::string& pr
     return absl::FailedPreconditionError(
         "promtool not found; install Debian's `prometheus` package");
   }
-  const std::filesystem::path file = std::filesystem::temp_directory_path() /
-                                     absl::StrCat("kbench_scrape_", getpid(), ".txt");
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() / absl::StrCat("kbench_scrape_", getpid(), ".txt");
   std::ofstream(file) << exposition;
-  const std::string command =
-      absl::StrCat(promtool, " check metrics < ", file.string(), " 2>&1");
+  const std::string command = absl::StrCat(promtool, " check metrics < ", file.string(), " 2>&1");
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return absl::InternalError("popen(promtool) failed");
   PromtoolResult result;

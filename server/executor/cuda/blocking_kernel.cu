@@ -1,9 +1,8 @@
 // The stream-holding kernel of cold, hot and graph samples.
-#include "server/executor/cuda/blocking_kernel.h"
-
 #include <atomic>
 
 #include "kernels/cuda/cuda_variants.h"
+#include "server/executor/cuda/blocking_kernel.h"
 #include "server/executor/cuda/device_timer.cuh"
 
 namespace kbench::executor::cuda {

@@ -1,7 +1,6 @@
 // The SM clock probe kernel (see clock_probe.h).
-#include "server/executor/cuda/clock_probe.h"
-
 #include "kernels/cuda/cuda_variants.h"
+#include "server/executor/cuda/clock_probe.h"
 #include "server/executor/cuda/device_timer.cuh"
 
 namespace kbench::executor::cuda {

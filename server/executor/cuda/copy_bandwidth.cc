@@ -29,8 +29,8 @@ absl::StatusOr<CopyBandwidth> MeasureCopyBandwidth(cudaStream_t stream, size_t b
   for (void** p : {&src, &dst}) {
     if (const cudaError_t err = cudaMalloc(p, bytes); err != cudaSuccess) {
       cudaGetLastError();
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "copy bandwidth: cannot allocate ", bytes, " bytes: ", cudaGetErrorName(err)));
+      return absl::ResourceExhaustedError(absl::StrCat("copy bandwidth: cannot allocate ", bytes,
+                                                       " bytes: ", cudaGetErrorName(err)));
     }
   }
   KBENCH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(src, 0x5A, bytes, stream));
@@ -38,13 +38,11 @@ absl::StatusOr<CopyBandwidth> MeasureCopyBandwidth(cudaStream_t stream, size_t b
   KBENCH_CUDA_RETURN_IF_ERROR(cudaEventCreate(&stop));
   // The warm-up copy faults nothing in on the device but settles the clocks and the driver's
   // choice of copy path.
-  KBENCH_CUDA_RETURN_IF_ERROR(
-      cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream));
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream));
   std::vector<double> seconds;
   for (int i = 0; i < runs; ++i) {
     KBENCH_CUDA_RETURN_IF_ERROR(cudaEventRecord(start, stream));
-    KBENCH_CUDA_RETURN_IF_ERROR(
-        cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream));
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream));
     KBENCH_CUDA_RETURN_IF_ERROR(cudaEventRecord(stop, stream));
     KBENCH_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(stop));
     float ms = 0;

@@ -1,12 +1,13 @@
 // CUDA devices: discovery, and the per-device Backend that runs benchmark and profile jobs on
 // a CudaRunner and restarts its executor after a sticky CUDA error.
+#include "server/executor/cuda/cuda_backend.h"
+
 #include <cuda_runtime.h>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "server/executor/backend.h"
 #include "server/executor/benchmark_job.h"
-#include "server/executor/cuda/cuda_backend.h"
 #include "server/executor/cuda/cuda_runner.h"
 #include "server/executor/cuda/device_info.h"
 #include "server/executor/profile/profile_job.h"

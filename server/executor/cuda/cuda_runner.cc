@@ -40,14 +40,17 @@ absl::Status CudaRunner::Initialize() {
   // might use behind our back.
   KBENCH_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&timed_stream_, cudaStreamNonBlocking));
   KBENCH_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&prep_stream_, cudaStreamNonBlocking));
-  if (absl::Status s = flusher_.Init(static_cast<size_t>(prop_.l2CacheSize)); !s.ok()) return s;
+  if (absl::Status s = flusher_.Init(static_cast<size_t>(prop_.l2CacheSize), options_.flush);
+      !s.ok())
+    return s;
   if (absl::Status s = blocker_.Init(); !s.ok()) return s;
   if (absl::Status s = probe_.Init(); !s.ok()) return s;
 
   char pci[64] = {};
   if (cudaDeviceGetPCIBusId(pci, sizeof(pci), ordinal_) == cudaSuccess && nvml_.Open(pci)) {
     const std::string driver = nvml_.DriverVersion();
-    if (!driver.empty()) info_.set_driver_version(absl::StrCat(driver, " (", info_.driver_version(), ")"));
+    if (!driver.empty())
+      info_.set_driver_version(absl::StrCat(driver, " (", info_.driver_version(), ")"));
   } else {
     cudaGetLastError();
   }
@@ -80,8 +83,7 @@ absl::StatusOr<void*> CudaRunner::Cublas() {
   if (const cublasStatus_t s = cublasCreate(&handle); s != CUBLAS_STATUS_SUCCESS) {
     return absl::InternalError(absl::StrCat("cublasCreate failed: ", cublasGetStatusName(s)));
   }
-  if (const cublasStatus_t s = cublasSetStream(handle, timed_stream_);
-      s != CUBLAS_STATUS_SUCCESS) {
+  if (const cublasStatus_t s = cublasSetStream(handle, timed_stream_); s != CUBLAS_STATUS_SUCCESS) {
     cublasDestroy(handle);
     return absl::InternalError(absl::StrCat("cublasSetStream failed: ", cublasGetStatusName(s)));
   }
@@ -95,9 +97,9 @@ absl::StatusOr<std::unique_ptr<PreparedVariant>> CudaRunner::Prepare(
       options_.find_variant ? options_.find_variant(problem.op, problem.variant)
                             : kernels::cuda::FindCudaVariant(problem.op, problem.variant);
   if (variant == nullptr) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "variants: ", problem.op, "/", problem.variant, " has no CUDA implementation; ",
-        info_.id(), " runs CUDA variants only"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("variants: ", problem.op, "/", problem.variant,
+                     " has no CUDA implementation; ", info_.id(), " runs CUDA variants only"));
   }
   if (mode != v1::MEASURE_MODE_COLD && mode != v1::MEASURE_MODE_HOT &&
       mode != v1::MEASURE_MODE_GRAPH) {
@@ -113,10 +115,14 @@ absl::StatusOr<std::unique_ptr<PreparedVariant>> CudaRunner::Prepare(
 
 double CudaRunner::PeakFlops(kernels::DType dtype) const {
   switch (dtype) {
-    case kernels::DType::kF32: return info_.peak_flops_f32();
-    case kernels::DType::kTF32: return info_.peak_flops_tf32();
-    case kernels::DType::kBF16: return info_.peak_flops_bf16();
-    case kernels::DType::kF16: return info_.peak_flops_f16();
+    case kernels::DType::kF32:
+      return info_.peak_flops_f32();
+    case kernels::DType::kTF32:
+      return info_.peak_flops_tf32();
+    case kernels::DType::kBF16:
+      return info_.peak_flops_bf16();
+    case kernels::DType::kF16:
+      return info_.peak_flops_f16();
   }
   return 0;
 }
@@ -153,9 +159,8 @@ absl::Status CudaRunner::CheckHealth(const absl::Status& failure) {
   needs_restart_ = true;
   return absl::Status(
       failure.ok() ? absl::StatusCode::kInternal : failure.code(),
-      absl::StrCat(failure.message(), "; the CUDA context of ", info_.id(),
-                   " is unusable after ", cudaGetErrorName(sync),
-                   ": its executor restarts before the next job"));
+      absl::StrCat(failure.message(), "; the CUDA context of ", info_.id(), " is unusable after ",
+                   cudaGetErrorName(sync), ": its executor restarts before the next job"));
 }
 
 }  // namespace kbench::executor::cuda

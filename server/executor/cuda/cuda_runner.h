@@ -26,13 +26,15 @@ struct CudaRunnerOptions {
   // Finds the launch function of (op, variant); kernels::cuda::FindCudaVariant when empty.
   // Tests substitute their own kernels (a faulting one, say) under a catalogue variant's name.
   std::function<const kernels::cuda::CudaVariant*(const std::string& op,
-                                                   const std::string& variant)>
+                                                  const std::string& variant)>
       find_variant;
   // Copy-bandwidth runs at start (median of these).
   int copy_bandwidth_runs = 9;
   // Samples whose probed SM clock is under this fraction of the default SM clock are
   // discarded (issue 3: 75%). Tests raise it to force discards.
   double clock_floor_fraction = 0.75;
+  // How cold samples flush the L2 (l2_flusher.h).
+  FlushKind flush = FlushKind::kWrite;
 };
 
 class CudaRunner : public DeviceRunner {

@@ -38,22 +38,29 @@ PerSmRates PerSmRatesFor(int major, int minor) {
   return r;
 }
 
-double PeakFlops(const PerSmRates& rates, int sm_count, double sm_clock_mhz,
-                 kernels::DType dtype) {
+double PeakFlops(const PerSmRates& rates, int sm_count, double sm_clock_mhz, kernels::DType dtype) {
   double per_sm = 0;
   switch (dtype) {
-    case kernels::DType::kF32: per_sm = rates.f32; break;
-    case kernels::DType::kTF32: per_sm = rates.tf32; break;
-    case kernels::DType::kBF16: per_sm = rates.bf16; break;
-    case kernels::DType::kF16: per_sm = rates.f16; break;
+    case kernels::DType::kF32:
+      per_sm = rates.f32;
+      break;
+    case kernels::DType::kTF32:
+      per_sm = rates.tf32;
+      break;
+    case kernels::DType::kBF16:
+      per_sm = rates.bf16;
+      break;
+    case kernels::DType::kF16:
+      per_sm = rates.f16;
+      break;
   }
   return per_sm * static_cast<double>(sm_count) * sm_clock_mhz * 1e6;
 }
 
 std::string FormatUuid(const unsigned char b[16]) {
-  return absl::StrFormat(
-      "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
-      b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+  return absl::StrFormat("GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+                         b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11],
+                         b[12], b[13], b[14], b[15]);
 }
 
 namespace {

@@ -6,8 +6,8 @@
 namespace kbench::executor::cuda {
 
 absl::StatusOr<std::unique_ptr<GraphBatch>> GraphBatch::Capture(cudaStream_t stream,
-                                                                 const LaunchFn& launch,
-                                                                 int64_t launches) {
+                                                                const LaunchFn& launch,
+                                                                int64_t launches) {
   std::unique_ptr<GraphBatch> g(new GraphBatch);
   g->launches_ = launches;
   // Thread-local mode: only this thread's unsafe calls (a sync, an allocation) break capture,

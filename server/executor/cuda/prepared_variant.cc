@@ -23,8 +23,7 @@ constexpr double kWarmupWallSeconds = 2.0;
 int64_t AlignUp(int64_t n) { return (n + kAlignment - 1) / kAlignment * kAlignment; }
 
 double WallSeconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 std::string GiB(size_t bytes) {
@@ -62,12 +61,11 @@ absl::Status CudaPreparedVariant::Where(const absl::Status& s, const char* what)
 }
 
 absl::StatusOr<std::unique_ptr<CudaPreparedVariant>> CudaPreparedVariant::Create(
-    CudaRunner* runner, const kernels::Problem& problem,
-    const kernels::cuda::CudaVariant& variant, uint64_t seed, v1::MeasureMode mode) {
+    CudaRunner* runner, const kernels::Problem& problem, const kernels::cuda::CudaVariant& variant,
+    uint64_t seed, v1::MeasureMode mode) {
   const kernels::Operation* op = kernels::FindOperation(problem.op);
   if (op == nullptr) return absl::InvalidArgumentError("kernel: unknown operation " + problem.op);
-  std::unique_ptr<CudaPreparedVariant> pv(
-      new CudaPreparedVariant(runner, problem, variant, mode));
+  std::unique_ptr<CudaPreparedVariant> pv(new CudaPreparedVariant(runner, problem, variant, mode));
   pv->layout_ = op->layout(problem);
   const int64_t element_bytes = static_cast<int64_t>(kernels::StorageBytes(problem.dtype));
   int64_t set_bytes = 0;
@@ -134,9 +132,9 @@ absl::StatusOr<std::unique_ptr<CudaPreparedVariant>> CudaPreparedVariant::Create
     pv->args_.push_back(std::move(args));
   }
   if (const cudaError_t err = cudaStreamSynchronize(prep); err != cudaSuccess) {
-    return pv->Where(kernels::cuda::CudaStatus(err, "cudaStreamSynchronize(prep)", __FILE__,
-                                               __LINE__),
-                     "generating inputs");
+    return pv->Where(
+        kernels::cuda::CudaStatus(err, "cudaStreamSynchronize(prep)", __FILE__, __LINE__),
+        "generating inputs");
   }
   if (const cudaError_t err = cudaEventCreate(&pv->start_); err != cudaSuccess) {
     return kernels::cuda::CudaStatus(err, "cudaEventCreate(&start)", __FILE__, __LINE__);
@@ -169,16 +167,15 @@ absl::StatusOr<kernels::HostTensors> CudaPreparedVariant::Inputs() {
 absl::StatusOr<CheckedOutput> CudaPreparedVariant::RunChecked() {
   cudaStream_t stream = runner_->timed_stream();
   for (size_t o = 0; o < layout_.outputs.size(); ++o) {
-    if (absl::Status s = FillPoison(args_[0].outputs[o], layout_.outputs[o].elements,
-                                    problem_.dtype, stream);
+    if (absl::Status s =
+            FillPoison(args_[0].outputs[o], layout_.outputs[o].elements, problem_.dtype, stream);
         !s.ok()) {
       return Where(s, "checked run");
     }
   }
   if (absl::Status s = Launch(0); !s.ok()) return Where(s, "checked run");
   if (const cudaError_t err = cudaStreamSynchronize(stream); err != cudaSuccess) {
-    return Where(kernels::cuda::CudaStatus(err, "cudaStreamSynchronize(timed)", __FILE__,
-                                           __LINE__),
+    return Where(kernels::cuda::CudaStatus(err, "cudaStreamSynchronize(timed)", __FILE__, __LINE__),
                  "checked run");
   }
   CheckedOutput out;
@@ -211,8 +208,7 @@ absl::Status CudaPreparedVariant::Warmup() {
     }
     KBENCH_CUDA_RETURN_IF_ERROR(cudaEventRecord(stop_, stream));
     if (const cudaError_t err = cudaEventSynchronize(stop_); err != cudaSuccess) {
-      return Where(kernels::cuda::CudaStatus(err, "cudaEventSynchronize(stop)", __FILE__,
-                                             __LINE__),
+      return Where(kernels::cuda::CudaStatus(err, "cudaEventSynchronize(stop)", __FILE__, __LINE__),
                    "warm-up");
     }
     float ms = 0;
@@ -232,13 +228,6 @@ absl::Status CudaPreparedVariant::Warmup() {
 
   const int64_t wanted =
       one > 0 ? static_cast<int64_t>(std::ceil(kBatchTargetSeconds / one)) : kMaxHotBatch;
-  const TimedContext ctx = [&] {
-    TimedContext c = runner_->timed_context();
-    c.start = start_;
-    c.stop = stop_;
-    return c;
-  }();
-  absl::StatusOr<measure::Sample> first;
   switch (mode_) {
     case v1::MEASURE_MODE_HOT:
       batch_ = std::clamp<int64_t>(wanted, 1, kMaxHotBatch);
@@ -246,8 +235,8 @@ absl::Status CudaPreparedVariant::Warmup() {
     case v1::MEASURE_MODE_GRAPH: {
       // At least one launch per buffer set, so that the rotation is complete in every sample.
       batch_ = std::clamp<int64_t>(std::max(wanted, buffer_sets()), 1, kMaxGraphLaunches);
-      absl::StatusOr<std::unique_ptr<GraphBatch>> g =
-          GraphBatch::Capture(stream, [this](int64_t i) { return Launch(i); }, batch_);
+      absl::StatusOr<std::unique_ptr<GraphBatch>> g = GraphBatch::Capture(
+          stream, [this](int64_t i) { return Launch(i); }, batch_);
       if (!g.ok()) return Where(g.status(), "graph capture");
       graph_ = *std::move(g);
       break;
@@ -258,7 +247,7 @@ absl::Status CudaPreparedVariant::Warmup() {
   }
   // One full sample of the job's mode, thrown away: the flush, the blocking kernel and the
   // graph launch are warm too.
-  first = TakeSample();
+  const absl::StatusOr<measure::Sample> first = TakeSample();
   return first.ok() ? absl::OkStatus() : first.status();
 }
 
@@ -290,11 +279,9 @@ absl::StatusOr<measure::Sample> CudaPreparedVariant::TakeSample() {
 
 absl::Status CudaPreparedVariant::RunOnce() {
   if (absl::Status s = Launch(0); !s.ok()) return Where(s, "run");
-  if (const cudaError_t err = cudaStreamSynchronize(runner_->timed_stream());
-      err != cudaSuccess) {
-    return Where(
-        kernels::cuda::CudaStatus(err, "cudaStreamSynchronize(timed)", __FILE__, __LINE__),
-        "run");
+  if (const cudaError_t err = cudaStreamSynchronize(runner_->timed_stream()); err != cudaSuccess) {
+    return Where(kernels::cuda::CudaStatus(err, "cudaStreamSynchronize(timed)", __FILE__, __LINE__),
+                 "run");
   }
   return absl::OkStatus();
 }

@@ -1,6 +1,4 @@
 // Seeded device-side input generation and output poisoning (see tensor_init.h).
-#include "server/executor/cuda/tensor_init.h"
-
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -9,6 +7,7 @@
 
 #include "kernels/cuda/cuda_variants.h"
 #include "kernels/random.h"
+#include "server/executor/cuda/tensor_init.h"
 
 namespace kbench::executor::cuda {
 namespace {
@@ -24,11 +23,17 @@ int Blocks(int64_t elements) {
 template <typename T>
 __device__ T FromFloat(float v);
 template <>
-__device__ float FromFloat<float>(float v) { return v; }
+__device__ float FromFloat<float>(float v) {
+  return v;
+}
 template <>
-__device__ __half FromFloat<__half>(float v) { return __float2half_rn(v); }
+__device__ __half FromFloat<__half>(float v) {
+  return __float2half_rn(v);
+}
 template <>
-__device__ __nv_bfloat16 FromFloat<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+__device__ __nv_bfloat16 FromFloat<__nv_bfloat16>(float v) {
+  return __float2bfloat16_rn(v);
+}
 
 template <typename T>
 __global__ void FillUniformKernel(T* data, int64_t n, uint64_t seed, uint32_t tensor, float scale) {
@@ -80,16 +85,16 @@ absl::Status FillUniform(void* data, int64_t elements, kernels::DType dtype, uin
   switch (dtype) {
     case kernels::DType::kF32:
     case kernels::DType::kTF32:
-      FillUniformKernel<<<blocks, kThreads, 0, stream>>>(static_cast<float*>(data), elements,
-                                                          seed, tensor, scale);
+      FillUniformKernel<<<blocks, kThreads, 0, stream>>>(static_cast<float*>(data), elements, seed,
+                                                         tensor, scale);
       break;
     case kernels::DType::kF16:
-      FillUniformKernel<<<blocks, kThreads, 0, stream>>>(static_cast<__half*>(data), elements,
-                                                          seed, tensor, scale);
+      FillUniformKernel<<<blocks, kThreads, 0, stream>>>(static_cast<__half*>(data), elements, seed,
+                                                         tensor, scale);
       break;
     case kernels::DType::kBF16:
       FillUniformKernel<<<blocks, kThreads, 0, stream>>>(static_cast<__nv_bfloat16*>(data),
-                                                          elements, seed, tensor, scale);
+                                                         elements, seed, tensor, scale);
       break;
   }
   KBENCH_CUDA_CHECK_LAUNCH("FillUniformKernel");
@@ -101,11 +106,11 @@ absl::Status FillPoison(void* data, int64_t elements, kernels::DType dtype, cuda
   const int blocks = Blocks(elements);
   if (kernels::StorageBytes(dtype) == 4) {
     FillPatternKernel<<<blocks, kThreads, 0, stream>>>(static_cast<uint32_t*>(data), elements,
-                                                        kPoisonF32);
+                                                       kPoisonF32);
   } else {
     const uint16_t pattern = dtype == kernels::DType::kF16 ? kPoisonF16 : kPoisonBF16;
     FillPatternKernel<<<blocks, kThreads, 0, stream>>>(static_cast<uint16_t*>(data), elements,
-                                                        pattern);
+                                                       pattern);
   }
   KBENCH_CUDA_CHECK_LAUNCH("FillPatternKernel");
   return absl::OkStatus();

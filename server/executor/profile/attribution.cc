@@ -12,7 +12,9 @@ namespace {
 // overlap (iterations, phases) and still correctly when they nest.
 class SpanIndex {
  public:
-  void Add(const HostSpan& span, int index) { entries_.push_back({span.start_ns, span.end_ns, index}); }
+  void Add(const HostSpan& span, int index) {
+    entries_.push_back({span.start_ns, span.end_ns, index});
+  }
 
   void Build() {
     std::sort(entries_.begin(), entries_.end(),

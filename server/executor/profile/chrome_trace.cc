@@ -17,7 +17,8 @@ using nlohmann::json;
 
 class TraceBuilder {
  public:
-  TraceBuilder(const ActivityLog& log, const AttributedLog& attribution, const TraceOptions& options)
+  TraceBuilder(const ActivityLog& log, const AttributedLog& attribution,
+               const TraceOptions& options)
       : log_(log), attribution_(attribution), options_(options) {
     base_ns_ = UINT64_MAX;
     const auto see = [&](uint64_t t) {
@@ -73,8 +74,12 @@ class TraceBuilder {
 
   void Slice(const std::string& name, const std::string& cat, int64_t pid, int64_t tid,
              uint64_t start, uint64_t end, json args) {
-    json e = {{"ph", "X"}, {"name", name},         {"cat", cat},
-              {"pid", pid}, {"tid", tid},          {"ts", Us(start)},
+    json e = {{"ph", "X"},
+              {"name", name},
+              {"cat", cat},
+              {"pid", pid},
+              {"tid", tid},
+              {"ts", Us(start)},
               {"dur", DurUs(start, end)}};
     if (!args.empty()) e["args"] = std::move(args);
     slices_.push_back({Us(start), DurUs(start, end), std::move(e)});
@@ -95,9 +100,10 @@ class TraceBuilder {
     for (const ApiActivity& a : log_.api_calls) {
       host_threads_.insert(a.thread_id);
       const bool runtime = a.domain == ApiActivity::Domain::kRuntime;
-      Slice(a.name, runtime ? "cuda_runtime" : "cuda_driver", a.process_id, a.thread_id,
-            a.start_ns, a.end_ns,
-            {{"correlation", a.correlation_id}, {"cbid", a.callback_id},
+      Slice(a.name, runtime ? "cuda_runtime" : "cuda_driver", a.process_id, a.thread_id, a.start_ns,
+            a.end_ns,
+            {{"correlation", a.correlation_id},
+             {"cbid", a.callback_id},
              {"return_value", a.return_value}});
     }
   }
@@ -105,9 +111,10 @@ class TraceBuilder {
   void AddSyncs() {
     for (const SyncActivity& s : log_.syncs) {
       has_sync_track_ = true;
-      Slice(absl::StrCat("sync: ", s.type), "cuda_sync", host_pid_, kSyncTid, s.start_ns,
-            s.end_ns,
-            {{"type", s.type}, {"stream", s.stream}, {"context", s.context},
+      Slice(absl::StrCat("sync: ", s.type), "cuda_sync", host_pid_, kSyncTid, s.start_ns, s.end_ns,
+            {{"type", s.type},
+             {"stream", s.stream},
+             {"context", s.context},
              {"correlation", s.correlation_id}});
     }
   }
@@ -136,15 +143,24 @@ class TraceBuilder {
     }
   }
 
-  void Flow(const Attribution& a, uint32_t correlation, int64_t pid, int64_t tid,
-            uint64_t start) {
+  void Flow(const Attribution& a, uint32_t correlation, int64_t pid, int64_t tid, uint64_t start) {
     if (a.launch_api < 0) return;
     const ApiActivity& api = log_.api_calls[static_cast<size_t>(a.launch_api)];
-    flows_.push_back({{"ph", "s"}, {"id", correlation}, {"pid", api.process_id},
-                      {"tid", api.thread_id}, {"ts", Us(api.start_ns)}, {"cat", "ac2g"},
+    flows_.push_back({{"ph", "s"},
+                      {"id", correlation},
+                      {"pid", api.process_id},
+                      {"tid", api.thread_id},
+                      {"ts", Us(api.start_ns)},
+                      {"cat", "ac2g"},
                       {"name", "launch"}});
-    flows_.push_back({{"ph", "f"}, {"bp", "e"}, {"id", correlation}, {"pid", pid},
-                      {"tid", tid}, {"ts", Us(start)}, {"cat", "ac2g"}, {"name", "launch"}});
+    flows_.push_back({{"ph", "f"},
+                      {"bp", "e"},
+                      {"id", correlation},
+                      {"pid", pid},
+                      {"tid", tid},
+                      {"ts", Us(start)},
+                      {"cat", "ac2g"},
+                      {"name", "launch"}});
   }
 
   void AddKernels() {
@@ -203,8 +219,7 @@ class TraceBuilder {
     }
   }
 
-  void Meta(const char* what, int64_t pid, std::optional<int64_t> tid, json args,
-            json* events) {
+  void Meta(const char* what, int64_t pid, std::optional<int64_t> tid, json args, json* events) {
     json e = {{"ph", "M"}, {"name", what}, {"pid", pid}, {"args", std::move(args)}};
     if (tid.has_value()) e["tid"] = *tid;
     events->push_back(std::move(e));

@@ -6,8 +6,6 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cupti.h>
-#include <generated_cuda_meta.h>
-#include <generated_cuda_runtime_api_meta.h>
 
 #include <cstdlib>
 #include <map>
@@ -55,57 +53,83 @@ absl::Status CuptiError(CUptiResult r, const char* call) {
   const std::string message =
       absl::StrCat("CUPTI: ", call, " failed: ", text != nullptr ? text : "unknown error");
   if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED || r == CUPTI_ERROR_NOT_INITIALIZED ||
-      r == CUPTI_ERROR_NO_DEVICE || r == CUPTI_ERROR_NOT_COMPATIBLE ||
+      r == CUPTI_ERROR_INVALID_DEVICE || r == CUPTI_ERROR_NOT_COMPATIBLE ||
       r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES) {
     return absl::FailedPreconditionError(message);
   }
   return absl::InternalError(message);
 }
 
-#define KBENCH_CUPTI_RETURN_IF_ERROR(call)                          \
-  do {                                                              \
-    const CUptiResult kbench_cupti_r_ = (call);                     \
+#define KBENCH_CUPTI_RETURN_IF_ERROR(call)                                           \
+  do {                                                                               \
+    const CUptiResult kbench_cupti_r_ = (call);                                      \
     if (kbench_cupti_r_ != CUPTI_SUCCESS) return CuptiError(kbench_cupti_r_, #call); \
   } while (0)
 
 std::string CopyKindName(uint8_t kind) {
   switch (kind) {
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return "HtoD";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return "DtoH";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA: return "HtoA";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH: return "AtoH";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA: return "AtoA";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD: return "AtoD";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA: return "DtoA";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return "DtoD";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return "HtoH";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return "PtoP";
-    default: return "unknown";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
+      return "HtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
+      return "DtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA:
+      return "HtoA";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH:
+      return "AtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA:
+      return "AtoA";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD:
+      return "AtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA:
+      return "DtoA";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD:
+      return "DtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
+      return "HtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP:
+      return "PtoP";
+    default:
+      return "unknown";
   }
 }
 
 std::string SyncTypeName(CUpti_ActivitySynchronizationType type) {
   switch (type) {
-    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE: return "event_synchronize";
-    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT: return "stream_wait_event";
-    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE: return "stream_synchronize";
-    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE: return "context_synchronize";
-    default: return "unknown";
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE:
+      return "event_synchronize";
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT:
+      return "stream_wait_event";
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE:
+      return "stream_synchronize";
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE:
+      return "context_synchronize";
+    default:
+      return "unknown";
   }
 }
 
 std::string OverheadKindName(CUpti_ActivityOverheadKind kind) {
   switch (kind) {
-    case CUPTI_ACTIVITY_OVERHEAD_DRIVER_COMPILER: return "driver_compiler";
-    case CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH: return "cupti_buffer_flush";
-    case CUPTI_ACTIVITY_OVERHEAD_CUPTI_INSTRUMENTATION: return "cupti_instrumentation";
-    case CUPTI_ACTIVITY_OVERHEAD_CUPTI_RESOURCE: return "cupti_resource";
-    case CUPTI_ACTIVITY_OVERHEAD_RUNTIME_TRIGGERED_MODULE_LOADING: return "module_loading";
-    case CUPTI_ACTIVITY_OVERHEAD_LAZY_FUNCTION_LOADING: return "lazy_function_loading";
-    case CUPTI_ACTIVITY_OVERHEAD_COMMAND_BUFFER_FULL: return "command_buffer_full";
-    case CUPTI_ACTIVITY_OVERHEAD_ACTIVITY_BUFFER_REQUEST: return "activity_buffer_request";
-    case CUPTI_ACTIVITY_OVERHEAD_UVM_ACTIVITY_INIT: return "uvm_activity_init";
-    default: return "overhead";
+    case CUPTI_ACTIVITY_OVERHEAD_DRIVER_COMPILER:
+      return "driver_compiler";
+    case CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH:
+      return "cupti_buffer_flush";
+    case CUPTI_ACTIVITY_OVERHEAD_CUPTI_INSTRUMENTATION:
+      return "cupti_instrumentation";
+    case CUPTI_ACTIVITY_OVERHEAD_CUPTI_RESOURCE:
+      return "cupti_resource";
+    case CUPTI_ACTIVITY_OVERHEAD_RUNTIME_TRIGGERED_MODULE_LOADING:
+      return "module_loading";
+    case CUPTI_ACTIVITY_OVERHEAD_LAZY_FUNCTION_LOADING:
+      return "lazy_function_loading";
+    case CUPTI_ACTIVITY_OVERHEAD_COMMAND_BUFFER_FULL:
+      return "command_buffer_full";
+    case CUPTI_ACTIVITY_OVERHEAD_ACTIVITY_BUFFER_REQUEST:
+      return "activity_buffer_request";
+    case CUPTI_ACTIVITY_OVERHEAD_UVM_ACTIVITY_INIT:
+      return "uvm_activity_init";
+    default:
+      return "overhead";
   }
 }
 
@@ -124,8 +148,8 @@ std::string ApiName(Recording* r, CUpti_CallbackDomain domain, uint32_t cbid)
       }
       it->second = s;
     } else {
-      it->second = absl::StrCat(domain == CUPTI_CB_DOMAIN_RUNTIME_API ? "runtime" : "driver",
-                                " api ", cbid);
+      it->second =
+          absl::StrCat(domain == CUPTI_CB_DOMAIN_RUNTIME_API ? "runtime" : "driver", " api ", cbid);
     }
   }
   return it->second;
@@ -166,7 +190,8 @@ void Convert(Recording* r, const CUpti_Activity* record) ABSL_EXCLUSIVE_LOCKS_RE
       out.stream = m->streamId;
       // The runtime call's id when the runtime issued the copy, so arrows start where the
       // job's code called.
-      out.correlation_id = m->runtimeCorrelationId != 0 ? m->runtimeCorrelationId : m->correlationId;
+      out.correlation_id =
+          m->runtimeCorrelationId != 0 ? m->runtimeCorrelationId : m->correlationId;
       break;
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
@@ -188,8 +213,8 @@ void Convert(Recording* r, const CUpti_Activity* record) ABSL_EXCLUSIVE_LOCKS_RE
       const bool runtime = record->kind == CUPTI_ACTIVITY_KIND_RUNTIME;
       ApiActivity& out = log.api_calls.emplace_back();
       out.domain = runtime ? ApiActivity::Domain::kRuntime : ApiActivity::Domain::kDriver;
-      out.name = ApiName(r, runtime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API,
-                         a->cbid);
+      out.name =
+          ApiName(r, runtime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API, a->cbid);
       out.callback_id = a->cbid;
       out.start_ns = a->start;
       out.end_ns = a->end;
@@ -316,34 +341,48 @@ void CUPTIAPI OnLaunch(void* /*userdata*/, CUpti_CallbackDomain domain, CUpti_Ca
   if (known.driver == nullptr) known.driver = h.driver;
 }
 
-absl::Status SubscribeLaunches(Recording* r) {
-  KBENCH_CUPTI_RETURN_IF_ERROR(cuptiSubscribe(&r->subscriber, &OnLaunch, nullptr));
-  for (CUpti_CallbackId cbid :
-       {CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
-        CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
-        CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000}) {
+constexpr CUpti_CallbackId kRuntimeLaunches[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
+    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
+};
+constexpr CUpti_CallbackId kDriverLaunches[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+};
+
+absl::Status EnableLaunchCallbacks(Recording* r, bool on) {
+  for (CUpti_CallbackId cbid : kRuntimeLaunches) {
     KBENCH_CUPTI_RETURN_IF_ERROR(
-        cuptiEnableCallback(1, r->subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid));
+        cuptiEnableCallback(on ? 1 : 0, r->subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid));
   }
-  for (CUpti_CallbackId cbid :
-       {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz}) {
+  for (CUpti_CallbackId cbid : kDriverLaunches) {
     KBENCH_CUPTI_RETURN_IF_ERROR(
-        cuptiEnableCallback(1, r->subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid));
+        cuptiEnableCallback(on ? 1 : 0, r->subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid));
   }
   return absl::OkStatus();
 }
 
+absl::Status SubscribeLaunches(Recording* r) {
+  KBENCH_CUPTI_RETURN_IF_ERROR(cuptiSubscribe(&r->subscriber, &OnLaunch, nullptr));
+  return EnableLaunchCallbacks(r, true);
+}
+
 constexpr CUpti_ActivityKind kKinds[] = {
-    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-    CUPTI_ACTIVITY_KIND_MEMSET,            CUPTI_ACTIVITY_KIND_RUNTIME,
-    CUPTI_ACTIVITY_KIND_DRIVER,            CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+    CUPTI_ACTIVITY_KIND_MEMCPY,
+    CUPTI_ACTIVITY_KIND_MEMSET,
+    CUPTI_ACTIVITY_KIND_RUNTIME,
+    CUPTI_ACTIVITY_KIND_DRIVER,
+    CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
     CUPTI_ACTIVITY_KIND_OVERHEAD,
 };
 
@@ -389,11 +428,20 @@ uint64_t CuptiCollector::Timestamp() {
 }
 
 absl::StatusOr<std::unique_ptr<CuptiCollector>> CuptiCollector::Start() {
+  int devices = 0;
+  if (const cudaError_t e = cudaGetDeviceCount(&devices); e != cudaSuccess || devices == 0) {
+    cudaGetLastError();
+    return absl::FailedPreconditionError(
+        absl::StrCat("CUPTI: no CUDA device to profile (cudaGetDeviceCount: ",
+                     e == cudaSuccess ? "0 devices" : cudaGetErrorName(e), ")"));
+  }
   std::lock_guard<std::mutex> lock(g_start_mu);
   Recording* r = TheRecording();
   {
     std::lock_guard<std::mutex> records(r->mu);
-    if (r->active) return absl::FailedPreconditionError("CUPTI: a profile is already being recorded");
+    if (r->active) {
+      return absl::FailedPreconditionError("CUPTI: a profile is already being recorded");
+    }
     r->log = ActivityLog();
     r->handles.clear();
     r->active = true;
@@ -468,8 +516,10 @@ absl::StatusOr<ActivityLog> CuptiCollector::Stop() {
     r->handles.clear();
   }
   if (sync != cudaSuccess) {
-    return absl::InternalError(absl::StrCat("cudaDeviceSynchronize() failed while stopping the "
-                                            "profile: ", cudaGetErrorName(sync)));
+    return absl::InternalError(
+        absl::StrCat("cudaDeviceSynchronize() failed while stopping the "
+                     "profile: ",
+                     cudaGetErrorName(sync)));
   }
   if (flush != CUPTI_SUCCESS) return CuptiError(flush, "cuptiActivityFlushAll");
   if (!disabled.ok()) return disabled;
@@ -478,6 +528,14 @@ absl::StatusOr<ActivityLog> CuptiCollector::Stop() {
     if (threads > 0) log.functions[name].max_threads_per_block = threads;
   }
   return log;
+}
+
+void CuptiCollector::NoteLaunches(bool on) {
+  std::lock_guard<std::mutex> lock(g_start_mu);
+  Recording* r = TheRecording();
+  if (stopped_ || r->subscriber == nullptr) return;
+  // Best effort: without the callbacks only max threads per block goes unknown.
+  EnableLaunchCallbacks(r, on).IgnoreError();
 }
 
 CuptiCollector::~CuptiCollector() {

@@ -23,6 +23,11 @@ class CuptiCollector {
   // (spans left empty: the caller's). Call once.
   absl::StatusOr<ActivityLog> Stop();
 
+  // Turns the noting of launched kernels' functions (for their attributes) on or off; on after
+  // Start(). Noting costs a name lookup per launch, so a job notes only while each kernel
+  // first runs, not while it is measured.
+  void NoteLaunches(bool on);
+
   // Stops recording if Stop() was not called, dropping the records.
   ~CuptiCollector();
 

@@ -98,16 +98,18 @@ std::string CategorizeKernel(const std::string& operation, const std::string& de
   }
   if (HasAny(words, {"mm", "bmm", "addmm"})) return kCategoryGemm;
   if (HasAny(words, {"memcpy", "memset", "copy", "fill"})) return kCategoryCopy;
-  if (HasAny(words, {"reduce", "reduction", "sum", "max", "min", "mean", "argmax", "argmin",
-                     "norm", "layernorm", "rmsnorm", "logsumexp", "welford", "scan",
-                     "histogram", "softmax"})) {
+  if (HasAny(words, {"reduce", "reduction", "sum", "max", "min", "mean", "argmax", "argmin", "norm",
+                     "layernorm", "rmsnorm", "logsumexp", "welford", "scan", "histogram"})) {
     return kCategoryReduction;
   }
-  if (HasAny(words, {"elementwise", "pointwise", "vectorized", "unrolled", "add", "sub",
-                     "subtract", "mul", "div", "divide", "exp", "square", "gelu", "relu", "silu",
-                     "sigmoid", "tanh", "erf", "scale", "cast", "bias"})) {
+  if (HasAny(words,
+             {"elementwise", "pointwise", "vectorized", "unrolled", "add",    "sub",  "subtract",
+              "mul",         "div",       "divide",     "exp",      "square", "gelu", "relu",
+              "silu",        "sigmoid",   "tanh",       "erf",      "scale",  "cast", "bias"})) {
     return kCategoryPointwise;
   }
+  // A kernel named after a reducing operation and doing no single step of it is the whole.
+  if (HasAny(words, {"softmax", "logsoftmax", "attention"})) return kCategoryReduction;
 
   const std::string op = absl::AsciiStrToLower(operation);
   if (op == "copy") return kCategoryCopy;

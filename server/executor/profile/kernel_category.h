@@ -21,13 +21,16 @@ inline constexpr char kCategoryOther[] = "other";
 //     xmma/hmma/wgmma, or a word mm / bmm / addmm.
 //  3. copy/memset: a word memcpy, memset, copy or fill (a kernel doing a copy engine's work).
 //  4. reduction: a word reduce, reduction, sum, max, min, mean, argmax, argmin, norm,
-//     layernorm, rmsnorm, logsumexp, welford, scan, histogram, or the operation's name
-//     softmax.
+//     layernorm, rmsnorm, logsumexp, welford, scan, histogram.
 //  5. pointwise: a word elementwise, pointwise, vectorized, unrolled, add, sub, subtract, mul,
 //     div, divide, exp, square, gelu, relu, silu, sigmoid, tanh, erf, scale, cast, bias.
-//  6. the catalogue operation: copy → copy/memset; square, add, gelu → pointwise; softmax and
+//     (So the steps of a naive softmax split: SoftmaxRowMax → reduction, SoftmaxExp →
+//     pointwise.)
+//  6. a word naming a reducing operation as a whole: softmax, logsoftmax, attention →
+//     reduction (SoftmaxFusedKernel).
+//  7. the catalogue operation: copy → copy/memset; square, add, gelu → pointwise; softmax and
 //     names containing norm / reduce → reduction; matmul, gemm → GEMM.
-//  7. other.
+//  8. other.
 // "Words" are the kernel's own name (namespaces, template and call arguments dropped) split
 // at '_', digits and camelCase boundaries, lower-cased: SoftmaxRowMaxKernel → softmax, row,
 // max, kernel.

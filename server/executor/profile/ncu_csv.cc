@@ -35,9 +35,9 @@ bool ParseNumber(std::string text, double* out) {
 }  // namespace
 
 std::string NcuMetricList() {
-  return absl::StrJoin({kNcuDuration, kNcuDramThroughput, kNcuSmThroughput,
-                        kNcuAchievedOccupancy, kNcuL2HitRate},
-                       ",");
+  return absl::StrJoin(
+      {kNcuDuration, kNcuDramThroughput, kNcuSmThroughput, kNcuAchievedOccupancy, kNcuL2HitRate},
+      ",");
 }
 
 std::vector<std::string> SplitCsvLine(const std::string& line) {

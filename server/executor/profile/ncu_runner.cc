@@ -37,9 +37,9 @@ NcuSearch NcuSearchFromEnvironment() {
 absl::StatusOr<std::string> FindNcu(const NcuSearch& search) {
   if (!search.explicit_path.empty()) {
     if (IsExecutableFile(search.explicit_path)) return search.explicit_path;
-    return absl::FailedPreconditionError(absl::StrCat(
-        "profile.ncu: ncu not found (KBENCH_NCU=", search.explicit_path,
-        " is not an executable file)"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("profile.ncu: ncu not found (KBENCH_NCU=", search.explicit_path,
+                     " is not an executable file)"));
   }
   std::vector<std::string> looked;
   for (absl::string_view dir : absl::StrSplit(search.path_env, ':', absl::SkipEmpty())) {
@@ -51,10 +51,10 @@ absl::StatusOr<std::string> FindNcu(const NcuSearch& search) {
     if (IsExecutableFile(f)) return f;
     looked.push_back(f);
   }
-  return absl::FailedPreconditionError(absl::StrCat(
-      "profile.ncu: ncu not found (looked in KBENCH_NCU (unset), PATH: ",
-      looked.empty() ? "(empty)" : absl::StrJoin(looked, ", "),
-      "); install Nsight Compute or set KBENCH_NCU to its ncu"));
+  return absl::FailedPreconditionError(
+      absl::StrCat("profile.ncu: ncu not found (looked in KBENCH_NCU (unset), PATH: ",
+                   looked.empty() ? "(empty)" : absl::StrJoin(looked, ", "),
+                   "); install Nsight Compute or set KBENCH_NCU to its ncu"));
 }
 
 std::vector<std::string> NcuProfileArgv(const NcuRequest& r) {
@@ -62,15 +62,23 @@ std::vector<std::string> NcuProfileArgv(const NcuRequest& r) {
           // Measure the card as it is: ncu would otherwise lock clocks to base.
           "--clock-control", "none",
           // Only the kernels inside the target's measured range, not its set-up.
-          "--nvtx", "--nvtx-include", absl::StrCat(kNcuRangeName, "/"),
-          "--metrics", NcuMetricList(),
-          "--export", r.report_base,
-          "--force-overwrite",
-          r.target_executable, kNcuTargetFlag, r.target_spec_path};
+          "--nvtx", "--nvtx-include", absl::StrCat(kNcuRangeName, "/"), "--metrics",
+          NcuMetricList(), "--export", r.report_base, "--force-overwrite", r.target_executable,
+          kNcuTargetFlag, r.target_spec_path};
 }
 
 std::vector<std::string> NcuImportArgv(const std::string& ncu, const std::string& report_path) {
-  return {ncu, "--import", report_path, "--csv", "--page", "raw", "--print-units", "base"};
+  // Mangled names, demangled by us: the same names as the summary's rows.
+  return {ncu,
+          "--import",
+          report_path,
+          "--csv",
+          "--page",
+          "raw",
+          "--print-units",
+          "base",
+          "--print-kernel-base",
+          "mangled"};
 }
 
 absl::StatusOr<std::vector<v1::NcuMetrics>> RunNcu(const NcuRequest& r,
@@ -81,26 +89,24 @@ absl::StatusOr<std::vector<v1::NcuMetrics>> RunNcu(const NcuRequest& r,
   if (run->cancelled) return absl::CancelledError("cancelled while Nsight Compute ran");
   if (!run->ok()) {
     return absl::FailedPreconditionError(
-        absl::StrCat("profile.ncu: ncu ", run->Describe(r.timeout_seconds), "; its output ends: ",
-                     FileTail(r.log_path, kLogTail)));
+        absl::StrCat("profile.ncu: ncu ", run->Describe(r.timeout_seconds),
+                     "; its output ends: ", FileTail(r.log_path, kLogTail)));
   }
   const std::string report = r.report_base + ".ncu-rep";
   if (access(report.c_str(), R_OK) != 0) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("profile.ncu: ncu wrote no report (", report,
-                     "): was any kernel profiled? Its output ends: ",
-                     FileTail(r.log_path, kLogTail)));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "profile.ncu: ncu wrote no report (", report,
+        "): was any kernel profiled? Its output ends: ", FileTail(r.log_path, kLogTail)));
   }
   const std::string import_log = r.log_path + ".import";
-  absl::StatusOr<ProcessResult> import =
-      RunProcess(NcuImportArgv(r.ncu, report), r.csv_path, import_log, r.timeout_seconds,
-                 cancelled);
+  absl::StatusOr<ProcessResult> import = RunProcess(NcuImportArgv(r.ncu, report), r.csv_path,
+                                                    import_log, r.timeout_seconds, cancelled);
   if (!import.ok()) return import.status();
   if (import->cancelled) return absl::CancelledError("cancelled while Nsight Compute ran");
   if (!import->ok()) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("profile.ncu: ncu --import ", import->Describe(r.timeout_seconds), ": ",
-                     FileTail(import_log, kLogTail)));
+    return absl::FailedPreconditionError(absl::StrCat("profile.ncu: ncu --import ",
+                                                      import->Describe(r.timeout_seconds), ": ",
+                                                      FileTail(import_log, kLogTail)));
   }
   std::ifstream f(r.csv_path);
   std::stringstream csv;
@@ -111,9 +117,9 @@ absl::StatusOr<std::vector<v1::NcuMetrics>> RunNcu(const NcuRequest& r,
         absl::StrCat("profile.ncu: cannot read ncu's raw page: ", launches.status().message()));
   }
   if (launches->empty()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "profile.ncu: Nsight Compute profiled no kernel; its output ends: ",
-        FileTail(r.log_path, kLogTail)));
+    return absl::FailedPreconditionError(
+        absl::StrCat("profile.ncu: Nsight Compute profiled no kernel; its output ends: ",
+                     FileTail(r.log_path, kLogTail)));
   }
   return SummarizeNcu(*launches);
 }

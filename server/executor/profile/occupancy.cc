@@ -70,8 +70,8 @@ Occupancy TheoreticalOccupancy(const DeviceLimits& d, const LaunchResources& lau
     const int64_t regs_per_block = regs_per_warp * warps_per_block;
     // The hardware's launch check assumes warps spread over all sub-partitions.
     const int64_t regs_assumed = regs_per_warp * RoundUp(warps_per_block, parts);
-    if (launch.registers_per_thread > MaxRegistersPerThread(d) || regs_per_block > d.regs_per_block ||
-        regs_assumed > d.regs_per_block) {
+    if (launch.registers_per_thread > MaxRegistersPerThread(d) ||
+        regs_per_block > d.regs_per_block || regs_assumed > d.regs_per_block) {
       out.limiter = "registers per block exceed the device's limit";
       return out;
     }

@@ -6,8 +6,10 @@
 #include <cuda_runtime.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <random>
 
@@ -18,6 +20,7 @@
 #include "server/common/spec_problem.h"
 #include "server/executor/benchmark_job.h"
 #include "server/executor/measure/statistics.h"
+#include "server/executor/profile/activity_json.h"
 #include "server/executor/profile/attribution.h"
 #include "server/executor/profile/chrome_trace.h"
 #include "server/executor/profile/cupti_collector.h"
@@ -84,9 +87,9 @@ absl::StatusOr<Plan> MakePlan(DeviceRunner& runner, const v1::JobSpec& spec) {
   Plan plan;
   if (spec.profile().iterations() != 0) plan.iterations = spec.profile().iterations();
   if (plan.iterations < 1 || plan.iterations > kMaxIterations) {
-    return absl::InvalidArgumentError(absl::StrCat("profile.iterations: ",
-                                                   spec.profile().iterations(),
-                                                   " is outside [1, ", kMaxIterations, "]"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("profile.iterations: ", spec.profile().iterations(), " is outside [1, ",
+                     kMaxIterations, "]"));
   }
   for (const std::string& name : spec.variants()) {
     absl::StatusOr<kernels::Problem> problem = ProblemFromSpec(spec, name);
@@ -117,11 +120,32 @@ absl::StatusOr<JobRun> RunNcuTargetJob(DeviceRunner& runner, const Plan& plan) {
   return JobRun{};
 }
 
+class CuptiRecorder : public profile::ActivityRecorder {
+ public:
+  explicit CuptiRecorder(std::unique_ptr<profile::CuptiCollector> collector)
+      : collector_(std::move(collector)) {}
+  uint64_t Now() override { return profile::CuptiCollector::Timestamp(); }
+  void NoteLaunches(bool on) override { collector_->NoteLaunches(on); }
+  absl::StatusOr<profile::ActivityLog> Stop() override { return collector_->Stop(); }
+
+ private:
+  std::unique_ptr<profile::CuptiCollector> collector_;
+};
+
+absl::StatusOr<std::unique_ptr<profile::ActivityRecorder>> StartCupti() {
+  absl::StatusOr<std::unique_ptr<profile::CuptiCollector>> collector =
+      profile::CuptiCollector::Start();
+  if (!collector.ok()) return collector.status();
+  return std::make_unique<CuptiRecorder>(*std::move(collector));
+}
+
 class ProfileRun {
  public:
-  ProfileRun(DeviceRunner& runner, const JobContext& context, const Plan& plan)
-      : runner_(runner), context_(context), plan_(plan),
-        recorder_(&profile::CuptiCollector::Timestamp) {}
+  ProfileRun(DeviceRunner& runner, const JobContext& context, const Plan& plan,
+             profile::ActivityRecorder* recorder)
+      : runner_(runner), context_(context), plan_(plan), activity_(recorder), recorder_([recorder] {
+          return recorder->Now();
+        }) {}
 
   // Prepares, checks, warms up and records every variant (CUPTI must be recording).
   absl::Status RecordVariants(JobRun* run) {
@@ -129,6 +153,8 @@ class ProfileRun {
     for (const kernels::Problem& problem : plan_.problems) {
       const std::string& name = problem.variant;
       absl::StatusOr<std::unique_ptr<PreparedVariant>> pv;
+      // Every kernel of the variant runs in the check; noting its function there is enough.
+      activity_->NoteLaunches(true);
       {
         Report("check", name, 0);
         PhaseRecorder::Scope scope = recorder_.Enter(profile::kPhasePrepare, name);
@@ -140,15 +166,17 @@ class ProfileRun {
         PhaseRecorder::Scope scope = recorder_.Enter(profile::kPhaseCheck, name);
         check = CheckVariant(**pv, problem, plan_.seed);
       }
+      activity_->NoteLaunches(false);
       if (!check.ok()) return check.status();
       v1::VariantResult* vr = run->result.add_variants();
       vr->set_variant(name);
       vr->set_mode(plan_.mode);
       *vr->mutable_correctness() = *check;
       if (!check->passed()) {
-        return absl::FailedPreconditionError(
-            absl::StrCat("correctness: ", spec.kernel(), "/", name, " does not match the float64 "
-                         "reference: ", check->detail()));
+        return absl::FailedPreconditionError(absl::StrCat("correctness: ", spec.kernel(), "/", name,
+                                                          " does not match the float64 "
+                                                          "reference: ",
+                                                          check->detail()));
       }
       {
         Report("warmup", name, 0);
@@ -193,6 +221,7 @@ class ProfileRun {
   DeviceRunner& runner_;
   const JobContext& context_;
   const Plan& plan_;
+  profile::ActivityRecorder* activity_;
   PhaseRecorder recorder_;
 };
 
@@ -227,8 +256,8 @@ void FillVariantResults(const profile::ProfileSummary& summary, const Plan& plan
     for (double t : vp->iteration_gpu_seconds) measured += t;
     vr->set_measured_seconds(measured);
     vr->set_wall_seconds(vp->wall_seconds);
-    vr->set_stop_reason(absl::StrCat("profile: ", vp->iteration_gpu_seconds.size(),
-                                     " iterations recorded"));
+    vr->set_stop_reason(
+        absl::StrCat("profile: ", vp->iteration_gpu_seconds.size(), " iterations recorded"));
     const kernels::Operation* op = kernels::FindOperation(problem.op);
     if (op == nullptr) continue;
     const kernels::Cost cost = op->cost(problem);
@@ -243,11 +272,11 @@ void FillVariantResults(const profile::ProfileSummary& summary, const Plan& plan
       if (peak > 0) vr->set_fraction_of_peak_flops(vr->flops_per_second() / peak);
     }
   }
-  const double first = run->result.variants_size() > 0
-                           ? run->result.variants(0).stats().median_seconds()
-                           : 0;
+  const double first =
+      run->result.variants_size() > 0 ? run->result.variants(0).stats().median_seconds() : 0;
   for (auto& vr : *run->result.mutable_variants()) {
-    if (vr.stats().median_seconds() > 0) vr.set_speedup_vs_first(first / vr.stats().median_seconds());
+    if (vr.stats().median_seconds() > 0)
+      vr.set_speedup_vs_first(first / vr.stats().median_seconds());
   }
 }
 
@@ -296,6 +325,11 @@ absl::Status RunNcuPhase(const JobContext& context, const Plan& plan, const std:
 }  // namespace
 
 absl::StatusOr<JobRun> RunProfileJob(DeviceRunner& runner, const JobContext& context) {
+  return profile::RunProfileJobWith(runner, context, &StartCupti);
+}
+
+absl::StatusOr<JobRun> profile::RunProfileJobWith(DeviceRunner& runner, const JobContext& context,
+                                                  const ActivityRecorderFactory& start_recorder) {
   const v1::JobSpec& spec = context.job->spec();
   absl::StatusOr<Plan> plan = MakePlan(runner, spec);
   if (!plan.ok()) return plan.status();
@@ -315,18 +349,19 @@ absl::StatusOr<JobRun> RunProfileJob(DeviceRunner& runner, const JobContext& con
   env->set_seed(plan->seed);
   runner.ReadClocks(env->mutable_before());
 
-  absl::StatusOr<std::unique_ptr<profile::CuptiCollector>> collector =
-      profile::CuptiCollector::Start();
-  if (!collector.ok()) return collector.status();
-  ProfileRun profile_run(runner, context, *plan);
+  absl::StatusOr<std::unique_ptr<profile::ActivityRecorder>> recorder = start_recorder();
+  if (!recorder.ok()) return recorder.status();
+  ProfileRun profile_run(runner, context, *plan, recorder->get());
   if (absl::Status s = profile_run.RecordVariants(&run); !s.ok()) return s;
-  absl::StatusOr<profile::ActivityLog> log = (*collector)->Stop();
+  absl::StatusOr<profile::ActivityLog> log = (*recorder)->Stop();
   if (!log.ok()) return log.status();
   runner.ReadClocks(env->mutable_after());
   if (log->dropped_records > 0) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "profile: CUPTI dropped ", log->dropped_records, " activity records, so the summary "
-        "would be incomplete; lower profile.iterations (", plan->iterations, ")"));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("profile: CUPTI dropped ", log->dropped_records,
+                     " activity records, so the summary "
+                     "would be incomplete; lower profile.iterations (",
+                     plan->iterations, ")"));
   }
   log->spans = profile_run.spans();
 
@@ -346,8 +381,8 @@ absl::StatusOr<JobRun> RunProfileJob(DeviceRunner& runner, const JobContext& con
                             {"seed", absl::StrCat(plan->seed)}};
   const std::string dir = context.job->artifact_dir();
   const std::string trace_path = dir + "/trace.json";
-  if (absl::Status s = WriteFile(
-          trace_path, profile::BuildChromeTrace(*log, attribution, trace_options).dump());
+  if (absl::Status s =
+          WriteFile(trace_path, profile::BuildChromeTrace(*log, attribution, trace_options).dump());
       !s.ok()) {
     return s;
   }
@@ -364,6 +399,16 @@ absl::StatusOr<JobRun> RunProfileJob(DeviceRunner& runner, const JobContext& con
     return s;
   }
   AddArtifact(&run, "summary.json", json_path, "application/json");
+
+  if (const char* keep = std::getenv("KBENCH_PROFILE_KEEP_ACTIVITY");
+      keep != nullptr && std::string(keep) == "1") {
+    const std::string activity_path = dir + "/activity.json";
+    if (absl::Status s = WriteFile(activity_path, profile::ActivityLogToJson(*log).dump());
+        !s.ok()) {
+      return s;
+    }
+    AddArtifact(&run, "activity.json", activity_path, "application/json");
+  }
 
   profile::FillProfileResult(summary, run.result.mutable_profile());
   FillVariantResults(summary, *plan, runner, &run);

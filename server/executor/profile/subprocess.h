@@ -11,8 +11,8 @@
 namespace kbench::executor::profile {
 
 struct ProcessResult {
-  int exit_code = -1;   // when it exited
-  int signal = 0;       // when a signal ended it
+  int exit_code = -1;  // when it exited
+  int signal = 0;      // when a signal ended it
   bool timed_out = false;
   bool cancelled = false;
   // Exited with 0.

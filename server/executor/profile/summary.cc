@@ -103,8 +103,7 @@ ProfileSummary Summarize(const ActivityLog& log, const AttributedLog& attributio
     const HostSpan* iteration = SpanAt(log, a.iteration_span);
     if (iteration != nullptr && iteration->variant == phase->variant && iteration->iteration >= 0 &&
         static_cast<size_t>(iteration->iteration) < v.iteration_gpu_seconds.size()) {
-      v.iteration_gpu_seconds[static_cast<size_t>(iteration->iteration)] +=
-          Seconds(end - start);
+      v.iteration_gpu_seconds[static_cast<size_t>(iteration->iteration)] += Seconds(end - start);
     }
     // Busy time is measured inside the phase's wall span.
     busy.emplace_back(std::max(start, phase->start_ns), std::min(end, phase->end_ns));
@@ -170,23 +169,24 @@ ProfileSummary Summarize(const ActivityLog& log, const AttributedLog& attributio
     summary.rows.push_back(std::move(r));
   }
   for (KernelRow& r : summary.rows) {
-    if (summary.gpu_seconds > 0) r.percent_of_gpu_time = 100 * r.total_seconds / summary.gpu_seconds;
+    if (summary.gpu_seconds > 0)
+      r.percent_of_gpu_time = 100 * r.total_seconds / summary.gpu_seconds;
   }
   for (auto& [name, c] : categories) {
-    if (summary.gpu_seconds > 0) c.percent_of_gpu_time = 100 * c.total_seconds / summary.gpu_seconds;
+    if (summary.gpu_seconds > 0)
+      c.percent_of_gpu_time = 100 * c.total_seconds / summary.gpu_seconds;
     summary.categories.push_back(c);
   }
-  std::stable_sort(summary.rows.begin(), summary.rows.end(),
-                   [](const KernelRow& a, const KernelRow& b) {
-                     return a.total_seconds > b.total_seconds;
-                   });
-  std::stable_sort(summary.categories.begin(), summary.categories.end(),
-                   [](const CategoryRow& a, const CategoryRow& b) {
-                     return a.total_seconds > b.total_seconds;
-                   });
+  std::stable_sort(
+      summary.rows.begin(), summary.rows.end(),
+      [](const KernelRow& a, const KernelRow& b) { return a.total_seconds > b.total_seconds; });
+  std::stable_sort(
+      summary.categories.begin(), summary.categories.end(),
+      [](const CategoryRow& a, const CategoryRow& b) { return a.total_seconds > b.total_seconds; });
 
   summary.busy_seconds = Seconds(UnionLength(std::move(busy)));
-  if (summary.wall_seconds > 0) summary.gpu_busy_fraction = summary.busy_seconds / summary.wall_seconds;
+  if (summary.wall_seconds > 0)
+    summary.gpu_busy_fraction = summary.busy_seconds / summary.wall_seconds;
   return summary;
 }
 
@@ -239,11 +239,10 @@ std::string FormatSummaryText(const ProfileSummary& summary, const std::string& 
                         kNameWidth, "Name", "Category", "Calls", "Total", "Mean", "Min", "Max",
                         "%GPU", "Regs", "SmemStat", "SmemDyn", "Local", "MaxThr/B", "Occ");
   for (const KernelRow& r : summary.rows) {
-    absl::StrAppendFormat(&out, "%-*s %-11s %6d %11s %11s %11s %11s %5.1f%%", kNameWidth,
-                          clip(r.name, kNameWidth), r.category, r.calls,
-                          FormatDuration(r.total_seconds), FormatDuration(r.mean_seconds),
-                          FormatDuration(r.min_seconds), FormatDuration(r.max_seconds),
-                          r.percent_of_gpu_time);
+    absl::StrAppendFormat(
+        &out, "%-*s %-11s %6d %11s %11s %11s %11s %5.1f%%", kNameWidth, clip(r.name, kNameWidth),
+        r.category, r.calls, FormatDuration(r.total_seconds), FormatDuration(r.mean_seconds),
+        FormatDuration(r.min_seconds), FormatDuration(r.max_seconds), r.percent_of_gpu_time);
     if (r.is_transfer) {
       absl::StrAppendFormat(&out, "  (%d bytes)\n", r.bytes);
       continue;
@@ -256,11 +255,10 @@ std::string FormatSummaryText(const ProfileSummary& summary, const std::string& 
   absl::StrAppendFormat(&out, "\nLaunch configurations (grid x block) and occupancy limits:\n");
   for (const KernelRow& r : summary.rows) {
     if (r.is_transfer) continue;
-    absl::StrAppendFormat(&out, "  %s: grid %s block %s%s; %d blocks/SM (%s)\n",
-                          clip(r.name, kNameWidth), r.grid, r.block,
-                          r.mixed_configs ? " (first of several configs)" : "",
-                          r.occupancy.blocks_per_sm,
-                          r.occupancy.limiter.empty() ? "device limits unknown" : r.occupancy.limiter);
+    absl::StrAppendFormat(
+        &out, "  %s: grid %s block %s%s; %d blocks/SM (%s)\n", clip(r.name, kNameWidth), r.grid,
+        r.block, r.mixed_configs ? " (first of several configs)" : "", r.occupancy.blocks_per_sm,
+        r.occupancy.limiter.empty() ? "device limits unknown" : r.occupancy.limiter);
   }
   absl::StrAppendFormat(&out, "\n%-12s %8s %11s %6s\n", "Category", "Calls", "Total", "%GPU");
   for (const CategoryRow& c : summary.categories) {

@@ -69,12 +69,12 @@ struct VariantProfile {
 };
 
 struct ProfileSummary {
-  std::vector<KernelRow> rows;            // sorted by total time, largest first
-  std::vector<CategoryRow> categories;    // sorted by total time, largest first
-  std::vector<VariantProfile> variants;   // in the order the job ran them
-  double gpu_seconds = 0;    // sum of all rows' totals
-  double wall_seconds = 0;   // host time of all profile phases
-  double busy_seconds = 0;   // union of the device work's intervals inside the profile phases
+  std::vector<KernelRow> rows;           // sorted by total time, largest first
+  std::vector<CategoryRow> categories;   // sorted by total time, largest first
+  std::vector<VariantProfile> variants;  // in the order the job ran them
+  double gpu_seconds = 0;                // sum of all rows' totals
+  double wall_seconds = 0;               // host time of all profile phases
+  double busy_seconds = 0;       // union of the device work's intervals inside the profile phases
   double gpu_busy_fraction = 0;  // busy_seconds / wall_seconds
 };
 

@@ -1,0 +1,206 @@
+// Tests of kbctl's human-readable views: job details, compare table, job list, profile tables,
+// catalogue and devices, progress lines.
+#include "client/format/job_view.h"
+
+#include "client/format/catalogue_view.h"
+#include "client/format/profile_view.h"
+#include "client/format/progress.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/client/fake_kbench_server.h"
+
+namespace kbench::client {
+namespace {
+
+using ::testing::ContainsRegex;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+v1::Job CompareJob() {
+  v1::Job job;
+  job.set_id("job-3");
+  job.set_state(v1::JOB_STATE_SUCCEEDED);
+  job.mutable_spec()->set_kernel("softmax");
+  job.mutable_spec()->add_shape(4096);
+  job.mutable_spec()->add_shape(4096);
+  *job.mutable_result()->add_variants() = testing::MakeVariantResult("naive", 4e-3);
+  *job.mutable_result()->add_variants() = testing::MakeVariantResult("fused", 1e-3);
+  return job;
+}
+
+TEST(RenderCompareTable, ShowsVariantsSideBySideWithSpeedupOverTheFirst) {
+  const std::string table = RenderCompareTable(CompareJob().result());
+  EXPECT_THAT(table, HasSubstr("VARIANT"));
+  EXPECT_THAT(table, HasSubstr("SPEEDUP"));
+  EXPECT_THAT(table, ContainsRegex("naive +4.000 ms .* 1.00x +pass"));
+  EXPECT_THAT(table, ContainsRegex("fused +1.000 ms .* 4.00x +pass"));
+}
+
+TEST(RenderCompareTable, LeavesOutComputeColumnsWhenNoVariantCountsFlops) {
+  const std::string table = RenderCompareTable(CompareJob().result());
+  EXPECT_THAT(table, HasSubstr("BANDWIDTH"));
+  EXPECT_THAT(table, Not(HasSubstr("COMPUTE")));
+  v1::JobResult with_flops = CompareJob().result();
+  with_flops.mutable_variants(0)->set_flops(1000);
+  with_flops.mutable_variants(0)->set_flops_per_second(2e12);
+  EXPECT_THAT(RenderCompareTable(with_flops), ContainsRegex("COMPUTE.*%PEAK"));
+  EXPECT_THAT(RenderCompareTable(with_flops), HasSubstr("2.000 TFLOP/s"));
+}
+
+TEST(RenderCompareTable, MarksFailedCorrectness) {
+  v1::JobResult result = CompareJob().result();
+  v1::Correctness* c = result.mutable_variants(1)->mutable_correctness();
+  c->set_passed(false);
+  c->set_relative_l2_error(0.25);
+  c->set_nan_count(3);
+  EXPECT_THAT(RenderCompareTable(result), HasSubstr("FAIL (0.25 vs 1e-05, 3 NaN)"));
+}
+
+TEST(RenderJob, DescribesOneVariantWithStatisticsThroughputAndCorrectness) {
+  v1::Job job = CompareJob();
+  job.mutable_result()->mutable_variants()->DeleteSubrange(1, 1);
+  job.mutable_result()->mutable_environment()->set_device_id("cpu");
+  job.mutable_result()->mutable_environment()->set_seed(42);
+  const std::string text = RenderJob(job);
+  EXPECT_THAT(text, ContainsRegex("Median: +4.000 ms"));
+  EXPECT_THAT(text, HasSubstr("p10 3.960 ms  p90 4.080 ms  p99 4.400 ms"));
+  EXPECT_THAT(text, HasSubstr("0.30% relative stddev (target 0.50%) over 120 samples"));
+  EXPECT_THAT(text, HasSubstr("2.097 GB/s (50.0% of copy bandwidth)"));
+  EXPECT_THAT(text, HasSubstr("pass (1.5e-07 <= 1e-05) over 4096 elements"));
+  EXPECT_THAT(text, HasSubstr("converged"));
+  EXPECT_THAT(text, ContainsRegex("Seed: +42"));
+}
+
+TEST(RenderJob, ShowsErrorCodeAndArtifacts) {
+  v1::Job job;
+  job.set_id("job-9");
+  job.set_state(v1::JOB_STATE_FAILED);
+  job.set_error("executor for cuda:0 died (signal 11)");
+  job.set_error_code("INTERNAL");
+  v1::ArtifactInfo* a = job.add_artifacts();
+  a->set_name("samples.csv");
+  a->set_size_bytes(2048);
+  const std::string text = RenderJob(job);
+  EXPECT_THAT(text, ContainsRegex("State: +failed"));
+  EXPECT_THAT(text, HasSubstr("INTERNAL: executor for cuda:0 died (signal 11)"));
+  EXPECT_THAT(text, HasSubstr("samples.csv (2.0 KiB)"));
+}
+
+TEST(RenderJobsTable, ListsOneJobPerLineWithAgeAndResult) {
+  v1::Job job = CompareJob();
+  job.mutable_create_time()->set_seconds(1000);
+  const std::string table = RenderJobsTable({job}, absl::FromUnixSeconds(1000 + 125));
+  EXPECT_THAT(table, ContainsRegex("^ID +STATE +KIND"));
+  EXPECT_THAT(table, ContainsRegex("job-3 +succeeded .* 4096x4096 +f32 .*2m05s +4.000 ms "
+                                   "\\(\\+1 variant\\)"));
+}
+
+TEST(RenderProfile, SortsKernelsByTotalTimeAndShowsCategories) {
+  v1::ProfileResult p;
+  v1::ProfileKernelRow* small = p.add_kernels();
+  small->set_name("exp_kernel");
+  small->set_category("pointwise");
+  small->set_calls(10);
+  small->set_total_seconds(1e-4);
+  v1::ProfileKernelRow* big = p.add_kernels();
+  big->set_name("row_max_kernel");
+  big->set_category("reduction");
+  big->set_calls(10);
+  big->set_total_seconds(3e-4);
+  big->set_registers_per_thread(32);
+  big->set_theoretical_occupancy(0.75);
+  v1::ProfileCategoryRow* cat = p.add_categories();
+  cat->set_category("reduction");
+  cat->set_total_seconds(3e-4);
+  cat->set_percent_of_gpu_time(75);
+  cat->set_kernels(1);
+  p.set_gpu_busy_fraction(0.9);
+  p.set_wall_seconds(1e-3);
+  const std::string text = RenderProfile(p);
+  EXPECT_LT(text.find("row_max_kernel"), text.find("exp_kernel"));
+  EXPECT_THAT(text, ContainsRegex("reduction +1 +300.0 us +75.0%"));
+  EXPECT_THAT(text, HasSubstr("GPU busy: 90.0% of 1.000 ms wall"));
+  EXPECT_THAT(text, ContainsRegex("row_max_kernel .* 32 .* 75.0%"));
+}
+
+TEST(RenderKernelsTable, ListsOperationsVariantsDimsAndDtypes) {
+  testing::FakeKbenchServer server;
+  const std::string table = RenderKernelsTable(server.kernels());
+  EXPECT_THAT(table, ContainsRegex("softmax +host,naive,fused,online +rows x cols +4096x4096 "
+                                   "+f32,bf16"));
+}
+
+TEST(RenderKernel, DescribesEachVariant) {
+  testing::FakeKbenchServer server;
+  const std::string text = RenderKernel(server.kernels().kernels(1));
+  EXPECT_THAT(text, ContainsRegex("Dims: +rows x cols \\(default 4096x4096\\)"));
+  EXPECT_THAT(text, ContainsRegex("online +cuda +bf16 +the online variant"));
+}
+
+TEST(RenderDevicesTable, ShowsThreadsForCpuAndMeasuredBandwidth) {
+  testing::FakeKbenchServer server;
+  const std::string table = RenderDevicesTable(server.devices());
+  EXPECT_THAT(table, ContainsRegex("cpu +cpu +Fake CPU +ready .* 2 threads .* 12.50 GB/s"));
+}
+
+TEST(DescribeProgress, ShowsPhaseSamplesNoiseAndElapsed) {
+  v1::Job job;
+  job.set_id("job-1");
+  job.set_state(v1::JOB_STATE_RUNNING);
+  job.set_device("cuda:0");
+  job.mutable_spec()->mutable_stopping()->set_max_noise(0.01);
+  job.mutable_progress()->set_phase("measure");
+  job.mutable_progress()->set_variant("fused");
+  job.mutable_progress()->set_samples(312);
+  job.mutable_progress()->set_noise(0.0041);
+  job.mutable_progress()->set_elapsed_seconds(3.21);
+  EXPECT_EQ(DescribeProgress(job),
+            "job job-1 running on cuda:0: measuring fused: 312 samples, noise 0.41% "
+            "(target 1.00%), 3.2s");
+}
+
+TEST(ProgressLine, RedrawsOneLineOnATerminalAndClearsIt) {
+  std::ostringstream err;
+  v1::Job job;
+  job.set_id("j");
+  job.set_state(v1::JOB_STATE_QUEUED);
+  {
+    ProgressLine line(&err, /*tty=*/true);
+    line.Update(job);
+    job.set_state(v1::JOB_STATE_RUNNING);
+    line.Update(job);
+  }
+  EXPECT_EQ(err.str(), "\r\033[Kjob j queued\r\033[Kjob j running\r\033[K");
+}
+
+TEST(ProgressLine, CutsTheRedrawnLineToTheTerminalWidth) {
+  std::ostringstream err;
+  v1::Job job;
+  job.set_id("job-with-a-long-id");
+  job.set_state(v1::JOB_STATE_QUEUED);
+  ProgressLine line(&err, /*tty=*/true, /*columns=*/12);
+  line.Update(job);
+  EXPECT_EQ(err.str(), "\r\033[Kjob job-...");  // 11 columns: one spare.
+}
+
+TEST(ProgressLine, PrintsPlainLinesOnlyForNewsWhenNotATerminal) {
+  std::ostringstream err;
+  v1::Job job;
+  job.set_id("j");
+  job.set_state(v1::JOB_STATE_RUNNING);
+  job.mutable_progress()->set_phase("measure");
+  ProgressLine line(&err, /*tty=*/false);
+  for (double t : {0.1, 0.5, 0.9, 1.2, 1.3}) {  // Within one phase: one line per second.
+    job.mutable_progress()->set_elapsed_seconds(t);
+    line.Update(job);
+  }
+  job.set_state(v1::JOB_STATE_SUCCEEDED);
+  line.Update(job);
+  EXPECT_EQ(err.str(),
+            "job j running: measuring, 100ms\n"
+            "job j running: measuring, 1.2s\n"
+            "job j succeeded\n");
+}
+
+}  // namespace
+}  // namespace kbench::client

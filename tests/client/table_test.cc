@@ -1,0 +1,68 @@
+// Tests of kbctl's column tables and key/value blocks.
+#include "client/format/table.h"
+
+#include "gtest/gtest.h"
+
+namespace kbench::client {
+namespace {
+
+TEST(Table, AlignsColumnsToTheWidestCellWithTwoSpaces) {
+  Table t({"OP", "VARIANTS"});
+  t.AddRow({"softmax", "naive,fused"});
+  t.AddRow({"add", "host"});
+  EXPECT_EQ(t.Render(),
+            "OP       VARIANTS\n"
+            "softmax  naive,fused\n"
+            "add      host\n");
+}
+
+TEST(Table, RightAlignsNumericColumns) {
+  Table t({"NAME", "TIME"});
+  t.AlignRight(1);
+  t.AddRow({"a", "1.000 ms"});
+  t.AddRow({"b", "12.35 us"});
+  t.AddRow({"c", "5 s"});
+  EXPECT_EQ(t.Render(),
+            "NAME      TIME\n"
+            "a     1.000 ms\n"
+            "b     12.35 us\n"
+            "c          5 s\n");
+}
+
+TEST(Table, PadsShortRowsAndLeavesNoTrailingSpaces) {
+  Table t({"A", "B", "C"});
+  t.AddRow({"x"});
+  EXPECT_EQ(t.Render(), "A  B  C\nx\n");
+}
+
+TEST(Table, TruncatesCellsBeyondMaxWidth) {
+  Table t({"KERNEL"});
+  t.SetMaxWidth(0, 10);
+  t.AddRow({"void softmax_kernel<float>(float*)"});
+  EXPECT_EQ(t.Render(), "KERNEL\nvoid so...\n");
+}
+
+TEST(Table, CountsUtf8CodePointsForWidth) {
+  Table t({"NAME", "X"});
+  t.AddRow({"\xC2\xB5s", "1"});  // "µs": 2 code points, 3 bytes.
+  t.AddRow({"ab", "2"});
+  EXPECT_EQ(t.Render(), "NAME  X\n\xC2\xB5s    1\nab    2\n");
+}
+
+TEST(Truncate, NeverSplitsACodePoint) {
+  EXPECT_EQ(Truncate("\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9", 4), "\xC3\xA9...");
+  EXPECT_EQ(Truncate("short", 10), "short");
+}
+
+TEST(FieldList, AlignsValuesAndIndentsContinuationLines) {
+  FieldList f;
+  f.Add("Job", "42");
+  f.Add("Correctness", "pass\nsecond line");
+  EXPECT_EQ(f.Render(2),
+            "  Job:          42\n"
+            "  Correctness:  pass\n"
+            "                second line\n");
+}
+
+}  // namespace
+}  // namespace kbench::client

@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""Consistency checks of deploy/: the Kubernetes manifests, the Dockerfile and the systemd unit
+agree with each other, with the alert rules and (given kbenchd) with the daemon's flags.
+
+usage: manifests_test.py DEPLOY_DIR [KBENCHD]
+Needs PyYAML (Debian: python3-yaml).
+"""
+import pathlib
+import re
+import shlex
+import subprocess
+import sys
+
+import yaml
+
+failures = []
+
+
+def check(ok, message):
+    if not ok:
+        failures.append(message)
+
+
+def port_of(address):
+    return int(address.rsplit(":", 1)[1])
+
+
+def flags_of(args):
+    """{'--listen': '0.0.0.0:50051', ...} from ['--listen=...'] or ['--listen', '...']."""
+    out = {}
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a.startswith("--"):
+            if "=" in a:
+                k, v = a.split("=", 1)
+                out[k] = v
+            elif i + 1 < len(args) and not args[i + 1].startswith("--"):
+                out[a] = args[i + 1]
+                i += 1
+            else:
+                out[a] = ""
+        i += 1
+    return out
+
+
+def main():
+    deploy = pathlib.Path(sys.argv[1])
+    kbenchd = sys.argv[2] if len(sys.argv) > 2 else None
+    used_flags = {}  # flag -> where
+
+    # --- Kubernetes ---
+    k8s = deploy / "k8s"
+    kustomization = yaml.safe_load((k8s / "kustomization.yaml").read_text())
+    docs = []
+    for name in kustomization["resources"]:
+        path = k8s / name
+        check(path.exists(), f"kustomization lists {name}, which does not exist")
+        if path.exists():
+            docs += [d for d in yaml.safe_load_all(path.read_text()) if d]
+    by_kind = {}
+    for d in docs:
+        by_kind.setdefault(d["kind"], []).append(d)
+    for kind in ("Namespace", "DaemonSet", "Service", "ServiceMonitor", "PrometheusRule"):
+        check(len(by_kind.get(kind, [])) == 1, f"k8s: expected one {kind}")
+
+    ds = by_kind["DaemonSet"][0]
+    pod = ds["spec"]["template"]
+    spec = pod["spec"]
+    check(ds["spec"]["selector"]["matchLabels"].items() <= pod["metadata"]["labels"].items(),
+          "DaemonSet selector does not match its pod labels")
+    check("nvidia.com/gpu.present" in spec.get("nodeSelector", {}) or "affinity" in spec,
+          "DaemonSet is not restricted to GPU nodes")
+    check(any(t.get("key") == "nvidia.com/gpu" for t in spec.get("tolerations", [])),
+          "DaemonSet does not tolerate the nvidia.com/gpu taint")
+    [kb] = [c for c in spec["containers"] if c["name"] == "kbenchd"]
+    check(int(kb["resources"]["limits"].get("nvidia.com/gpu", 0)) >= 1,
+          "kbenchd container requests no nvidia.com/gpu")
+    args = flags_of(kb["args"])
+    for f in args:
+        used_flags[f] = "k8s/daemonset.yaml"
+    ports = {p["name"]: p["containerPort"] for p in kb["ports"]}
+    check(port_of(args["--listen"]) == ports.get("grpc"), "--listen port != grpc containerPort")
+    check(port_of(args["--metrics-listen"]) == ports.get("metrics"),
+          "--metrics-listen port != metrics containerPort")
+    for probe in ("readinessProbe", "livenessProbe", "startupProbe"):
+        check(kb.get(probe, {}).get("grpc", {}).get("port") == ports.get("grpc"),
+              f"{probe} is not a gRPC health probe on the grpc port")
+    mounts = {m["mountPath"]: m["name"] for m in kb["volumeMounts"]}
+    data_volume = mounts.get(args["--data-dir"])
+    check(data_volume is not None, "--data-dir is not a mounted volume")
+    volumes = {v["name"]: v for v in spec["volumes"]}
+    persistent = volumes.get(data_volume, {})
+    check("hostPath" in persistent or "persistentVolumeClaim" in persistent,
+          "the data directory is not persistent (hostPath or PVC)")
+    check(kb["securityContext"].get("readOnlyRootFilesystem") is True,
+          "kbenchd's root filesystem is writable")
+
+    svc = by_kind["Service"][0]
+    check(svc["spec"]["selector"].items() <= pod["metadata"]["labels"].items(),
+          "Service selector does not match the DaemonSet's pods")
+    svc_ports = {p["name"]: p for p in svc["spec"]["ports"]}
+    check(svc_ports.get("metrics", {}).get("targetPort") == "metrics",
+          "Service has no port `metrics` targeting the container's metrics port")
+    sm = by_kind["ServiceMonitor"][0]
+    check(sm["spec"]["selector"]["matchLabels"].items() <= svc["metadata"]["labels"].items(),
+          "ServiceMonitor does not select the Service")
+    check(all(e["port"] in svc_ports for e in sm["spec"]["endpoints"]),
+          "ServiceMonitor scrapes a port the Service does not have")
+
+    alerts = yaml.safe_load((deploy / "prometheus" / "alerts.yml").read_text())
+    rule = by_kind["PrometheusRule"][0]
+    check(rule["spec"]["groups"] == alerts["groups"],
+          "k8s/prometheusrule.yaml differs from prometheus/alerts.yml")
+    # The Operator names the scrape job after the Service; the alerts select job="kbench".
+    jobs = set(re.findall(r'job="([^"]+)"', (deploy / "prometheus" / "alerts.yml").read_text()))
+    check(jobs <= {svc["metadata"]["name"]},
+          f"alerts select job {jobs}, but the Service (the Operator's job label) is "
+          f"{svc['metadata']['name']}")
+
+    # --- Prometheus config: the job name the alerts expect, the port the daemon serves ---
+    prom = yaml.safe_load((deploy / "prometheus" / "prometheus.yml").read_text())
+    check(jobs <= {c["job_name"] for c in prom["scrape_configs"]},
+          "prometheus.yml has no scrape job named as the alerts expect")
+    targets = yaml.safe_load((deploy / "prometheus" / "targets" / "kbench.yml").read_text())
+    for group in targets:
+        for t in group["targets"]:
+            check(port_of(t) == ports["metrics"], f"scrape target {t} is not on the metrics port")
+
+    # --- Dockerfile ---
+    dockerfile = (deploy / "docker" / "Dockerfile").read_text()
+    base = re.search(r"^ARG CUDA_IMAGE=(\S+)", dockerfile, re.M)
+    check(base is not None and re.fullmatch(r"nvidia/cuda:13\.0\.\d+-runtime-\S+", base.group(1)),
+          "Dockerfile's base is not an nvidia/cuda 13.0 runtime image")
+    cmd = re.search(r"^CMD (\[.*\])$", dockerfile, re.M)
+    check(cmd is not None, "Dockerfile has no exec-form CMD")
+    if cmd:
+        docker_args = flags_of(yaml.safe_load(cmd.group(1)))
+        for f in docker_args:
+            used_flags[f] = "docker/Dockerfile"
+        exposed = {int(p) for p in re.search(r"^EXPOSE (.*)$", dockerfile, re.M).group(1).split()}
+        check({port_of(docker_args["--listen"]), port_of(docker_args["--metrics-listen"])}
+              <= exposed, "Dockerfile does not EXPOSE the ports kbenchd listens on")
+
+    # --- systemd ---
+    unit = (deploy / "systemd" / "kbenchd.service").read_text()
+    exec_start = re.search(r"^ExecStart=(.*)$", unit, re.M).group(1)
+    for f in flags_of(shlex.split(exec_start)[1:]):
+        used_flags[f] = "systemd/kbenchd.service"
+    metrics_env = re.search(r"^Environment=KBENCH_METRICS_LISTEN=(\S+)", unit, re.M)
+    check(metrics_env and port_of(metrics_env.group(1)) == ports["metrics"],
+          "the systemd unit's metrics port differs from the other deployments'")
+
+    # --- the daemon knows every flag the deployments pass ---
+    if kbenchd:
+        result = subprocess.run([kbenchd, "--help"], capture_output=True, text=True, timeout=30)
+        help_text = result.stdout + result.stderr
+        check(result.returncode == 0, f"kbenchd --help exited {result.returncode}")
+        for flag, where in sorted(used_flags.items()):
+            check(re.search(re.escape(flag) + r"\b", help_text) is not None,
+                  f"{where} passes {flag}, which kbenchd --help does not list")
+
+    for f in failures:
+        print("FAIL:", f)
+    print(f"{len(failures)} failure(s); flags checked: {sorted(used_flags)}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,280 @@
+// GPU tests (label gpu; they skip without a CUDA device): real profiles of softmax naive vs
+// fused through the CUDA backend. The trace must parse, the recorded kernel count must be the
+// variant's launches per run times the iterations, and the summed kernel time per run must agree
+// with a benchmark's median within 10%. With ncu installed, Nsight Compute's metrics too.
+//
+// The binary doubles as the Nsight Compute target (`profile_gpu_test --ncu-target SPEC`), as
+// kbenchd does, since the profile job runs ncu on /proc/self/exe.
+#include <cuda_runtime.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "server/executor/backend.h"
+#include "server/executor/profile/ncu_runner.h"
+#include "server/executor/profile/ncu_target.h"
+
+namespace kbench::executor {
+namespace {
+
+using nlohmann::json;
+
+bool HasCudaDevice() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return count > 0;
+}
+
+std::string Read(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// Copies some of a job's artifacts to $KBENCH_PROFILE_TEST_OUT/<prefix>_<name> when set (to
+// keep real recordings as fixtures).
+void KeepArtifacts(const JobRun& run, const std::string& prefix,
+                   const std::vector<std::string>& names) {
+  const char* out = std::getenv("KBENCH_PROFILE_TEST_OUT");
+  if (out == nullptr) return;
+  for (const auto& a : run.artifacts) {
+    if (std::find(names.begin(), names.end(), a.name()) == names.end()) continue;
+    std::ifstream in(a.path(), std::ios::binary);
+    std::ofstream copy(std::string(out) + "/" + prefix + "_" + a.name(), std::ios::binary);
+    copy << in.rdbuf();
+  }
+}
+
+class ProfileGpuTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (!HasCudaDevice()) return;
+    backend_ = MakeCudaBackend(0).release();
+    if (backend_ == nullptr) return;
+    absl::StatusOr<v1::DeviceInfo> info = backend_->Initialize();
+    init_status_ = info.status();
+  }
+  static void TearDownTestSuite() {
+    delete backend_;
+    backend_ = nullptr;
+  }
+
+  void SetUp() override {
+    if (!HasCudaDevice()) GTEST_SKIP() << "no CUDA device";
+    ASSERT_NE(backend_, nullptr) << "a CUDA device is present but MakeCudaBackend(0) is null";
+    ASSERT_TRUE(init_status_.ok()) << init_status_;
+    char tmpl[] = "/tmp/kbench_profile_gpu_XXXXXX";
+    dir_ = mkdtemp(tmpl);
+  }
+  void TearDown() override {
+    if (!dir_.empty()) std::system(("rm -rf '" + dir_ + "'").c_str());
+  }
+
+  static v1::JobSpec SoftmaxSpec(v1::JobKind kind, std::vector<std::string> variants) {
+    v1::JobSpec spec;
+    spec.set_kind(kind);
+    spec.set_kernel("softmax");
+    for (const std::string& v : variants) spec.add_variants(v);
+    // 64 MiB in and out: more than the H100's 50 MiB L2, so runs do not live in cache.
+    spec.add_shape(4096);
+    spec.add_shape(4096);
+    spec.set_dtype(v1::DTYPE_F32);
+    spec.set_device("cuda:0");
+    spec.set_seed(1234);
+    return spec;
+  }
+
+  absl::StatusOr<JobRun> Run(const v1::JobSpec& spec, const std::string& name) {
+    internal::v1::RunJob job;
+    job.set_job_id(name);
+    const std::string dir = dir_ + "/" + name;
+    mkdir(dir.c_str(), 0755);
+    job.set_artifact_dir(dir);
+    *job.mutable_spec() = spec;
+    std::atomic<bool> cancelled{false};
+    JobContext context;
+    context.job = &job;
+    context.cancelled = &cancelled;
+    return backend_->Run(context);
+  }
+
+  static const internal::v1::ArtifactFile* Artifact(const JobRun& run, const std::string& name) {
+    for (const auto& a : run.artifacts) {
+      if (a.name() == name) return &a;
+    }
+    return nullptr;
+  }
+
+  // Kernels recorded in the profile phase, per variant, from the trace artifact.
+  static std::map<std::string, int> RecordedKernels(const json& trace) {
+    std::map<std::string, int> n;
+    for (const json& e : trace["traceEvents"]) {
+      if (e["ph"] == "X" && e.value("cat", "") == "kernel" &&
+          e["args"].value("phase", "") == "profile") {
+        n[e["args"]["variant"].get<std::string>()]++;
+      }
+    }
+    return n;
+  }
+
+  static Backend* backend_;
+  static absl::Status init_status_;
+  std::string dir_;
+};
+
+Backend* ProfileGpuTest::backend_ = nullptr;
+absl::Status ProfileGpuTest::init_status_;
+
+// First in the file, so that no profile has run in this process before its first benchmark.
+TEST_F(ProfileGpuTest, LeavesLaterBenchmarksAsFastAsBefore) {
+  v1::JobSpec bench = SoftmaxSpec(v1::JOB_KIND_BENCHMARK, {"fused"});
+  bench.set_mode(v1::MEASURE_MODE_HOT);
+  absl::StatusOr<JobRun> before = Run(bench, "before");
+  ASSERT_TRUE(before.ok()) << before.status();
+  v1::JobSpec spec = SoftmaxSpec(v1::JOB_KIND_PROFILE, {"fused"});
+  spec.mutable_profile()->set_iterations(10);
+  ASSERT_TRUE(Run(spec, "profile").ok());
+  absl::StatusOr<JobRun> after = Run(bench, "after");
+  ASSERT_TRUE(after.ok()) << after.status();
+  const double b = before->result.variants(0).stats().median_seconds();
+  const double a = after->result.variants(0).stats().median_seconds();
+  std::printf("softmax/fused hot median before a profile %.3f us, after %.3f us (%+.2f%%)\n",
+              b * 1e6, a * 1e6, 100 * (a / b - 1));
+  // CUPTI stays loaded but records nothing once the profile stops.
+  EXPECT_NEAR(a / b, 1.0, 0.03);
+}
+
+TEST_F(ProfileGpuTest, RecordsLaunchesTimesIterationsKernelsInAParsableTrace) {
+  // One iteration tells how many kernels one run of each variant launches.
+  v1::JobSpec one = SoftmaxSpec(v1::JOB_KIND_PROFILE, {"naive", "fused"});
+  one.mutable_profile()->set_iterations(1);
+  absl::StatusOr<JobRun> single = Run(one, "one");
+  ASSERT_TRUE(single.ok()) << single.status();
+  const auto* single_trace = Artifact(*single, "trace.json");
+  ASSERT_NE(single_trace, nullptr);
+  const std::map<std::string, int> per_run =
+      RecordedKernels(json::parse(Read(single_trace->path())));
+  ASSERT_GE(per_run.at("naive"), 1);
+  ASSERT_GE(per_run.at("fused"), 1);
+  EXPECT_GT(per_run.at("naive"), per_run.at("fused"));
+
+  constexpr int kIterations = 20;
+  v1::JobSpec spec = one;
+  spec.mutable_profile()->set_iterations(kIterations);
+  setenv("KBENCH_PROFILE_KEEP_ACTIVITY", "1", 1);
+  absl::StatusOr<JobRun> run = Run(spec, "twenty");
+  unsetenv("KBENCH_PROFILE_KEEP_ACTIVITY");
+  ASSERT_TRUE(run.ok()) << run.status();
+  KeepArtifacts(*run, "softmax", {"activity.json", "trace.json", "summary.txt"});
+  const auto* trace_file = Artifact(*run, "trace.json");
+  ASSERT_NE(trace_file, nullptr);
+  const json trace = json::parse(Read(trace_file->path()));  // throws (fails) if invalid
+  const std::map<std::string, int> recorded = RecordedKernels(trace);
+  EXPECT_EQ(recorded.at("naive"), kIterations * per_run.at("naive"));
+  EXPECT_EQ(recorded.at("fused"), kIterations * per_run.at("fused"));
+
+  // Every kernel has its launch arrow and its resources.
+  std::map<uint64_t, int> flow_starts;
+  for (const json& e : trace["traceEvents"]) {
+    if (e["ph"] == "s") flow_starts[e["id"].get<uint64_t>()]++;
+  }
+  for (const json& e : trace["traceEvents"]) {
+    if (e["ph"] != "X" || e.value("cat", "") != "kernel") continue;
+    EXPECT_TRUE(flow_starts.contains(e["args"]["correlation"].get<uint64_t>())) << e.dump();
+    EXPECT_GT(e["args"]["registers per thread"].get<int>(), 0) << e.dump();
+    EXPECT_GT(e["args"]["theoretical occupancy %"].get<double>(), 0) << e.dump();
+  }
+
+  const v1::ProfileResult& p = run->result.profile();
+  int64_t calls = 0;
+  for (const auto& k : p.kernels()) {
+    calls += k.calls();
+    EXPECT_GT(k.max_threads_per_block(), 0) << k.name();
+    EXPECT_GT(k.theoretical_occupancy(), 0) << k.name();
+    EXPECT_GT(k.registers_per_thread(), 0) << k.name();
+  }
+  EXPECT_EQ(calls, kIterations * (per_run.at("naive") + per_run.at("fused")));
+  EXPECT_GT(p.gpu_busy_fraction(), 0.0);
+  EXPECT_LE(p.gpu_busy_fraction(), 1.0);
+  EXPECT_FALSE(p.categories().empty());
+  std::printf("%s\n", Read(Artifact(*run, "summary.txt")->path()).c_str());
+}
+
+TEST_F(ProfileGpuTest, SummedKernelTimeAgreesWithTheBenchmarkMedian) {
+  v1::JobSpec spec = SoftmaxSpec(v1::JOB_KIND_PROFILE, {"naive", "fused"});
+  spec.mutable_profile()->set_iterations(50);
+  absl::StatusOr<JobRun> profile = Run(spec, "profile");
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  for (const auto& vr : profile->result.variants()) {
+    v1::JobSpec bench = SoftmaxSpec(v1::JOB_KIND_BENCHMARK, {vr.variant()});
+    bench.set_mode(v1::MEASURE_MODE_HOT);
+    absl::StatusOr<JobRun> b = Run(bench, "bench_" + vr.variant());
+    ASSERT_TRUE(b.ok()) << b.status();
+    const double bench_median = b->result.variants(0).stats().median_seconds();
+    const double profiled = vr.stats().median_seconds();
+    std::printf(
+        "softmax/%s 4096x4096 f32: profile %.2f us per run (summed kernels, median of %d),"
+        " benchmark (hot) median %.2f us, ratio %.3f\n",
+        vr.variant().c_str(), profiled * 1e6, static_cast<int>(vr.stats().samples()),
+        bench_median * 1e6, profiled / bench_median);
+    EXPECT_NEAR(profiled / bench_median, 1.0, 0.10) << vr.variant();
+  }
+}
+
+TEST_F(ProfileGpuTest, NsightComputeReportsKeyMetricsAndItsReport) {
+  absl::StatusOr<std::string> ncu = profile::FindNcu(profile::NcuSearchFromEnvironment());
+  if (!ncu.ok()) GTEST_SKIP() << ncu.status();
+  v1::JobSpec spec = SoftmaxSpec(v1::JOB_KIND_PROFILE, {"fused"});
+  spec.mutable_profile()->set_iterations(5);
+  spec.mutable_profile()->set_ncu(true);
+  absl::StatusOr<JobRun> run = Run(spec, "ncu");
+  ASSERT_TRUE(run.ok()) << run.status();
+  KeepArtifacts(*run, "ncu", {"ncu_raw.csv", "ncu.log"});
+  const v1::ProfileResult& p = run->result.profile();
+  ASSERT_GE(p.ncu_size(), 1);
+  ASSERT_GE(p.kernels_size(), 1);
+  for (const auto& m : p.ncu()) {
+    std::printf("ncu %s: %.2f us, DRAM %.1f%%, SM %.1f%%, occupancy %.1f%%, L2 hit %.1f%%\n",
+                m.kernel().c_str(), m.duration_seconds() * 1e6, m.dram_throughput_percent(),
+                m.sm_throughput_percent(), m.achieved_occupancy_percent(), m.l2_hit_rate_percent());
+    EXPECT_GT(m.duration_seconds(), 0);
+    // Same kernel, same clocks (--clock-control none): within a factor of 2 of CUPTI's time
+    // (ncu flushes caches before each replay).
+    EXPECT_GT(m.duration_seconds(), 0.5 * p.kernels(0).mean_seconds());
+    EXPECT_LT(m.duration_seconds(), 2.0 * p.kernels(0).mean_seconds());
+    EXPECT_GT(m.dram_throughput_percent(), 0);
+    EXPECT_LE(m.dram_throughput_percent(), 100);
+    EXPECT_GT(m.achieved_occupancy_percent(), 0);
+    EXPECT_LE(m.achieved_occupancy_percent(), 100);
+  }
+  const auto* report = Artifact(*run, "ncu_fused.ncu-rep");
+  ASSERT_NE(report, nullptr);
+  struct stat st;
+  ASSERT_EQ(stat(report->path().c_str(), &st), 0);
+  EXPECT_GT(st.st_size, 0);
+}
+
+}  // namespace
+}  // namespace kbench::executor
+
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], kbench::executor::profile::kNcuTargetFlag) == 0) {
+      return kbench::executor::RunNcuTarget(argc, argv);
+    }
+  }
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}
