@@ -609,6 +609,22 @@ TEST_F(KbctlTest, ArtifactsGetFailsLoudlyOnSha256MismatchAndWritesNothing) {
   EXPECT_FALSE(std::filesystem::exists(out.string() + ".part"));
 }
 
+TEST_F(KbctlTest, ArtifactsGetTellsGlobalOutputFormatFromItsOwnFileFlag) {
+  v1::Job job;
+  job.set_id("j");
+  server_.AddJob(job);
+  server_.AddArtifact("j", "a.txt", "hello\n");
+  const std::filesystem::path out = TempDir() / "a.txt";
+  const Result r = Run({"-o", "json", "artifacts", "get", "j", "a.txt", "-o", out.string()});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(ReadFile(out), "hello\n");
+  google::protobuf::Struct doc;
+  ASSERT_TRUE(FromJson(r.out, &doc).ok()) << r.out;
+  EXPECT_EQ(doc.fields().at("artifacts").list_value().values(0).struct_value().fields().at(
+                "sha256").string_value(),
+            Sha256Hex("hello\n"));
+}
+
 TEST_F(KbctlTest, ArtifactsGetToStdoutWritesOnlyTheBytes) {
   v1::Job job;
   job.set_id("j");

@@ -85,6 +85,7 @@ class CudaRunner : public DeviceRunner {
   ClockProbe probe_;
   Nvml nvml_;
   void* cublas_ = nullptr;
+  void* cublas_workspace_ = nullptr;
   double default_sm_clock_mhz_ = 0;
   bool needs_restart_ = false;
 };
