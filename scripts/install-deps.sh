@@ -8,7 +8,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev prometheus-cpp-dev libsqlite3-dev libssl-dev
   libgtest-dev libgmock-dev libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
-  prometheus patchelf python3
+  prometheus patchelf python3 python3-yaml
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -82,7 +82,7 @@ int Serve(const Flags& flags) {
       data_dir, jobs->get(), {flags.artifact_max_bytes, flags.artifact_max_age_seconds});
   absl::StatusOr<std::unique_ptr<kbench::metrics::Metrics>> metrics =
       kbench::metrics::Metrics::Create(flags.metrics_listen);
-  if (!metrics.ok()) return Fail(absl::StrCat("--metrics-listen: ", metrics.status().ToString()));
+  if (!metrics.ok()) return Fail(metrics.status().ToString());
 
   kbench::scheduler::JobEvents events;
   kbench::scheduler::SchedulerOptions options;
