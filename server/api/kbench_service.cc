@@ -162,6 +162,11 @@ absl::Status KbenchService::Submit(const v1::SubmitJobRequest& request,
                     {logging::Field("device", record.device), logging::Field("kind", record.kind),
                      logging::Field("kernel", spec.kernel())});
   }
+  if (created) {
+    // The job as accepted (QUEUED); the worker may already be starting it.
+    *response->mutable_job() = RecordToJob(inserted->first, std::nullopt, {});
+    return absl::OkStatus();
+  }
   absl::StatusOr<v1::Job> job = LoadJob(inserted->first.id);
   if (!job.ok()) return job.status();
   *response->mutable_job() = *job;

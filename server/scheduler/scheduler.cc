@@ -72,6 +72,30 @@ absl::Status Scheduler::Start() {
     }
   }
 
+  // CUDA executors start in parallel (each measures its copy bandwidth), so that ListDevices
+  // describes ready devices once the daemon says it is ready. One that fails here is retried by
+  // its worker with back-off.
+  {
+    std::vector<std::thread> starters;
+    for (auto& d : found) {
+      if (d->executor) continue;
+      starters.emplace_back([this, dev = d.get()] {
+        absl::StatusOr<std::unique_ptr<ExecutorProcess>> exec = ExecutorProcess::Start(
+            options_.executable, dev->id, options_.executor_args, options_.executor_ready_timeout);
+        if (!exec.ok()) {
+          logging::Log(Level::kError, "executor failed to start",
+                       {Field("device", dev->id), Field("error", exec.status().ToString())});
+          return;
+        }
+        dev->executor = *std::move(exec);
+        dev->info = dev->executor->info();
+        dev->info.set_id(dev->id);
+        dev->info.set_state(v1::DEVICE_STATE_READY);
+      });
+    }
+    for (std::thread& t : starters) t.join();
+  }
+
   // Recovery: a job RUNNING when the daemon died is re-queued once, then failed.
   absl::StatusOr<std::vector<store::JobRecord>> running =
       jobs_->ListByState(store::JobState::kRunning);

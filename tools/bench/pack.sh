@@ -12,5 +12,5 @@ strip -o "$dest/bin/kbctl" "$build/client/kbctl"
 ldd "$dest"/bin/* | awk '/=> \//{print $3}' | sort -u |
   grep -vE '/(libc|libm|libdl|librt|libpthread|libutil|libgcc_s|libstdc\+\+|libz)\.so|/usr/local/cuda' |
   while read -r lib; do cp -L "$lib" "$dest/lib/"; done
-cp tools/bench/*.py tools/bench/*.sh "$dest/"
+cp tools/bench/*.py tools/bench/*.sh tools/bench/*.txt "$dest/"
 du -sh "$dest"
