@@ -63,25 +63,38 @@ absl::StatusOr<std::pair<pid_t, int>> ExecutorProcess::Spawn(
   return std::make_pair(pid, fds[0]);
 }
 
+absl::StatusOr<std::unique_ptr<ExecutorProcess>> ExecutorProcess::Launch(
+    const std::string& executable, const std::string& device,
+    const std::vector<std::string>& extra_args) {
+  absl::StatusOr<std::pair<pid_t, int>> spawned = Spawn(executable, device, extra_args);
+  if (!spawned.ok()) return spawned.status();
+  return std::unique_ptr<ExecutorProcess>(new ExecutorProcess(spawned->first, spawned->second));
+}
+
+absl::Status ExecutorProcess::WaitReady(const std::string& device,
+                                        std::chrono::milliseconds ready_timeout) {
+  internal::v1::ExecutorMessage m;
+  const absl::Status s = ReadUntil(&m, Clock::now() + ready_timeout);
+  if (s.ok() && m.has_ready()) {
+    info_ = m.ready();
+    return absl::OkStatus();
+  }
+  std::string cause;
+  if (absl::IsDeadlineExceeded(s)) {
+    Kill();
+    cause = "did not become ready in time";
+  } else {
+    cause = ReapAndDescribe();
+  }
+  return absl::UnavailableError(absl::StrCat("executor for ", device, " failed to start: ", cause));
+}
+
 absl::StatusOr<std::unique_ptr<ExecutorProcess>> ExecutorProcess::Start(
     const std::string& executable, const std::string& device,
     const std::vector<std::string>& extra_args, std::chrono::milliseconds ready_timeout) {
-  absl::StatusOr<std::pair<pid_t, int>> spawned = Spawn(executable, device, extra_args);
-  if (!spawned.ok()) return spawned.status();
-  std::unique_ptr<ExecutorProcess> p(new ExecutorProcess(spawned->first, spawned->second));
-  internal::v1::ExecutorMessage m;
-  const absl::Status s = p->ReadUntil(&m, Clock::now() + ready_timeout);
-  if (!s.ok() || !m.has_ready()) {
-    std::string cause;
-    if (absl::IsDeadlineExceeded(s)) {
-      p->Kill();
-      cause = "did not become ready in time";
-    } else {
-      cause = p->ReapAndDescribe();
-    }
-    return absl::UnavailableError(absl::StrCat("executor for ", device, " failed to start: ", cause));
-  }
-  p->info_ = m.ready();
+  absl::StatusOr<std::unique_ptr<ExecutorProcess>> p = Launch(executable, device, extra_args);
+  if (!p.ok()) return p.status();
+  if (absl::Status s = (*p)->WaitReady(device, ready_timeout); !s.ok()) return s;
   return p;
 }
 

@@ -26,6 +26,14 @@ class ExecutorProcess {
       const std::string& executable, const std::string& device,
       const std::vector<std::string>& extra_args, std::chrono::milliseconds ready_timeout);
 
+  // Start() in two halves, so that several executors can come up in parallel while being
+  // spawned by one long-lived thread: the kernel's parent-death signal (PR_SET_PDEATHSIG) fires
+  // when the *thread* that forked the child exits, not the process.
+  static absl::StatusOr<std::unique_ptr<ExecutorProcess>> Launch(
+      const std::string& executable, const std::string& device,
+      const std::vector<std::string>& extra_args);
+  absl::Status WaitReady(const std::string& device, std::chrono::milliseconds ready_timeout);
+
   // Runs `executable --executor discover` and returns the CUDA devices it reports.
   static absl::StatusOr<std::vector<v1::DeviceInfo>> Discover(
       const std::string& executable, const std::vector<std::string>& extra_args,

@@ -73,27 +73,31 @@ absl::Status Scheduler::Start() {
   }
 
   // CUDA executors start in parallel (each measures its copy bandwidth), so that ListDevices
-  // describes ready devices once the daemon says it is ready. One that fails here is retried by
-  // its worker with back-off.
+  // describes ready devices once the daemon says it is ready. They are forked here, by the
+  // thread that lives as long as the daemon (see ExecutorProcess::Launch), and awaited in
+  // parallel. One that fails here is retried by its worker with back-off.
   {
-    std::vector<std::thread> starters;
+    std::vector<std::thread> waiters;
     for (auto& d : found) {
       if (d->executor) continue;
-      starters.emplace_back([this, dev = d.get()] {
-        absl::StatusOr<std::unique_ptr<ExecutorProcess>> exec = ExecutorProcess::Start(
-            options_.executable, dev->id, options_.executor_args, options_.executor_ready_timeout);
-        if (!exec.ok()) {
+      absl::StatusOr<std::unique_ptr<ExecutorProcess>> exec =
+          ExecutorProcess::Launch(options_.executable, d->id, options_.executor_args);
+      if (!exec.ok()) continue;
+      d->executor = *std::move(exec);
+      waiters.emplace_back([this, dev = d.get()] {
+        if (absl::Status s = dev->executor->WaitReady(dev->id, options_.executor_ready_timeout);
+            !s.ok()) {
           logging::Log(Level::kError, "executor failed to start",
-                       {Field("device", dev->id), Field("error", exec.status().ToString())});
+                       {Field("device", dev->id), Field("error", s.ToString())});
+          dev->executor.reset();
           return;
         }
-        dev->executor = *std::move(exec);
         dev->info = dev->executor->info();
         dev->info.set_id(dev->id);
         dev->info.set_state(v1::DEVICE_STATE_READY);
       });
     }
-    for (std::thread& t : starters) t.join();
+    for (std::thread& t : waiters) t.join();
   }
 
   // Recovery: a job RUNNING when the daemon died is re-queued once, then failed.
