@@ -19,21 +19,7 @@ constexpr double kBytesPerMiB = 1024.0 * 1024.0;
 
 // The throttle (clocks event) reasons, one 0/1 series each: PromQL has no bit operations, so a
 // bit mask alone (DCGM_FI_DEV_CLOCK_THROTTLE_REASONS) cannot drive an alert on one reason.
-struct Reason {
-  uint64_t bit;
-  const char* name;
-};
-constexpr Reason kReasons[] = {
-    {kThrottleGpuIdle, "gpu_idle"},
-    {kThrottleApplicationsClocksSetting, "applications_clocks_setting"},
-    {kThrottleSwPowerCap, "sw_power_cap"},
-    {kThrottleHwSlowdown, "hw_slowdown"},
-    {kThrottleSyncBoost, "sync_boost"},
-    {kThrottleSwThermalSlowdown, "sw_thermal_slowdown"},
-    {kThrottleHwThermalSlowdown, "hw_thermal_slowdown"},
-    {kThrottleHwPowerBrakeSlowdown, "hw_power_brake_slowdown"},
-    {kThrottleDisplayClockSetting, "display_clock_setting"},
-};
+const auto& kReasons = nvml::kThrottleReasons;
 
 // One gauge family: its name, help, type and how to read its value from a sample.
 struct GaugeDef {
@@ -180,7 +166,7 @@ std::vector<MetricFamily> GpuCollector::Collect() const {
   reasons.type = MetricType::Gauge;
   for (size_t i = 0; i < gpus.size(); ++i) {
     if (!samples[i].throttle_reasons.has_value()) continue;
-    for (const Reason& r : kReasons) {
+    for (const nvml::ThrottleReason& r : kReasons) {
       std::vector<ClientMetric::Label> labels = gpus[i].labels;
       labels.push_back({"reason", r.name});
       reasons.metric.push_back(Point(std::move(labels), MetricType::Gauge,

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "server/common/nvml_api.h"
 
 namespace kbench::metrics {
 
@@ -28,16 +29,16 @@ struct GpuSample {
   std::optional<uint64_t> throttle_reasons;
 };
 
-// NVML's clocks-event reason bits (nvml.h, nvmlClocksEventReason*; stable since NVML 5.319).
-inline constexpr uint64_t kThrottleGpuIdle = 0x1;
-inline constexpr uint64_t kThrottleApplicationsClocksSetting = 0x2;
-inline constexpr uint64_t kThrottleSwPowerCap = 0x4;
-inline constexpr uint64_t kThrottleHwSlowdown = 0x8;
-inline constexpr uint64_t kThrottleSyncBoost = 0x10;
-inline constexpr uint64_t kThrottleSwThermalSlowdown = 0x20;
-inline constexpr uint64_t kThrottleHwThermalSlowdown = 0x40;
-inline constexpr uint64_t kThrottleHwPowerBrakeSlowdown = 0x80;
-inline constexpr uint64_t kThrottleDisplayClockSetting = 0x100;
+// NVML's clocks-event reason bits (server/common/nvml_api.h).
+using nvml::kThrottleApplicationsClocksSetting;
+using nvml::kThrottleDisplayClockSetting;
+using nvml::kThrottleGpuIdle;
+using nvml::kThrottleHwPowerBrakeSlowdown;
+using nvml::kThrottleHwSlowdown;
+using nvml::kThrottleHwThermalSlowdown;
+using nvml::kThrottleSwPowerCap;
+using nvml::kThrottleSwThermalSlowdown;
+using nvml::kThrottleSyncBoost;
 
 // What a GPU is, as the driver names it.
 struct GpuIdentity {

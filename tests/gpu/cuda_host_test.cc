@@ -106,9 +106,9 @@ TEST(FormatUuid, PrintsLikeNvidiaSmi) {
 }
 
 TEST(Nvml, NamesThrottleReasonBits) {
-  EXPECT_EQ(Nvml::ThrottleReasonNames(0x4 | 0x40),
+  EXPECT_EQ(nvml::ThrottleReasonNames(0x4 | 0x40),
             (std::vector<std::string>{"sw_power_cap", "hw_thermal_slowdown"}));
-  EXPECT_TRUE(Nvml::ThrottleReasonNames(0).empty());
+  EXPECT_TRUE(nvml::ThrottleReasonNames(0).empty());
   // Idle, application-clock and display-clock bits do not count as slowing the GPU down.
   EXPECT_EQ(Nvml::kSlowdownMask & (0x1 | 0x2 | 0x100), 0u);
 }

@@ -1,10 +1,12 @@
-// NVML, loaded at run time with dlopen: clocks, temperature, power and throttle reasons of one
+// NVML (server/common/nvml_api.h, loaded at run time): clocks, temperature, power and throttle reasons of one
 // GPU. Without libnvidia-ml.so.1 (or on any NVML error) readings are simply left empty.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "server/common/nvml_api.h"
 
 namespace kbench::executor::cuda {
 
@@ -41,16 +43,13 @@ class Nvml {
   // The kernel driver's version, e.g. "580.65.06"; empty if unknown.
   std::string DriverVersion() const;
 
-  // Names of the bits of an NVML throttle-reason mask, e.g. {"sw_power_cap"}.
-  static std::vector<std::string> ThrottleReasonNames(uint64_t reasons);
   // The bits that mean the clocks were held down, not merely idle or set so.
   static constexpr uint64_t kSlowdownMask = 0x4 | 0x8 | 0x10 | 0x20 | 0x40 | 0x80;
 
  private:
-  struct Api;
-  void* library_ = nullptr;
-  Api* api_ = nullptr;
-  void* device_ = nullptr;
+  // The process-wide NVML entry points (server/common/nvml_api.h); null when NVML is absent.
+  const nvml::Api* api_ = nullptr;
+  nvml::Device device_ = nullptr;
 };
 
 }  // namespace kbench::executor::cuda
