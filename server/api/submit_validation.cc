@@ -67,6 +67,12 @@ absl::Status ValidateAndNormalize(const v1::DeviceInfo& device, const SubmitLimi
     probe.op = spec->kernel();
     return kernels::ValidateProblem(&probe);  // names the unknown operation and the known ones
   }
+  if (spec->shape().empty()) {
+    const kernels::Operation* op = kernels::FindOperation(spec->kernel());
+    return absl::InvalidArgumentError(absl::StrCat(
+        "shape: must be given (", op->name, " takes ", absl::StrJoin(op->dims, " x "),
+        "; e.g. ", absl::StrJoin(op->default_shape, "x"), ")"));
+  }
   if (spec->variants().empty()) {
     return absl::InvalidArgumentError("variants: at least one variant must be given");
   }
@@ -107,9 +113,6 @@ absl::Status ValidateAndNormalize(const v1::DeviceInfo& device, const SubmitLimi
       return absl::InvalidArgumentError(absl::StrCat(
           "variants: ", op->name, "/", variant, " runs on ", host_variant ? "the cpu device" : "CUDA devices",
           ", not on ", device.id()));
-    }
-    if (spec->shape().empty()) {
-      spec->mutable_shape()->Assign(problem->shape.begin(), problem->shape.end());
     }
     for (const auto& [name, value] : problem->params) (*spec->mutable_params())[name] = value;
     footprint += kernels::MemoryFootprint(*problem);

@@ -31,18 +31,31 @@ v1::JobSpec Spec(const std::string& kernel, const std::string& variant) {
 
 TEST(ValidateAndNormalize, FillsDefaultsForAMinimalSpec) {
   v1::JobSpec s = Spec("softmax", "host_rowwise");
+  s.add_shape(64);
+  s.add_shape(32);
   ASSERT_TRUE(ValidateAndNormalize(Cpu(), {}, &s).ok());
   EXPECT_EQ(s.kind(), v1::JOB_KIND_BENCHMARK);
   EXPECT_EQ(s.dtype(), v1::DTYPE_F32);
-  EXPECT_EQ(s.shape_size(), 2);
+}
+
+TEST(ValidateAndNormalize, RejectsAnEmptyShapeNamingTheDims) {
+  v1::JobSpec s = Spec("softmax", "host_rowwise");
+  const absl::Status st = ValidateAndNormalize(Cpu(), {}, &s);
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("shape: must be given"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("rows x cols"), std::string::npos) << st.message();
 }
 
 TEST(ValidateAndNormalize, RejectsVariantOnTheWrongDeviceKind) {
   v1::JobSpec s = Spec("softmax", "fused");
+  s.add_shape(8);
+  s.add_shape(8);
   const absl::Status st = ValidateAndNormalize(Cpu(), {}, &s);
   EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(st.message().find("fused"), std::string::npos);
   v1::JobSpec h = Spec("softmax", "host_rowwise");
+  h.add_shape(8);
+  h.add_shape(8);
   EXPECT_EQ(ValidateAndNormalize(Gpu(80LL << 30), {}, &h).code(),
             absl::StatusCode::kInvalidArgument);
 }
@@ -58,9 +71,11 @@ TEST(ValidateAndNormalize, RefusesProblemsLargerThanTheDevice) {
 
 TEST(ValidateAndNormalize, RejectsDuplicateVariantsAndBadStopping) {
   v1::JobSpec s = Spec("add", "host_loop");
+  s.add_shape(16);
   s.add_variants("host_loop");
   EXPECT_EQ(ValidateAndNormalize(Cpu(), {}, &s).code(), absl::StatusCode::kInvalidArgument);
   v1::JobSpec t = Spec("add", "host_loop");
+  t.add_shape(16);
   t.mutable_stopping()->set_timeout_seconds(1e9);
   const absl::Status st = ValidateAndNormalize(Cpu(), {}, &t);
   EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
@@ -69,6 +84,8 @@ TEST(ValidateAndNormalize, RejectsDuplicateVariantsAndBadStopping) {
 
 TEST(ValidateAndNormalize, ProfileNeedsACudaDevice) {
   v1::JobSpec s = Spec("softmax", "host_rowwise");
+  s.add_shape(8);
+  s.add_shape(8);
   s.set_kind(v1::JOB_KIND_PROFILE);
   EXPECT_EQ(ValidateAndNormalize(Cpu(), {}, &s).code(), absl::StatusCode::kFailedPrecondition);
 }

@@ -54,6 +54,10 @@ TEST_F(BadInputTest, RejectsMalformedSpecsWithoutStoringThem) {
   ExpectRejected(s, grpc::StatusCode::INVALID_ARGUMENT, "cuda:7");
 
   s = QuickCpuSpec();
+  s.clear_shape();
+  ExpectRejected(s, grpc::StatusCode::INVALID_ARGUMENT, "shape: must be given");
+
+  s = QuickCpuSpec();
   s.set_shape(0, 0);
   ExpectRejected(s, grpc::StatusCode::INVALID_ARGUMENT, "must be positive");
 
