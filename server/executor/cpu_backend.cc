@@ -44,12 +44,6 @@ std::string CpuModelName() {
   return "host cpu";
 }
 
-std::string HostName() {
-  char buf[256] = {};
-  gethostname(buf, sizeof(buf) - 1);
-  return buf;
-}
-
 class CpuPreparedVariant : public PreparedVariant {
  public:
   CpuPreparedVariant(const kernels::Problem& problem, const kernels::Operation& op, uint64_t seed,
@@ -159,13 +153,6 @@ class CpuRunner : public DeviceRunner {
   const v1::DeviceInfo& info() const override { return info_; }
   v1::MeasureMode default_mode() const override { return v1::MEASURE_MODE_HOT; }
   double PeakFlops(kernels::DType) const override { return 0; }
-
-  void FillEnvironment(v1::Environment* env) override {
-    env->set_device_id(info_.id());
-    env->set_device_name(info_.name());
-    env->set_host(HostName());
-    env->set_cpu_threads(info_.cpu_threads());
-  }
 
   absl::StatusOr<std::unique_ptr<PreparedVariant>> Prepare(const kernels::Problem& problem,
                                                            uint64_t seed,

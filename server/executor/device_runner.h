@@ -53,9 +53,14 @@ class DeviceRunner {
   virtual double PeakFlops(kernels::DType dtype) const = 0;
   // Environment fields: clocks, temperature, throttling (may leave them empty).
   virtual void ReadClocks(v1::ClockReading* reading) { (void)reading; }
-  virtual void FillEnvironment(v1::Environment* env) { (void)env; }
+  // The job's environment: what every device has (from info() and the host's name), then
+  // FillDeviceEnvironment for what only this kind of device knows.
+  void FillEnvironment(v1::Environment* env);
   // True after an error that leaves the device unusable in this process (sticky CUDA error).
   virtual bool NeedsRestart() const { return false; }
+
+ protected:
+  virtual void FillDeviceEnvironment(v1::Environment* env) { (void)env; }
 };
 
 }  // namespace kbench::executor

@@ -2,7 +2,6 @@
 #include "server/executor/cuda/cuda_runner.h"
 
 #include <cublas_v2.h>
-#include <unistd.h>
 
 #include "absl/strings/str_cat.h"
 #include "kernels/catalogue.h"
@@ -11,15 +10,6 @@
 #include "server/executor/cuda/prepared_variant.h"
 
 namespace kbench::executor::cuda {
-namespace {
-
-std::string HostName() {
-  char buf[256] = {};
-  gethostname(buf, sizeof(buf) - 1);
-  return buf;
-}
-
-}  // namespace
 
 CudaRunner::CudaRunner(int ordinal, CudaRunnerOptions options)
     : ordinal_(ordinal), options_(std::move(options)) {}
@@ -148,14 +138,7 @@ void CudaRunner::ReadClocks(v1::ClockReading* reading) {
   for (const std::string& name : r.throttle_reason_names) reading->add_throttle_reason_names(name);
 }
 
-void CudaRunner::FillEnvironment(v1::Environment* env) {
-  env->set_device_id(info_.id());
-  env->set_device_name(info_.name());
-  env->set_device_uuid(info_.uuid());
-  env->set_sm_count(info_.sm_count());
-  env->set_driver_version(info_.driver_version());
-  env->set_runtime_version(info_.runtime_version());
-  env->set_host(HostName());
+void CudaRunner::FillDeviceEnvironment(v1::Environment* env) {
   env->set_default_sm_clock_mhz(default_sm_clock_mhz_);
 }
 

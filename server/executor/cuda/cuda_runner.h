@@ -55,7 +55,7 @@ class CudaRunner : public DeviceRunner {
                                                            v1::MeasureMode mode) override;
   double PeakFlops(kernels::DType dtype) const override;
   void ReadClocks(v1::ClockReading* reading) override;
-  void FillEnvironment(v1::Environment* env) override;
+
   bool NeedsRestart() const override { return needs_restart_; }
 
   // After a failed job: finds out whether the CUDA context survived. A sticky error (illegal
@@ -72,6 +72,9 @@ class CudaRunner : public DeviceRunner {
   // The cuBLAS handle bound to the timed stream, created on first use.
   absl::StatusOr<void*> Cublas();
   double default_sm_clock_mhz() const { return default_sm_clock_mhz_; }
+
+ protected:
+  void FillDeviceEnvironment(v1::Environment* env) override;
 
  private:
   const int ordinal_;
