@@ -10,15 +10,10 @@
 #include "client/format/profile_view.h"
 #include "client/format/table.h"
 #include "client/format/units.h"
+#include "server/common/stopping_defaults.h"
 
 namespace kbench::client {
 namespace {
-
-// Defaults of StoppingCriteria (types.proto), shown when a job left a field at zero.
-constexpr double kDefaultMaxNoise = 0.005;
-constexpr int kDefaultMinSamples = 10;
-constexpr double kDefaultMinTime = 0.5;
-constexpr double kDefaultTimeout = 15;
 
 bool HasTime(const google::protobuf::Timestamp& t) { return t.seconds() != 0 || t.nanos() != 0; }
 
@@ -42,9 +37,10 @@ std::string StoppingSummary(const v1::StoppingCriteria& s) {
   const auto pick = [](double v, double d) { return v > 0 ? v : d; };
   return absl::StrCat("noise < ", FormatPercent(pick(s.max_noise(), kDefaultMaxNoise)),
                       ", >= ", s.min_samples() > 0 ? s.min_samples() : kDefaultMinSamples,
-                      " samples, >= ", FormatSeconds(pick(s.min_time_seconds(), kDefaultMinTime)),
+                      " samples, >= ",
+                      FormatSeconds(pick(s.min_time_seconds(), kDefaultMinTimeSeconds)),
                       " measured, timeout ",
-                      FormatSeconds(pick(s.timeout_seconds(), kDefaultTimeout)));
+                      FormatSeconds(pick(s.timeout_seconds(), kDefaultTimeoutSeconds)));
 }
 
 std::string ClockSummary(const v1::ClockReading& c) {

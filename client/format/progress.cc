@@ -5,12 +5,11 @@
 #include "client/args.h"
 #include "client/format/table.h"
 #include "client/format/units.h"
+#include "server/common/stopping_defaults.h"
 
 namespace kbench::client {
 namespace {
 
-// The default target of StoppingCriteria.max_noise (types.proto).
-constexpr double kDefaultMaxNoise = 0.005;
 // Plain-line mode prints a new sample count at most this often (in the job's elapsed seconds).
 constexpr double kPlainLineInterval = 1.0;
 

@@ -7,15 +7,16 @@
 #include <deque>
 #include <string>
 
+#include "server/common/stopping_defaults.h"
 #include "server/executor/measure/statistics.h"
 
 namespace kbench::measure {
 
 struct StoppingCriteria {
-  double max_noise = 0.005;
-  int64_t min_samples = 10;
-  double min_time_seconds = 0.5;
-  double timeout_seconds = 15.0;
+  double max_noise = kDefaultMaxNoise;
+  int64_t min_samples = kDefaultMinSamples;
+  double min_time_seconds = kDefaultMinTimeSeconds;
+  double timeout_seconds = kDefaultTimeoutSeconds;
 };
 
 struct StopDecision {
