@@ -124,22 +124,25 @@ ExecutorProcess::~ExecutorProcess() {
     }
     shutdown(fd_, SHUT_WR);
     // A job in progress stops at its next sample; give it a moment, then kill.
-    for (int i = 0; i < 50 && !reaped_; ++i) {
-      int status = 0;
-      if (waitpid(pid_, &status, WNOHANG) == pid_) {
-        reaped_ = true;
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    if (!reaped_) {
-      kill(pid_, SIGKILL);
-      int status = 0;
-      waitpid(pid_, &status, 0);
-      reaped_ = true;
-    }
+    ReapWithin(std::chrono::seconds(1));
   }
   close(fd_);
+}
+
+void ExecutorProcess::ReapWithin(std::chrono::milliseconds grace) {
+  const auto until = Clock::now() + grace;
+  while (!reaped_ && Clock::now() < until) {
+    if (waitpid(pid_, &wait_status_, WNOHANG) == pid_) {
+      reaped_ = true;
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (!reaped_) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, &wait_status_, 0);
+    reaped_ = true;
+  }
 }
 
 absl::Status ExecutorProcess::ReadUntil(internal::v1::ExecutorMessage* message,
@@ -211,21 +214,8 @@ void ExecutorProcess::Kill() {
 }
 
 std::string ExecutorProcess::ReapAndDescribe() {
-  if (!reaped_) {
-    // The stream closed; the process is exiting or has exited. Wait at most 5 s, then kill.
-    for (int i = 0; i < 250; ++i) {
-      if (waitpid(pid_, &wait_status_, WNOHANG) == pid_) {
-        reaped_ = true;
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    if (!reaped_) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, &wait_status_, 0);
-      reaped_ = true;
-    }
-  }
+  // The stream closed; the process is exiting or has exited. Wait at most 5 s, then kill.
+  ReapWithin(std::chrono::seconds(5));
   if (WIFSIGNALED(wait_status_)) {
     const int sig = WTERMSIG(wait_status_);
     return absl::StrCat("killed by signal ", sig, " (", strsignal(sig), ")",

@@ -68,6 +68,9 @@ class ExecutorProcess {
   static absl::StatusOr<std::pair<pid_t, int>> Spawn(const std::string& executable,
                                                      const std::string& device,
                                                      const std::vector<std::string>& extra_args);
+  // Waits up to `grace` for the process to exit, then SIGKILLs it; reaps it either way and
+  // keeps its wait status. No-op once reaped.
+  void ReapWithin(std::chrono::milliseconds grace);
   // Reads one message, waiting at most until `until`; DEADLINE_EXCEEDED on timeout.
   absl::Status ReadUntil(internal::v1::ExecutorMessage* message,
                          std::chrono::steady_clock::time_point until);
