@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "server/common/logging.h"
+#include "server/common/stopping_defaults.h"
 
 namespace kbench::scheduler {
 namespace {
@@ -46,9 +47,7 @@ absl::Status Scheduler::Start() {
       ExecutorProcess::Start(options_.executable, "cpu", options_.executor_args,
                              options_.executor_ready_timeout);
   if (!cpu_exec.ok()) return cpu_exec.status();
-  cpu->executor = *std::move(cpu_exec);
-  cpu->info = cpu->executor->info();
-  cpu->info.set_state(v1::DEVICE_STATE_READY);
+  MarkReady(cpu.get(), *std::move(cpu_exec));
 
   std::vector<std::unique_ptr<Device>> found;
   found.push_back(std::move(cpu));
@@ -83,18 +82,14 @@ absl::Status Scheduler::Start() {
       absl::StatusOr<std::unique_ptr<ExecutorProcess>> exec =
           ExecutorProcess::Launch(options_.executable, d->id, options_.executor_args);
       if (!exec.ok()) continue;
-      d->executor = *std::move(exec);
-      waiters.emplace_back([this, dev = d.get()] {
-        if (absl::Status s = dev->executor->WaitReady(dev->id, options_.executor_ready_timeout);
+      waiters.emplace_back([this, dev = d.get(), launched = *std::move(exec)]() mutable {
+        if (absl::Status s = launched->WaitReady(dev->id, options_.executor_ready_timeout);
             !s.ok()) {
           logging::Log(Level::kError, "executor failed to start",
                        {Field("device", dev->id), Field("error", s.ToString())});
-          dev->executor.reset();
           return;
         }
-        dev->info = dev->executor->info();
-        dev->info.set_id(dev->id);
-        dev->info.set_state(v1::DEVICE_STATE_READY);
+        MarkReady(dev, std::move(launched));
       });
     }
     for (std::thread& t : waiters) t.join();
@@ -271,6 +266,14 @@ absl::Status Scheduler::Cancel(const std::string& job_id, std::chrono::milliseco
   return absl::OkStatus();
 }
 
+void Scheduler::MarkReady(Device* device, std::unique_ptr<ExecutorProcess> executor) {
+  device->executor = std::move(executor);
+  device->info = device->executor->info();
+  device->info.set_id(device->id);  // the daemon's name for it, whatever the executor says
+  device->info.set_state(v1::DEVICE_STATE_READY);
+  device->start_failures = 0;
+}
+
 void Scheduler::UpdateQueueGauge(const Device& device) {
   metrics_->SetQueueDepth(device.id, static_cast<int64_t>(device.queue.size()));
 }
@@ -285,14 +288,9 @@ bool Scheduler::EnsureExecutor(Device* device, std::unique_lock<std::mutex>& loc
                              options_.executor_ready_timeout);
   lock.lock();
   if (exec.ok()) {
-    device->executor = *std::move(exec);
-    const std::string id = device->id;
-    device->info = device->executor->info();
-    device->info.set_id(id);
-    device->info.set_state(v1::DEVICE_STATE_READY);
-    device->start_failures = 0;
+    MarkReady(device, *std::move(exec));
     logging::Log(Level::kInfo, "executor ready",
-                 {Field("device", id), Field("pid", device->executor->pid())});
+                 {Field("device", device->id), Field("pid", device->executor->pid())});
     return true;
   }
   ++device->start_failures;
@@ -393,7 +391,8 @@ void Scheduler::RunJob(Device* device, const QueuedJob& queued, std::unique_lock
     return;
   }
   run.set_artifact_dir(*work_dir);
-  const double timeout_s = spec.stopping().timeout_seconds() > 0 ? spec.stopping().timeout_seconds() : 15.0;
+  const double timeout_s = spec.stopping().timeout_seconds() > 0 ? spec.stopping().timeout_seconds()
+                                                                 : kDefaultTimeoutSeconds;
   const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000)) +
                         options_.hang_slack;
 

@@ -88,6 +88,8 @@ class Scheduler {
                  store::JobState state, const std::string& code, const std::string& error,
                  const std::string& result);
   void UpdateQueueGauge(const Device& device);
+  // Installs a ready executor on its device: its description (under the device's id), READY.
+  static void MarkReady(Device* device, std::unique_ptr<ExecutorProcess> executor);
 
   SchedulerOptions options_;
   store::JobStore* jobs_;
