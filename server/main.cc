@@ -1,5 +1,5 @@
-// kbenchd: flags, wiring of the control plane, signals. Re-executed with --executor DEVICE it
-// becomes the executor process of that device instead.
+// kbenchd: flags, wiring of the control plane, signals. The control plane links no CUDA library;
+// each device's jobs run in a kbench-executor child process (found next to this program).
 #include <signal.h>
 #include <unistd.h>
 
@@ -19,8 +19,6 @@
 #include "absl/strings/str_cat.h"
 #include "server/api/kbench_service.h"
 #include "server/common/logging.h"
-#include "server/executor/executor_process.h"
-#include "server/executor/profile/ncu_target.h"
 #include "server/metrics/metrics.h"
 #include "server/scheduler/job_events.h"
 #include "server/scheduler/scheduler.h"
@@ -42,9 +40,8 @@ struct Flags {
   bool no_cuda = false;
   int64_t artifact_max_bytes = int64_t{10} << 30;
   int64_t artifact_max_age_seconds = 30 * 24 * 3600;
-  // Executor mode (internal).
-  std::string executor;
-  int executor_fd = -1;
+  // kbench-executor; empty: next to this program.
+  std::string executor_path;
 };
 
 int Fail(const std::string& message) {
@@ -52,10 +49,21 @@ int Fail(const std::string& message) {
   return 1;
 }
 
-std::string SelfExecutable() {
-  std::error_code ec;
-  const std::filesystem::path p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string() : p.string();
+// kbench-executor: --executor-path, else the one installed next to kbenchd.
+absl::StatusOr<std::string> ExecutorPath(const std::string& flag) {
+  std::filesystem::path path = flag;
+  if (path.empty()) {
+    std::error_code ec;
+    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (ec) return absl::FailedPreconditionError("cannot find my own program (/proc/self/exe)");
+    path = self.parent_path() / "kbench-executor";
+  }
+  if (access(path.c_str(), X_OK) != 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("--executor-path ", path.string(),
+                     ": no executable kbench-executor there (install it next to kbenchd)"));
+  }
+  return path.string();
 }
 
 sigset_t StopSignals() {
@@ -85,11 +93,12 @@ int Serve(const Flags& flags) {
   if (!metrics.ok()) return Fail(metrics.status().ToString());
 
   kbench::scheduler::JobEvents events;
+  absl::StatusOr<std::string> executor = ExecutorPath(flags.executor_path);
+  if (!executor.ok()) return Fail(std::string(executor.status().message()));
   kbench::scheduler::SchedulerOptions options;
-  options.executable = SelfExecutable();
+  options.executable = *executor;
   options.enable_cuda = !flags.no_cuda;
   options.executor_args = {"--log-format", flags.log_format, "--log-level", flags.log_level};
-  if (options.executable.empty()) return Fail("cannot find my own executable (/proc/self/exe)");
   kbench::scheduler::Scheduler scheduler(options, jobs->get(), &artifacts, metrics->get(), &events);
   if (absl::Status s = scheduler.Start(); !s.ok()) return Fail(s.ToString());
 
@@ -139,10 +148,6 @@ int main(int argc, char** argv) {
   // must inherit the mask, so it is set before any thread starts.
   sigset_t stop_signals = StopSignals();
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  // Nsight Compute re-runs this binary to profile one variant's kernel (profile jobs).
-  for (int i = 1; i < argc; ++i) {
-    if (std::string(argv[i]) == "--ncu-target") return kbench::executor::RunNcuTarget(argc, argv);
-  }
   Flags flags;
   CLI::App app{"kbenchd: the kbench GPU kernel benchmarking daemon"};
   app.add_option("--listen", flags.listen, "gRPC address HOST:PORT (port 0 picks a free one)")
@@ -166,19 +171,12 @@ int main(int argc, char** argv) {
                  "Artifact retention: seconds kept (0: unlimited)")
       ->capture_default_str();
   app.add_flag("--no-cuda", flags.no_cuda, "Serve the cpu device only");
-  app.add_option("--executor", flags.executor, "internal: run as the executor of DEVICE")
-      ->group("");
-  app.add_option("--executor-fd", flags.executor_fd, "internal: executor pipe")->group("");
+  app.add_option("--executor-path", flags.executor_path,
+                 "The kbench-executor program (default: next to kbenchd)");
   CLI11_PARSE(app, argc, argv);
 
   if (absl::Status s = kbench::logging::InitLogging(flags.log_format, flags.log_level); !s.ok()) {
     return Fail(s.ToString());
-  }
-  if (!flags.executor.empty()) {
-    if (flags.executor_fd < 0) return Fail("--executor needs --executor-fd");
-    // An executor ends when its pipe closes; a signal may still stop it at once.
-    pthread_sigmask(SIG_UNBLOCK, &stop_signals, nullptr);
-    return kbench::executor::RunExecutorProcess(flags.executor, flags.executor_fd);
   }
   return Serve(flags);
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Packs kbenchd and kbctl with the non-system shared libraries they need into a relocatable
+# Packs kbenchd, kbench-executor and kbctl with the non-system shared libraries they need into a relocatable
 # tarball (bin/, lib/ with RUNPATH $ORIGIN/../lib, share/kbench/) that runs on a GPU host with
 # the NVIDIA driver and the CUDA 13 runtime libraries but none of the -dev packages.
 #

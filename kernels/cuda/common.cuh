@@ -144,9 +144,3 @@ constexpr int64_t kMaxGridY = 65535;
 
 }  // namespace kbench::kernels::cuda
 
-// Returns the Status of `expr` from the enclosing function when it is not OK.
-#define KBENCH_RETURN_IF_ERROR(expr)                 \
-  do {                                               \
-    const absl::Status kbench_status_ = (expr);      \
-    if (!kbench_status_.ok()) return kbench_status_; \
-  } while (0)

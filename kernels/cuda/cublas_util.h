@@ -5,6 +5,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 
 namespace kbench::kernels::cuda {
 
@@ -19,10 +20,6 @@ inline absl::Status CublasStatus(cublasStatus_t status, const char* call, const 
 
 }  // namespace kbench::kernels::cuda
 
-#define KBENCH_CUBLAS_RETURN_IF_ERROR(call)                                           \
-  do {                                                                                \
-    if (absl::Status kbench_s_ =                                                      \
-            ::kbench::kernels::cuda::CublasStatus((call), #call, __FILE__, __LINE__); \
-        !kbench_s_.ok())                                                              \
-      return kbench_s_;                                                               \
-  } while (0)
+// Returns from the enclosing function with a Status when a cuBLAS call fails.
+#define KBENCH_CUBLAS_RETURN_IF_ERROR(call) \
+  KBENCH_RETURN_IF_ERROR(::kbench::kernels::cuda::CublasStatus((call), #call, __FILE__, __LINE__))

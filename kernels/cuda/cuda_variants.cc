@@ -7,6 +7,7 @@
 namespace kbench::kernels::cuda {
 
 absl::Status CudaStatus(cudaError_t error, const char* call, const char* file, int line) {
+  if (error == cudaSuccess) return absl::OkStatus();
   const std::string message = absl::StrCat(call, " failed: ", cudaGetErrorName(error), " (",
                                            cudaGetErrorString(error), ") at ", file, ":", line);
   if (error == cudaErrorMemoryAllocation) return absl::ResourceExhaustedError(message);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "common/status_macros.h"
 #include "kernels/operation.h"
 
 namespace kbench::kernels::cuda {
@@ -42,18 +43,18 @@ const std::vector<CudaVariant>& CudaVariants();
 // nullptr when absent.
 const CudaVariant* FindCudaVariant(const std::string& op, const std::string& variant);
 
-// Turns a failed CUDA call into a Status carrying the call's text, the error's name and file:line.
+// OK for cudaSuccess; else a Status carrying the call's text, the error's name and file:line.
 absl::Status CudaStatus(cudaError_t error, const char* call, const char* file, int line);
 
 }  // namespace kbench::kernels::cuda
 
-// Returns from the enclosing function with a Status when `call` fails.
-#define KBENCH_CUDA_RETURN_IF_ERROR(call)                                                     \
-  do {                                                                                        \
-    const cudaError_t kbench_err_ = (call);                                                   \
-    if (kbench_err_ != cudaSuccess)                                                           \
-      return ::kbench::kernels::cuda::CudaStatus(kbench_err_, #call, __FILE__, __LINE__);     \
-  } while (0)
+// Returns from the enclosing function with a Status when `call` fails: the call's text, the
+// error's name and file:line (KBENCH_RETURN_IF_ERROR over CudaStatus).
+#define KBENCH_CUDA_RETURN_IF_ERROR(call) \
+  KBENCH_RETURN_IF_ERROR(::kbench::kernels::cuda::CudaStatus((call), #call, __FILE__, __LINE__))
 
-// After a kernel launch: the launch's own error (bad configuration, no device).
-#define KBENCH_CUDA_CHECK_LAUNCH(what) KBENCH_CUDA_RETURN_IF_ERROR(cudaGetLastError())
+// After a kernel launch: the launch's own error (bad configuration, no device), naming the
+// kernel `what` (a string literal) so that the message says which launch failed.
+#define KBENCH_CUDA_CHECK_LAUNCH(what)                                             \
+  KBENCH_RETURN_IF_ERROR(::kbench::kernels::cuda::CudaStatus(                      \
+      cudaGetLastError(), "launch of " what " (cudaGetLastError)", __FILE__, __LINE__))

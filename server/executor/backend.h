@@ -37,9 +37,15 @@ class Backend {
 // The always-present host device.
 std::unique_ptr<Backend> MakeCpuBackend();
 
-// CUDA device `ordinal`; defined in server/executor/cuda/.
+// The CUDA part's entry points, defined in server/executor/cuda/ and profile/; in a build without
+// CUDA (KBENCH_CUDA=OFF) server/executor/without_cuda.cc defines them to say so.
+
+// CUDA device `ordinal`.
 std::unique_ptr<Backend> MakeCudaBackend(int ordinal);
 // Every CUDA device visible to this process; empty (not an error) without a driver or GPU.
 absl::StatusOr<std::vector<v1::DeviceInfo>> DiscoverCudaDevices();
+// Nsight Compute's target mode, `kbench-executor --ncu-target SPEC_FILE` (profile jobs): returns
+// the process's exit code.
+int RunNcuTarget(int argc, char** argv);
 
 }  // namespace kbench::executor

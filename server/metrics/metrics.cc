@@ -194,12 +194,10 @@ absl::StatusOr<std::unique_ptr<PrometheusMetrics>> PrometheusMetrics::Create(
     const std::string& listen, GpuCollector::SourceFactory gpu_source) {
   std::unique_ptr<PrometheusMetrics> m(new PrometheusMetrics(std::move(gpu_source)));
   if (listen.empty()) return m;
-  PrometheusMetrics* raw = m.get();
-  absl::StatusOr<std::unique_ptr<MetricsHttpServer>> server =
-      MetricsHttpServer::Start(listen, [raw] { return raw->ScrapeText(); });
-  if (!server.ok()) return server.status();
-  m->server_ = std::move(*server);
-  m->bound_address_ = m->server_->BoundAddress();
+  absl::StatusOr<MetricsEndpoint> endpoint = StartMetricsEndpoint(listen, {m->registry_, m->gpus_});
+  if (!endpoint.ok()) return endpoint.status();
+  m->exposer_ = std::move(endpoint->exposer);
+  m->bound_address_ = std::move(endpoint->bound_address);
   return m;
 }
 

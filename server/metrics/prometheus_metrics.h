@@ -1,5 +1,5 @@
-// The Prometheus implementation of Metrics (a prometheus-cpp registry served by a small HTTP
-// server), open to tests: they inject a fake GPU source and read the registry as text.
+// The Prometheus implementation of Metrics (a prometheus-cpp registry served by its pull
+// Exposer), open to tests: they inject a fake GPU source and read the registry as text.
 #pragma once
 
 #include <memory>
@@ -13,7 +13,7 @@
 #include "prometheus/histogram.h"
 #include "prometheus/registry.h"
 #include "server/metrics/gpu_collector.h"
-#include "server/metrics/http_server.h"
+#include "server/metrics/exposer.h"
 #include "server/metrics/metrics.h"
 
 namespace kbench::metrics {
@@ -79,7 +79,7 @@ class PrometheusMetrics final : public Metrics {
   prometheus::Gauge* artifact_bytes_;
   std::string bound_address_;
   // Last: destroyed first, so no scrape runs against a half-destroyed registry.
-  std::unique_ptr<MetricsHttpServer> server_;
+  std::unique_ptr<prometheus::Exposer> exposer_;
 };
 
 }  // namespace kbench::metrics

@@ -22,6 +22,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr int kChildFd = 3;
+// The pseudo-device that asks kbench-executor to list the CUDA devices and exit.
+constexpr char kDiscover[] = "discover";
 
 int64_t Ticks(Clock::time_point t) { return t.time_since_epoch().count(); }
 
@@ -35,8 +37,12 @@ absl::StatusOr<std::pair<pid_t, int>> ExecutorProcess::Spawn(
     return absl::InternalError(absl::StrCat("socketpair: ", std::strerror(errno)));
   }
   // argv is built before fork: between fork and exec only async-signal-safe calls are allowed.
-  std::vector<std::string> args = {executable, "--executor", device, "--executor-fd",
-                                   std::to_string(kChildFd)};
+  std::vector<std::string> args = {executable, "--fd", std::to_string(kChildFd)};
+  if (device == kDiscover) {
+    args.push_back("--discover");
+  } else {
+    args.insert(args.end(), {"--device", device});
+  }
   args.insert(args.end(), extra_args.begin(), extra_args.end());
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
@@ -101,7 +107,7 @@ absl::StatusOr<std::unique_ptr<ExecutorProcess>> ExecutorProcess::Start(
 absl::StatusOr<std::vector<v1::DeviceInfo>> ExecutorProcess::Discover(
     const std::string& executable, const std::vector<std::string>& extra_args,
     std::chrono::milliseconds timeout) {
-  absl::StatusOr<std::pair<pid_t, int>> spawned = Spawn(executable, "discover", extra_args);
+  absl::StatusOr<std::pair<pid_t, int>> spawned = Spawn(executable, kDiscover, extra_args);
   if (!spawned.ok()) return spawned.status();
   ExecutorProcess p(spawned->first, spawned->second);
   internal::v1::ExecutorMessage m;

@@ -1,4 +1,4 @@
-// One executor child process (kbenchd in executor mode) and the socketpair to it: start it,
+// One executor child process (kbench-executor) and the socketpair to it: start it,
 // wait for its device description, run jobs on it, cancel, and tell how it died.
 #pragma once
 
@@ -20,7 +20,7 @@ namespace kbench::scheduler {
 
 class ExecutorProcess {
  public:
-  // Starts `executable --executor DEVICE --executor-fd 3 EXTRA_ARGS...` and waits up to `ready_timeout` for
+  // Starts `executable --fd 3 --device DEVICE EXTRA_ARGS...` and waits up to `ready_timeout` for
   // its ready message. UNAVAILABLE with the child's exit cause when it does not come up.
   static absl::StatusOr<std::unique_ptr<ExecutorProcess>> Start(
       const std::string& executable, const std::string& device,
@@ -34,7 +34,7 @@ class ExecutorProcess {
       const std::vector<std::string>& extra_args);
   absl::Status WaitReady(const std::string& device, std::chrono::milliseconds ready_timeout);
 
-  // Runs `executable --executor discover` and returns the CUDA devices it reports.
+  // Runs `executable --fd 3 --discover` and returns the CUDA devices it reports.
   static absl::StatusOr<std::vector<v1::DeviceInfo>> Discover(
       const std::string& executable, const std::vector<std::string>& extra_args,
       std::chrono::milliseconds timeout);

@@ -26,7 +26,7 @@
 namespace kbench::scheduler {
 
 struct SchedulerOptions {
-  // The kbenchd binary, re-executed in executor mode.
+  // The kbench-executor program.
   std::string executable;
   // Extra flags for executor processes (e.g. --log-format json).
   std::vector<std::string> executor_args;

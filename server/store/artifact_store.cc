@@ -135,7 +135,7 @@ absl::Status MoveFile(const std::string& source, const std::string& destination)
 }  // namespace
 
 absl::StatusOr<std::string> Sha256OfFile(const std::string& path) {
-  KBENCH_STORE_ASSIGN_OR_RETURN(FileDigest digest, DigestFile(path));
+  KBENCH_ASSIGN_OR_RETURN(FileDigest digest, DigestFile(path));
   return digest.sha256;
 }
 
@@ -143,7 +143,7 @@ ArtifactStore::ArtifactStore(std::string data_dir, JobStore* jobs, RetentionPoli
     : root_(std::move(data_dir)), jobs_(jobs), retention_(retention) {}
 
 absl::StatusOr<std::string> ArtifactStore::WorkDir(const std::string& job_id) {
-  KBENCH_STORE_RETURN_IF_ERROR(ValidatePathComponent("job_id", job_id));
+  KBENCH_RETURN_IF_ERROR(ValidatePathComponent("job_id", job_id));
   fs::path dir = fs::path(root_) / "work" / job_id;
   std::error_code error;
   fs::remove_all(dir, error);
@@ -161,9 +161,9 @@ absl::StatusOr<ArtifactRecord> ArtifactStore::Import(const std::string& job_id,
                                                      const std::string& name,
                                                      const std::string& source_path,
                                                      const std::string& content_type) {
-  KBENCH_STORE_RETURN_IF_ERROR(ValidatePathComponent("job_id", job_id));
-  KBENCH_STORE_RETURN_IF_ERROR(ValidatePathComponent("artifact name", name));
-  KBENCH_STORE_RETURN_IF_ERROR(jobs_->Get(job_id).status());
+  KBENCH_RETURN_IF_ERROR(ValidatePathComponent("job_id", job_id));
+  KBENCH_RETURN_IF_ERROR(ValidatePathComponent("artifact name", name));
+  KBENCH_RETURN_IF_ERROR(jobs_->Get(job_id).status());
   struct stat source_stat;
   if (::stat(source_path.c_str(), &source_stat) != 0) {
     return ErrnoError(errno, absl::StrCat("artifact '", name, "' source '", source_path, "'"));
@@ -190,7 +190,7 @@ absl::StatusOr<ArtifactRecord> ArtifactStore::Import(const std::string& job_id,
   // Staged then renamed, so a reader never sees a half-copied artifact under its final name.
   std::string staging = (job_dir / absl::StrCat(kStagingPrefix, name)).string();
   std::string final_path = (job_dir / name).string();
-  KBENCH_STORE_RETURN_IF_ERROR(MoveFile(source_path, staging));
+  KBENCH_RETURN_IF_ERROR(MoveFile(source_path, staging));
   absl::StatusOr<FileDigest> digest = DigestFile(staging);
   if (!digest.ok()) {
     ::unlink(staging.c_str());
@@ -242,7 +242,7 @@ absl::StatusOr<int64_t> ArtifactStore::ApplyRetentionLocked(int64_t now_ns) {
   if (!limit_bytes && !limit_age) return 0;
   const int64_t max_age_ns = limit_age ? retention_.max_age_seconds * kNsPerSecond : 0;
 
-  KBENCH_STORE_ASSIGN_OR_RETURN(std::vector<ArtifactRecord> artifacts, jobs_->AllArtifacts());
+  KBENCH_ASSIGN_OR_RETURN(std::vector<ArtifactRecord> artifacts, jobs_->AllArtifacts());
   int64_t total = 0;
   for (const ArtifactRecord& artifact : artifacts) total += artifact.size_bytes;
 
@@ -254,7 +254,7 @@ absl::StatusOr<int64_t> ArtifactStore::ApplyRetentionLocked(int64_t now_ns) {
     if (!too_old && !over) break;
     // Record first: a crash between the two steps then leaves an orphan file (wasted bytes),
     // never a record whose bytes are gone.
-    KBENCH_STORE_RETURN_IF_ERROR(jobs_->DeleteArtifact(artifact.job_id, artifact.name));
+    KBENCH_RETURN_IF_ERROR(jobs_->DeleteArtifact(artifact.job_id, artifact.name));
     std::string path = PathOf(artifact);
     if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
       return ErrnoError(errno, absl::StrCat("remove evicted artifact '", path, "'"));
@@ -268,7 +268,7 @@ absl::StatusOr<int64_t> ArtifactStore::ApplyRetentionLocked(int64_t now_ns) {
 }
 
 absl::StatusOr<int64_t> ArtifactStore::TotalBytes() {
-  KBENCH_STORE_ASSIGN_OR_RETURN(std::vector<ArtifactRecord> artifacts, jobs_->AllArtifacts());
+  KBENCH_ASSIGN_OR_RETURN(std::vector<ArtifactRecord> artifacts, jobs_->AllArtifacts());
   int64_t total = 0;
   for (const ArtifactRecord& artifact : artifacts) total += artifact.size_bytes;
   return total;

@@ -118,42 +118,42 @@ class SqliteJobStore final : public JobStore {
     absl::MutexLock lock(&mu_);
     auto prepare = [this](std::unique_ptr<Statement>* out, const std::string& sql,
                           absl::string_view operation) -> absl::Status {
-      KBENCH_STORE_ASSIGN_OR_RETURN(*out, db_->Prepare(sql, operation));
+      KBENCH_ASSIGN_OR_RETURN(*out, db_->Prepare(sql, operation));
       return absl::OkStatus();
     };
-    KBENCH_STORE_RETURN_IF_ERROR(prepare(
+    KBENCH_RETURN_IF_ERROR(prepare(
         &get_job_, absl::StrCat("SELECT ", kJobColumns, " FROM jobs WHERE id = ?1"), "get job"));
-    KBENCH_STORE_RETURN_IF_ERROR(
+    KBENCH_RETURN_IF_ERROR(
         prepare(&get_job_by_key_,
                 absl::StrCat("SELECT ", kJobColumns, " FROM jobs WHERE idempotency_key = ?1"),
                 "get job by idempotency key"));
-    KBENCH_STORE_RETURN_IF_ERROR(
+    KBENCH_RETURN_IF_ERROR(
         prepare(&insert_job_,
                 "INSERT INTO jobs (id, state, device, kernel, kind, priority, idempotency_key, "
                 "create_time_ns, start_time_ns, finish_time_ns, attempts, error, error_code, spec, "
                 "result) VALUES (?1, 'queued', ?2, ?3, ?4, ?5, ?6, ?7, 0, 0, 0, '', '', ?8, x'')",
                 "insert job"));
-    KBENCH_STORE_RETURN_IF_ERROR(
+    KBENCH_RETURN_IF_ERROR(
         prepare(&mark_running_,
                 "UPDATE jobs SET state = 'running', attempts = attempts + 1, start_time_ns = ?2 "
                 "WHERE id = ?1 AND state = 'queued'",
                 "mark job running"));
     // A requeued job is not running, so it has no start time; attempts keeps the history.
-    KBENCH_STORE_RETURN_IF_ERROR(prepare(&requeue_,
+    KBENCH_RETURN_IF_ERROR(prepare(&requeue_,
                                          "UPDATE jobs SET state = 'queued', start_time_ns = 0 "
                                          "WHERE id = ?1 AND state IN ('queued', 'running')",
                                          "requeue job"));
-    KBENCH_STORE_RETURN_IF_ERROR(
+    KBENCH_RETURN_IF_ERROR(
         prepare(&finish_,
                 "UPDATE jobs SET state = ?2, error_code = ?3, error = ?4, result = ?5, "
                 "finish_time_ns = ?6 WHERE id = ?1 AND state IN ('queued', 'running')",
                 "finish job"));
-    KBENCH_STORE_RETURN_IF_ERROR(prepare(
+    KBENCH_RETURN_IF_ERROR(prepare(
         &list_by_state_,
         absl::StrCat("SELECT ", kJobColumns, " FROM jobs WHERE state = ?1 ORDER BY seq ASC"),
         "list jobs by state"));
     // A re-imported artifact (a retried job writes the same names) replaces the old record.
-    KBENCH_STORE_RETURN_IF_ERROR(prepare(
+    KBENCH_RETURN_IF_ERROR(prepare(
         &add_artifact_,
         absl::StrCat("INSERT INTO artifacts (", kArtifactColumns,
                      ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
@@ -162,24 +162,24 @@ class SqliteJobStore final : public JobStore {
                      "content_type = excluded.content_type, size_bytes = excluded.size_bytes, "
                      "sha256 = excluded.sha256, create_time_ns = excluded.create_time_ns"),
         "add artifact"));
-    KBENCH_STORE_RETURN_IF_ERROR(
+    KBENCH_RETURN_IF_ERROR(
         prepare(&job_artifacts_,
                 absl::StrCat("SELECT ", kArtifactColumns,
                              " FROM artifacts WHERE job_id = ?1 ORDER BY create_time_ns, name"),
                 "list job artifacts"));
-    KBENCH_STORE_RETURN_IF_ERROR(
+    KBENCH_RETURN_IF_ERROR(
         prepare(&get_artifact_,
                 absl::StrCat("SELECT ", kArtifactColumns,
                              " FROM artifacts WHERE job_id = ?1 AND name = ?2"),
                 "get artifact"));
-    KBENCH_STORE_RETURN_IF_ERROR(prepare(&delete_artifact_,
+    KBENCH_RETURN_IF_ERROR(prepare(&delete_artifact_,
                                          "DELETE FROM artifacts WHERE job_id = ?1 AND name = ?2",
                                          "delete artifact"));
-    KBENCH_STORE_RETURN_IF_ERROR(prepare(
+    KBENCH_RETURN_IF_ERROR(prepare(
         &all_artifacts_,
         absl::StrCat("SELECT ", kArtifactColumns, " FROM artifacts ORDER BY create_time_ns, rowid"),
         "list all artifacts"));
-    KBENCH_STORE_RETURN_IF_ERROR(prepare(&schema_version_,
+    KBENCH_RETURN_IF_ERROR(prepare(&schema_version_,
                                          "SELECT COALESCE(MAX(version), 0) FROM schema_version",
                                          "read schema version"));
     return absl::OkStatus();
@@ -193,36 +193,36 @@ class SqliteJobStore final : public JobStore {
                                                      "; new jobs must be queued"));
     }
     absl::MutexLock lock(&mu_);
-    KBENCH_STORE_ASSIGN_OR_RETURN(std::unique_ptr<Transaction> transaction,
+    KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Transaction> transaction,
                                   Transaction::Begin(db_.get(), "insert job"));
     if (!record.idempotency_key.empty()) {
-      KBENCH_STORE_ASSIGN_OR_RETURN(std::optional<JobRecord> existing,
+      KBENCH_ASSIGN_OR_RETURN(std::optional<JobRecord> existing,
                                     FindOne(*get_job_by_key_, record.idempotency_key));
       if (existing.has_value()) {
-        KBENCH_STORE_RETURN_IF_ERROR(transaction->Commit());
+        KBENCH_RETURN_IF_ERROR(transaction->Commit());
         return std::make_pair(*std::move(existing), false);
       }
     }
     {
       Statement& insert = *insert_job_;
       ScopedReset reset(&insert);
-      KBENCH_STORE_RETURN_IF_ERROR(insert.BindText(1, record.id));
-      KBENCH_STORE_RETURN_IF_ERROR(insert.BindText(2, record.device));
-      KBENCH_STORE_RETURN_IF_ERROR(insert.BindText(3, record.kernel));
-      KBENCH_STORE_RETURN_IF_ERROR(insert.BindText(4, record.kind));
-      KBENCH_STORE_RETURN_IF_ERROR(insert.BindInt64(5, record.priority));
-      KBENCH_STORE_RETURN_IF_ERROR(insert.BindTextOrNull(6, record.idempotency_key));
-      KBENCH_STORE_RETURN_IF_ERROR(insert.BindInt64(7, record.create_time_ns));
-      KBENCH_STORE_RETURN_IF_ERROR(insert.BindBlob(8, record.spec));
+      KBENCH_RETURN_IF_ERROR(insert.BindText(1, record.id));
+      KBENCH_RETURN_IF_ERROR(insert.BindText(2, record.device));
+      KBENCH_RETURN_IF_ERROR(insert.BindText(3, record.kernel));
+      KBENCH_RETURN_IF_ERROR(insert.BindText(4, record.kind));
+      KBENCH_RETURN_IF_ERROR(insert.BindInt64(5, record.priority));
+      KBENCH_RETURN_IF_ERROR(insert.BindTextOrNull(6, record.idempotency_key));
+      KBENCH_RETURN_IF_ERROR(insert.BindInt64(7, record.create_time_ns));
+      KBENCH_RETURN_IF_ERROR(insert.BindBlob(8, record.spec));
       absl::Status inserted = insert.Run();
       if (internal::SqliteCodeOf(inserted) == SQLITE_CONSTRAINT_UNIQUE) {
         // The idempotency key was checked above under the write lock, so this is the id.
         return absl::AlreadyExistsError(absl::StrCat("job id '", record.id, "' already exists"));
       }
-      KBENCH_STORE_RETURN_IF_ERROR(inserted);
+      KBENCH_RETURN_IF_ERROR(inserted);
     }
     record.seq = db_->LastInsertRowid();
-    KBENCH_STORE_RETURN_IF_ERROR(transaction->Commit());
+    KBENCH_RETURN_IF_ERROR(transaction->Commit());
     record.start_time_ns = 0;
     record.finish_time_ns = 0;
     record.attempts = 0;
@@ -241,9 +241,9 @@ class SqliteJobStore final : public JobStore {
     absl::MutexLock lock(&mu_);
     Statement& update = *mark_running_;
     ScopedReset reset(&update);
-    KBENCH_STORE_RETURN_IF_ERROR(update.BindText(1, id));
-    KBENCH_STORE_RETURN_IF_ERROR(update.BindInt64(2, start_time_ns));
-    KBENCH_STORE_RETURN_IF_ERROR(update.Run());
+    KBENCH_RETURN_IF_ERROR(update.BindText(1, id));
+    KBENCH_RETURN_IF_ERROR(update.BindInt64(2, start_time_ns));
+    KBENCH_RETURN_IF_ERROR(update.Run());
     if (db_->Changes() == 1) return absl::OkStatus();
     return TransitionRefused(id, "mark it running (only a queued job can start)");
   }
@@ -252,8 +252,8 @@ class SqliteJobStore final : public JobStore {
     absl::MutexLock lock(&mu_);
     Statement& update = *requeue_;
     ScopedReset reset(&update);
-    KBENCH_STORE_RETURN_IF_ERROR(update.BindText(1, id));
-    KBENCH_STORE_RETURN_IF_ERROR(update.Run());
+    KBENCH_RETURN_IF_ERROR(update.BindText(1, id));
+    KBENCH_RETURN_IF_ERROR(update.Run());
     if (db_->Changes() == 1) return absl::OkStatus();
     return TransitionRefused(id, "requeue it (only a queued or running job can be requeued)");
   }
@@ -268,13 +268,13 @@ class SqliteJobStore final : public JobStore {
     absl::MutexLock lock(&mu_);
     Statement& update = *finish_;
     ScopedReset reset(&update);
-    KBENCH_STORE_RETURN_IF_ERROR(update.BindText(1, id));
-    KBENCH_STORE_RETURN_IF_ERROR(update.BindText(2, JobStateName(state)));
-    KBENCH_STORE_RETURN_IF_ERROR(update.BindText(3, error_code));
-    KBENCH_STORE_RETURN_IF_ERROR(update.BindText(4, error));
-    KBENCH_STORE_RETURN_IF_ERROR(update.BindBlob(5, result));
-    KBENCH_STORE_RETURN_IF_ERROR(update.BindInt64(6, finish_time_ns));
-    KBENCH_STORE_RETURN_IF_ERROR(update.Run());
+    KBENCH_RETURN_IF_ERROR(update.BindText(1, id));
+    KBENCH_RETURN_IF_ERROR(update.BindText(2, JobStateName(state)));
+    KBENCH_RETURN_IF_ERROR(update.BindText(3, error_code));
+    KBENCH_RETURN_IF_ERROR(update.BindText(4, error));
+    KBENCH_RETURN_IF_ERROR(update.BindBlob(5, result));
+    KBENCH_RETURN_IF_ERROR(update.BindInt64(6, finish_time_ns));
+    KBENCH_RETURN_IF_ERROR(update.Run());
     if (db_->Changes() == 1) return absl::OkStatus();
     return TransitionRefused(
         id, absl::StrCat("finish it as ", JobStateName(state), " (it already finished)"));
@@ -300,22 +300,22 @@ class SqliteJobStore final : public JobStore {
     absl::MutexLock lock(&mu_);
     std::unique_ptr<Statement>& cached = list_statements_[sql];
     if (cached == nullptr) {
-      KBENCH_STORE_ASSIGN_OR_RETURN(cached, db_->Prepare(sql, "list jobs"));
+      KBENCH_ASSIGN_OR_RETURN(cached, db_->Prepare(sql, "list jobs"));
     }
     Statement& query = *cached;
     ScopedReset reset(&query);
     int index = 1;  // named parameters are numbered in order of appearance
     if (filter.state.has_value()) {
-      KBENCH_STORE_RETURN_IF_ERROR(query.BindText(index++, JobStateName(*filter.state)));
+      KBENCH_RETURN_IF_ERROR(query.BindText(index++, JobStateName(*filter.state)));
     }
     if (!filter.kernel.empty())
-      KBENCH_STORE_RETURN_IF_ERROR(query.BindText(index++, filter.kernel));
+      KBENCH_RETURN_IF_ERROR(query.BindText(index++, filter.kernel));
     if (!filter.device.empty())
-      KBENCH_STORE_RETURN_IF_ERROR(query.BindText(index++, filter.device));
+      KBENCH_RETURN_IF_ERROR(query.BindText(index++, filter.device));
     if (filter.before_seq > 0) {
-      KBENCH_STORE_RETURN_IF_ERROR(query.BindInt64(index++, filter.before_seq));
+      KBENCH_RETURN_IF_ERROR(query.BindInt64(index++, filter.before_seq));
     }
-    KBENCH_STORE_RETURN_IF_ERROR(query.BindInt64(index++, filter.limit));
+    KBENCH_RETURN_IF_ERROR(query.BindInt64(index++, filter.limit));
     return ReadJobs(query);
   }
 
@@ -323,7 +323,7 @@ class SqliteJobStore final : public JobStore {
     absl::MutexLock lock(&mu_);
     Statement& query = *list_by_state_;
     ScopedReset reset(&query);
-    KBENCH_STORE_RETURN_IF_ERROR(query.BindText(1, JobStateName(state)));
+    KBENCH_RETURN_IF_ERROR(query.BindText(1, JobStateName(state)));
     return ReadJobs(query);
   }
 
@@ -340,13 +340,13 @@ class SqliteJobStore final : public JobStore {
     absl::MutexLock lock(&mu_);
     Statement& insert = *add_artifact_;
     ScopedReset reset(&insert);
-    KBENCH_STORE_RETURN_IF_ERROR(insert.BindText(1, artifact.job_id));
-    KBENCH_STORE_RETURN_IF_ERROR(insert.BindText(2, artifact.name));
-    KBENCH_STORE_RETURN_IF_ERROR(insert.BindText(3, artifact.relative_path));
-    KBENCH_STORE_RETURN_IF_ERROR(insert.BindText(4, artifact.content_type));
-    KBENCH_STORE_RETURN_IF_ERROR(insert.BindInt64(5, artifact.size_bytes));
-    KBENCH_STORE_RETURN_IF_ERROR(insert.BindText(6, artifact.sha256));
-    KBENCH_STORE_RETURN_IF_ERROR(insert.BindInt64(7, artifact.create_time_ns));
+    KBENCH_RETURN_IF_ERROR(insert.BindText(1, artifact.job_id));
+    KBENCH_RETURN_IF_ERROR(insert.BindText(2, artifact.name));
+    KBENCH_RETURN_IF_ERROR(insert.BindText(3, artifact.relative_path));
+    KBENCH_RETURN_IF_ERROR(insert.BindText(4, artifact.content_type));
+    KBENCH_RETURN_IF_ERROR(insert.BindInt64(5, artifact.size_bytes));
+    KBENCH_RETURN_IF_ERROR(insert.BindText(6, artifact.sha256));
+    KBENCH_RETURN_IF_ERROR(insert.BindInt64(7, artifact.create_time_ns));
     absl::Status inserted = insert.Run();
     if (internal::SqliteCodeOf(inserted) == SQLITE_CONSTRAINT_FOREIGNKEY) {
       return JobNotFound(artifact.job_id);
@@ -360,12 +360,12 @@ class SqliteJobStore final : public JobStore {
     {
       Statement& query = *job_artifacts_;
       ScopedReset reset(&query);
-      KBENCH_STORE_RETURN_IF_ERROR(query.BindText(1, job_id));
-      KBENCH_STORE_ASSIGN_OR_RETURN(artifacts, ReadArtifacts(query));
+      KBENCH_RETURN_IF_ERROR(query.BindText(1, job_id));
+      KBENCH_ASSIGN_OR_RETURN(artifacts, ReadArtifacts(query));
     }
     if (artifacts.empty()) {
       // Tell "no artifacts yet" from "no such job".
-      KBENCH_STORE_RETURN_IF_ERROR(GetLocked(job_id).status());
+      KBENCH_RETURN_IF_ERROR(GetLocked(job_id).status());
     }
     return artifacts;
   }
@@ -375,9 +375,9 @@ class SqliteJobStore final : public JobStore {
     absl::MutexLock lock(&mu_);
     Statement& query = *get_artifact_;
     ScopedReset reset(&query);
-    KBENCH_STORE_RETURN_IF_ERROR(query.BindText(1, job_id));
-    KBENCH_STORE_RETURN_IF_ERROR(query.BindText(2, name));
-    KBENCH_STORE_ASSIGN_OR_RETURN(bool row, query.Step());
+    KBENCH_RETURN_IF_ERROR(query.BindText(1, job_id));
+    KBENCH_RETURN_IF_ERROR(query.BindText(2, name));
+    KBENCH_ASSIGN_OR_RETURN(bool row, query.Step());
     if (!row) return ArtifactNotFound(job_id, name);
     return ReadArtifact(query);
   }
@@ -386,9 +386,9 @@ class SqliteJobStore final : public JobStore {
     absl::MutexLock lock(&mu_);
     Statement& update = *delete_artifact_;
     ScopedReset reset(&update);
-    KBENCH_STORE_RETURN_IF_ERROR(update.BindText(1, job_id));
-    KBENCH_STORE_RETURN_IF_ERROR(update.BindText(2, name));
-    KBENCH_STORE_RETURN_IF_ERROR(update.Run());
+    KBENCH_RETURN_IF_ERROR(update.BindText(1, job_id));
+    KBENCH_RETURN_IF_ERROR(update.BindText(2, name));
+    KBENCH_RETURN_IF_ERROR(update.Run());
     if (db_->Changes() == 0) return ArtifactNotFound(job_id, name);
     return absl::OkStatus();
   }
@@ -404,7 +404,7 @@ class SqliteJobStore final : public JobStore {
     absl::MutexLock lock(&mu_);
     Statement& query = *schema_version_;
     ScopedReset reset(&query);
-    KBENCH_STORE_ASSIGN_OR_RETURN(bool row, query.Step());
+    KBENCH_ASSIGN_OR_RETURN(bool row, query.Step());
     if (!row) return absl::InternalError("sqlite read schema version: no row");
     return static_cast<int>(query.ColumnInt64(0));
   }
@@ -419,15 +419,15 @@ class SqliteJobStore final : public JobStore {
   absl::StatusOr<std::optional<JobRecord>> FindOne(Statement& query, const std::string& key)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     ScopedReset reset(&query);
-    KBENCH_STORE_RETURN_IF_ERROR(query.BindText(1, key));
-    KBENCH_STORE_ASSIGN_OR_RETURN(bool row, query.Step());
+    KBENCH_RETURN_IF_ERROR(query.BindText(1, key));
+    KBENCH_ASSIGN_OR_RETURN(bool row, query.Step());
     if (!row) return std::optional<JobRecord>();
-    KBENCH_STORE_ASSIGN_OR_RETURN(JobRecord job, ReadJob(query));
+    KBENCH_ASSIGN_OR_RETURN(JobRecord job, ReadJob(query));
     return std::optional<JobRecord>(std::move(job));
   }
 
   absl::StatusOr<JobRecord> GetLocked(const std::string& id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    KBENCH_STORE_ASSIGN_OR_RETURN(std::optional<JobRecord> job, FindOne(*get_job_, id));
+    KBENCH_ASSIGN_OR_RETURN(std::optional<JobRecord> job, FindOne(*get_job_, id));
     if (!job.has_value()) return JobNotFound(id);
     return *std::move(job);
   }
@@ -435,7 +435,7 @@ class SqliteJobStore final : public JobStore {
   // Explains why a conditional UPDATE changed nothing: the job is missing or in the wrong state.
   absl::Status TransitionRefused(const std::string& id, const std::string& what)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    KBENCH_STORE_ASSIGN_OR_RETURN(JobRecord job, GetLocked(id));
+    KBENCH_ASSIGN_OR_RETURN(JobRecord job, GetLocked(id));
     return absl::FailedPreconditionError(
         absl::StrCat("job ", id, " is ", JobStateName(job.state), "; cannot ", what));
   }
@@ -443,9 +443,9 @@ class SqliteJobStore final : public JobStore {
   static absl::StatusOr<std::vector<JobRecord>> ReadJobs(Statement& query) {
     std::vector<JobRecord> jobs;
     while (true) {
-      KBENCH_STORE_ASSIGN_OR_RETURN(bool row, query.Step());
+      KBENCH_ASSIGN_OR_RETURN(bool row, query.Step());
       if (!row) return jobs;
-      KBENCH_STORE_ASSIGN_OR_RETURN(JobRecord job, ReadJob(query));
+      KBENCH_ASSIGN_OR_RETURN(JobRecord job, ReadJob(query));
       jobs.push_back(std::move(job));
     }
   }
@@ -453,7 +453,7 @@ class SqliteJobStore final : public JobStore {
   static absl::StatusOr<std::vector<ArtifactRecord>> ReadArtifacts(Statement& query) {
     std::vector<ArtifactRecord> artifacts;
     while (true) {
-      KBENCH_STORE_ASSIGN_OR_RETURN(bool row, query.Step());
+      KBENCH_ASSIGN_OR_RETURN(bool row, query.Step());
       if (!row) return artifacts;
       artifacts.push_back(ReadArtifact(query));
     }
@@ -483,9 +483,9 @@ class SqliteJobStore final : public JobStore {
 // on a file system without shared memory, for one), and the store's guarantees rest on them.
 absl::Status SetPragma(Database* db, const std::string& name, const std::string& value,
                        const std::string& expected) {
-  KBENCH_STORE_RETURN_IF_ERROR(
+  KBENCH_RETURN_IF_ERROR(
       db->Exec(absl::StrCat("PRAGMA ", name, " = ", value), absl::StrCat("set ", name)));
-  KBENCH_STORE_ASSIGN_OR_RETURN(std::string actual, db->PragmaValue(name));
+  KBENCH_ASSIGN_OR_RETURN(std::string actual, db->PragmaValue(name));
   if (actual != expected) {
     return absl::FailedPreconditionError(absl::StrCat("sqlite PRAGMA ", name, " = ", value, " on ",
                                                       db->path(), " did not hold: got '", actual,
@@ -505,21 +505,21 @@ absl::StatusOr<std::unique_ptr<JobStore>> JobStore::Open(const std::string& data
         absl::StrCat("cannot create data_dir '", data_dir, "': ", error.message()));
   }
   std::string path = (std::filesystem::path(data_dir) / "kbench.db").string();
-  KBENCH_STORE_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, Database::Open(path));
+  KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, Database::Open(path));
 
   // WAL: readers never block the writer and a commit is one append. synchronous=FULL syncs the
   // WAL at every commit, so a job acknowledged to a client survives power loss, not only a
   // crash of kbenchd ("nothing accepted is ever lost").
-  KBENCH_STORE_RETURN_IF_ERROR(SetPragma(db.get(), "journal_mode", "WAL", "wal"));
-  KBENCH_STORE_RETURN_IF_ERROR(SetPragma(db.get(), "synchronous", "FULL", "2"));
-  KBENCH_STORE_RETURN_IF_ERROR(SetPragma(db.get(), "foreign_keys", "ON", "1"));
-  KBENCH_STORE_RETURN_IF_ERROR(SetPragma(db.get(), "busy_timeout", absl::StrCat(kBusyTimeoutMs),
+  KBENCH_RETURN_IF_ERROR(SetPragma(db.get(), "journal_mode", "WAL", "wal"));
+  KBENCH_RETURN_IF_ERROR(SetPragma(db.get(), "synchronous", "FULL", "2"));
+  KBENCH_RETURN_IF_ERROR(SetPragma(db.get(), "foreign_keys", "ON", "1"));
+  KBENCH_RETURN_IF_ERROR(SetPragma(db.get(), "busy_timeout", absl::StrCat(kBusyTimeoutMs),
                                          absl::StrCat(kBusyTimeoutMs)));
-  KBENCH_STORE_RETURN_IF_ERROR(
+  KBENCH_RETURN_IF_ERROR(
       internal::Migrate(db.get(), kSchemaVersion, absl::GetCurrentTimeNanos()).status());
 
   auto store = std::make_unique<SqliteJobStore>(std::move(db));
-  KBENCH_STORE_RETURN_IF_ERROR(store->Prepare());
+  KBENCH_RETURN_IF_ERROR(store->Prepare());
   return std::unique_ptr<JobStore>(std::move(store));
 }
 

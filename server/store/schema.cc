@@ -58,13 +58,13 @@ constexpr int kLatestMigration = static_cast<int>(std::size(kMigrations));
 }  // namespace
 
 absl::StatusOr<int> CurrentSchemaVersion(Database* db) {
-  KBENCH_STORE_ASSIGN_OR_RETURN(
+  KBENCH_ASSIGN_OR_RETURN(
       std::unique_ptr<Statement> query,
       db->Prepare("SELECT COALESCE(MAX(version), 0) FROM schema_version", "read schema version"));
-  KBENCH_STORE_ASSIGN_OR_RETURN(bool row, query->Step());
+  KBENCH_ASSIGN_OR_RETURN(bool row, query->Step());
   if (!row) return absl::InternalError("sqlite read schema version: no row");
   int version = static_cast<int>(query->ColumnInt64(0));
-  KBENCH_STORE_RETURN_IF_ERROR(query->Run());
+  KBENCH_RETURN_IF_ERROR(query->Run());
   return version;
 }
 
@@ -73,33 +73,33 @@ absl::StatusOr<int> Migrate(Database* db, int target_version, int64_t now_ns) {
     return absl::InternalError(absl::StrCat(
         "schema version ", target_version, " has no migration (latest is ", kLatestMigration, ")"));
   }
-  KBENCH_STORE_ASSIGN_OR_RETURN(std::unique_ptr<Transaction> transaction,
+  KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Transaction> transaction,
                                 Transaction::Begin(db, "migrate schema"));
   // One row per applied migration: the table doubles as the database's upgrade history.
-  KBENCH_STORE_RETURN_IF_ERROR(
+  KBENCH_RETURN_IF_ERROR(
       db->Exec("CREATE TABLE IF NOT EXISTS schema_version ("
                "version INTEGER PRIMARY KEY, applied_time_ns INTEGER NOT NULL)",
                "create schema_version"));
-  KBENCH_STORE_ASSIGN_OR_RETURN(int current, CurrentSchemaVersion(db));
+  KBENCH_ASSIGN_OR_RETURN(int current, CurrentSchemaVersion(db));
   if (current > target_version) {
     return absl::FailedPreconditionError(absl::StrCat(
         "database ", db->path(), " has schema version ", current, ", newer than this kbenchd's ",
         target_version, "; run a newer kbenchd or point --data-dir elsewhere"));
   }
-  KBENCH_STORE_ASSIGN_OR_RETURN(
+  KBENCH_ASSIGN_OR_RETURN(
       std::unique_ptr<Statement> record,
       db->Prepare("INSERT INTO schema_version (version, applied_time_ns) VALUES (?1, ?2)",
                   "record schema version"));
   for (int version = current + 1; version <= target_version; ++version) {
-    KBENCH_STORE_RETURN_IF_ERROR(
+    KBENCH_RETURN_IF_ERROR(
         db->Exec(kMigrations[version - 1], absl::StrCat("apply migration ", version)));
-    KBENCH_STORE_RETURN_IF_ERROR(record->BindInt64(1, version));
-    KBENCH_STORE_RETURN_IF_ERROR(record->BindInt64(2, now_ns));
-    KBENCH_STORE_RETURN_IF_ERROR(record->Run());
+    KBENCH_RETURN_IF_ERROR(record->BindInt64(1, version));
+    KBENCH_RETURN_IF_ERROR(record->BindInt64(2, now_ns));
+    KBENCH_RETURN_IF_ERROR(record->Run());
     record->Reset();
   }
   record.reset();
-  KBENCH_STORE_RETURN_IF_ERROR(transaction->Commit());
+  KBENCH_RETURN_IF_ERROR(transaction->Commit());
   return target_version;
 }
 

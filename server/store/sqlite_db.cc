@@ -99,7 +99,7 @@ absl::StatusOr<bool> Statement::Step() {
 
 absl::Status Statement::Run() {
   while (true) {
-    KBENCH_STORE_ASSIGN_OR_RETURN(bool row, Step());
+    KBENCH_ASSIGN_OR_RETURN(bool row, Step());
     if (!row) return absl::OkStatus();
   }
 }
@@ -159,12 +159,12 @@ absl::Status Database::Exec(const std::string& sql, absl::string_view operation)
 
 absl::StatusOr<std::string> Database::PragmaValue(const std::string& pragma) {
   std::string operation = absl::StrCat("PRAGMA ", pragma);
-  KBENCH_STORE_ASSIGN_OR_RETURN(std::unique_ptr<Statement> statement,
+  KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Statement> statement,
                                 Prepare(operation, operation));
-  KBENCH_STORE_ASSIGN_OR_RETURN(bool row, statement->Step());
+  KBENCH_ASSIGN_OR_RETURN(bool row, statement->Step());
   if (!row) return absl::InternalError(absl::StrCat("sqlite ", operation, ": returned no row"));
   std::string value = statement->ColumnText(0);
-  KBENCH_STORE_RETURN_IF_ERROR(statement->Run());
+  KBENCH_RETURN_IF_ERROR(statement->Run());
   return value;
 }
 
@@ -186,7 +186,7 @@ int64_t Database::LastInsertRowid() { return sqlite3_last_insert_rowid(db_); }
 
 absl::StatusOr<std::unique_ptr<Transaction>> Transaction::Begin(Database* db,
                                                                 absl::string_view operation) {
-  KBENCH_STORE_RETURN_IF_ERROR(
+  KBENCH_RETURN_IF_ERROR(
       db->Exec("BEGIN IMMEDIATE", absl::StrCat(operation, ": begin transaction")));
   return std::unique_ptr<Transaction>(new Transaction(db, std::string(operation)));
 }

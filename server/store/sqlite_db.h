@@ -10,25 +10,10 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "common/status_macros.h"
 
 struct sqlite3;
 struct sqlite3_stmt;
-
-// Store-private helpers; the store's public headers do not use them.
-#define KBENCH_STORE_RETURN_IF_ERROR(expr)           \
-  do {                                               \
-    ::absl::Status kbench_status_ = (expr);          \
-    if (!kbench_status_.ok()) return kbench_status_; \
-  } while (0)
-
-#define KBENCH_STORE_CONCAT_INNER(a, b) a##b
-#define KBENCH_STORE_CONCAT(a, b) KBENCH_STORE_CONCAT_INNER(a, b)
-#define KBENCH_STORE_ASSIGN_OR_RETURN(lhs, expr) \
-  KBENCH_STORE_ASSIGN_OR_RETURN_IMPL(KBENCH_STORE_CONCAT(kbench_statusor_, __LINE__), lhs, expr)
-#define KBENCH_STORE_ASSIGN_OR_RETURN_IMPL(statusor, lhs, expr) \
-  auto statusor = (expr);                                       \
-  if (!statusor.ok()) return std::move(statusor).status();      \
-  lhs = std::move(statusor).value()
 
 namespace kbench::store::internal {
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Builds the relocatable bundle from the built kbenchd and kbctl, unpacks it somewhere else, and
+# Builds the relocatable bundle from the built kbenchd, kbench-executor and kbctl, unpacks it somewhere else, and
 # checks it: RUNPATHs, no host-provided library inside, every other library resolved from the
 # bundle's lib/, and the unpacked kbenchd serving a cpu job to the unpacked kbctl.
-# usage: bundle_test.sh MAKE_BUNDLE KBENCHD KBCTL VERSION DEPLOY_DIR
+# usage: bundle_test.sh MAKE_BUNDLE KBENCHD KBENCH_EXECUTOR KBCTL VERSION DEPLOY_DIR
 set -euo pipefail
-make_bundle="$1" kbenchd="$2" kbctl="$3" version="$4" deploy_dir="$5"
+make_bundle="$1" kbenchd="$2" executor="$3" kbctl="$4" version="$5" deploy_dir="$6"
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 work="$(realpath "$(mktemp -d)")"
@@ -16,7 +16,7 @@ cleanup() {
 trap cleanup EXIT
 
 tarball="$("$make_bundle" --output "$work/dist" --version "$version" --deploy-dir "$deploy_dir" \
-  "$kbenchd" "$kbctl" | tail -1)"
+  "$kbenchd" "$executor" "$kbctl" | tail -1)"
 [[ "$(basename "$tarball")" == "kbench-${version}-linux-$(uname -m).tar.gz" ]] \
   || fail "unexpected tarball name $tarball"
 mkdir -p "$work/unpack" "$work/elsewhere"
@@ -25,7 +25,7 @@ tar -xzf "$tarball" -C "$work/unpack"
 mv "$work/unpack/kbench-${version}-linux-$(uname -m)" "$work/elsewhere/kb"
 root="$work/elsewhere/kb"
 
-for b in kbenchd kbctl; do
+for b in kbenchd kbench-executor kbctl; do
   [[ -x "$root/bin/$b" ]] || fail "bin/$b missing"
   runpath="$(readelf -d "$root/bin/$b" | sed -n 's/.*Library runpath: \[\(.*\)\]/\1/p')"
   [[ "$runpath" == '$ORIGIN/../lib'* ]] || fail "bin/$b RUNPATH is '$runpath', not \$ORIGIN/../lib first"
@@ -47,7 +47,7 @@ done
 [[ -f "$root/MANIFEST" ]] || fail "MANIFEST missing"
 
 # Every library that is not the host's resolves into the unpacked lib/.
-for b in kbenchd kbctl; do
+for b in kbenchd kbench-executor kbctl; do
   while read -r soname arrow path _; do
     [[ "$arrow" == "=>" ]] || continue
     case "$soname" in

@@ -79,7 +79,7 @@ TEST(Durability, ExecutorKilledMidJobFailsThatJobAndTheNextRuns) {
   absl::StatusOr<v1::Job> next = Submit(daemon.stub(), QuickCpuSpec());
   ASSERT_TRUE(victim.ok() && next.ok());
   WaitFor(daemon.stub(), victim->id(), kRunning);
-  const std::vector<pid_t> executors = daemon.ChildPids("--executor cpu");
+  const std::vector<pid_t> executors = daemon.ChildPids("--device cpu");
   ASSERT_EQ(executors.size(), 1u);
   kill(executors[0], SIGKILL);
 

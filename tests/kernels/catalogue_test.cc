@@ -1,6 +1,5 @@
 // CPU tests of the kernel catalogue: problem validation names the field, every host variant
-// matches its float64 reference on odd shapes, the cost models, and the metadata agrees with the
-// CUDA launch list (no device needed: the list is only read).
+// matches its float64 reference on odd shapes and the cost models.
 #include "kernels/catalogue.h"
 
 #include <gtest/gtest.h>
@@ -14,7 +13,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "kernels/check.h"
-#include "kernels/cuda/cuda_variants.h"
 #include "kernels/random.h"
 
 namespace kbench::kernels {
@@ -122,30 +120,6 @@ TEST(Catalogue, HostVariantsAndHostRunsMatchOneToOne) {
     std::set<std::string> runs;
     for (const auto& [name, fn] : op.host_runs) runs.insert(name);
     EXPECT_EQ(host, runs) << op.name;
-  }
-}
-
-TEST(Catalogue, EveryCudaVariantInMetadataHasALaunchFunction) {
-  for (const Operation& op : Catalogue()) {
-    for (const VariantDesc& v : op.variants) {
-      if (v.backend != Backend::kCuda) continue;
-      const cuda::CudaVariant* cv = cuda::FindCudaVariant(op.name, v.name);
-      ASSERT_NE(cv, nullptr) << op.name << "/" << v.name << " has no launch function";
-      EXPECT_NE(cv->launch, nullptr) << op.name << "/" << v.name;
-    }
-  }
-}
-
-TEST(Catalogue, EveryLaunchFunctionIsACudaVariantInMetadata) {
-  std::set<std::pair<std::string, std::string>> seen;
-  for (const cuda::CudaVariant& cv : cuda::CudaVariants()) {
-    const Operation* op = FindOperation(cv.op);
-    ASSERT_NE(op, nullptr) << cv.op;
-    const VariantDesc* v = op->FindVariant(cv.variant);
-    ASSERT_NE(v, nullptr) << cv.op << "/" << cv.variant << " is not in the metadata";
-    EXPECT_EQ(v->backend, Backend::kCuda) << cv.op << "/" << cv.variant;
-    EXPECT_TRUE(seen.insert({cv.op, cv.variant}).second)
-        << cv.op << "/" << cv.variant << " listed twice";
   }
 }
 

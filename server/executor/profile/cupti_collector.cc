@@ -16,6 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 
 namespace kbench::executor::profile {
 namespace {
@@ -60,11 +61,13 @@ absl::Status CuptiError(CUptiResult r, const char* call) {
   return absl::InternalError(message);
 }
 
-#define KBENCH_CUPTI_RETURN_IF_ERROR(call)                                           \
-  do {                                                                               \
-    const CUptiResult kbench_cupti_r_ = (call);                                      \
-    if (kbench_cupti_r_ != CUPTI_SUCCESS) return CuptiError(kbench_cupti_r_, #call); \
-  } while (0)
+// OK for CUPTI_SUCCESS, else CuptiError.
+absl::Status CuptiCheck(CUptiResult r, const char* call) {
+  return r == CUPTI_SUCCESS ? absl::OkStatus() : CuptiError(r, call);
+}
+
+// Returns from the enclosing function with a Status when a CUPTI call fails.
+#define KBENCH_CUPTI_RETURN_IF_ERROR(call) KBENCH_RETURN_IF_ERROR(CuptiCheck((call), #call))
 
 std::string CopyKindName(uint8_t kind) {
   switch (kind) {

@@ -1,5 +1,4 @@
-// The target process Nsight Compute starts. It goes through the CUDA backend like any job so
-// that the kernels ncu sees are launched exactly as the executor launches them.
+// The Nsight Compute target mode's state and its spec file (the target itself: cuda/ncu_target_main.cc).
 #include "server/executor/profile/ncu_target.h"
 
 #include <atomic>
@@ -20,16 +19,13 @@ namespace {
 
 std::atomic<bool> g_ncu_target_mode{false};
 
-int Fail(const std::string& message) {
-  std::fprintf(stderr, "kbenchd --ncu-target: %s\n", message.c_str());
-  return 1;
-}
-
 }  // namespace
 
 namespace profile {
 
 bool InNcuTargetMode() { return g_ncu_target_mode.load(); }
+
+void EnterNcuTargetMode() { g_ncu_target_mode.store(true); }
 
 absl::Status WriteNcuTargetSpec(const internal::v1::RunJob& job, const std::string& variant,
                                 int iterations, int device, const std::string& path) {
@@ -52,41 +48,5 @@ absl::Status WriteNcuTargetSpec(const internal::v1::RunJob& job, const std::stri
 }
 
 }  // namespace profile
-
-int RunNcuTarget(int argc, char** argv) {
-  std::string spec_path;
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (std::strcmp(argv[i], profile::kNcuTargetFlag) == 0) spec_path = argv[i + 1];
-  }
-  if (spec_path.empty()) {
-    std::fprintf(stderr, "usage: %s %s SPEC_FILE\n", argv[0], profile::kNcuTargetFlag);
-    return 2;
-  }
-  std::ifstream f(spec_path);
-  std::stringstream text;
-  text << f.rdbuf();
-  internal::v1::RunJob job;
-  if (!f || !google::protobuf::TextFormat::ParseFromString(text.str(), &job)) {
-    return Fail(absl::StrCat("cannot read a RunJob (text format) from ", spec_path));
-  }
-  absl::string_view device = job.spec().device();
-  int ordinal = -1;
-  if (!absl::ConsumePrefix(&device, "cuda:") || !absl::SimpleAtoi(device, &ordinal) ||
-      ordinal < 0) {
-    return Fail(absl::StrCat("spec.device: \"", job.spec().device(), "\" is not cuda:N"));
-  }
-  g_ncu_target_mode.store(true);
-  std::unique_ptr<Backend> backend = MakeCudaBackend(ordinal);
-  if (backend == nullptr) return Fail(absl::StrCat("no CUDA backend for cuda:", ordinal));
-  absl::StatusOr<v1::DeviceInfo> info = backend->Initialize();
-  if (!info.ok()) return Fail(std::string(info.status().message()));
-  std::atomic<bool> cancelled{false};
-  JobContext context;
-  context.job = &job;
-  context.cancelled = &cancelled;
-  absl::StatusOr<JobRun> run = backend->Run(context);
-  if (!run.ok()) return Fail(run.status().ToString());
-  return 0;
-}
 
 }  // namespace kbench::executor

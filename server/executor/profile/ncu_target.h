@@ -1,6 +1,7 @@
-// kbenchd's Nsight Compute target mode, `kbenchd --ncu-target SPEC_FILE`: brings up the CUDA
-// device of the RunJob in SPEC_FILE (text format), then runs its one variant's kernels a few
-// times inside the NVTX range Nsight Compute filters on (no CUPTI, no artifacts).
+// kbench-executor's Nsight Compute target mode (`--ncu-target SPEC_FILE`, cuda/ncu_target_main.cc)
+// brings up the CUDA device of the RunJob in SPEC_FILE (text format), then runs its one variant's
+// kernels a few times inside the NVTX range Nsight Compute filters on (no CUPTI, no artifacts).
+// This header holds the mode's flag and writes the spec file.
 #pragma once
 
 #include <string>
@@ -10,13 +11,12 @@
 
 namespace kbench::executor {
 
-// Entry point for main(): returns the process's exit code (0 when the kernels ran).
-int RunNcuTarget(int argc, char** argv);
-
 namespace profile {
 
 // True inside a process started by RunNcuTarget: RunProfileJob then only runs the kernels.
 bool InNcuTargetMode();
+// Called once by RunNcuTarget before it runs the job.
+void EnterNcuTargetMode();
 
 // Writes the target's RunJob: `job` reduced to `variant`, `iterations` launches, no ncu,
 // on cuda:`device`.

@@ -1,5 +1,5 @@
 // The executor process: protocol loop around a Backend.
-#include "server/executor/executor_process.h"
+#include "server/executor/executor_loop.h"
 
 #include <unistd.h>
 
@@ -31,7 +31,7 @@ class ExecutorLoop {
   int Run(const std::string& device) {
     absl::StatusOr<v1::DeviceInfo> info = backend_->Initialize();
     if (!info.ok()) {
-      std::fprintf(stderr, "kbenchd executor %s: cannot start: %s\n", device.c_str(),
+      std::fprintf(stderr, "kbench-executor %s: cannot start: %s\n", device.c_str(),
                    info.status().ToString().c_str());
       return 2;
     }
@@ -71,7 +71,7 @@ class ExecutorLoop {
   bool Send(const ExecutorMessage& m) {
     std::lock_guard lock(write_mu_);
     const absl::Status s = WriteDelimited(fd_, m);
-    if (!s.ok()) std::fprintf(stderr, "kbenchd executor: %s\n", s.ToString().c_str());
+    if (!s.ok()) std::fprintf(stderr, "kbench-executor: %s\n", s.ToString().c_str());
     return s.ok();
   }
 
@@ -142,21 +142,20 @@ class ExecutorLoop {
   std::atomic<bool> cancelled_{false};
 };
 
+}  // namespace
+
 int RunDiscovery(int fd) {
   absl::StatusOr<std::vector<v1::DeviceInfo>> devices = DiscoverCudaDevices();
   ExecutorMessage m;
   if (devices.ok()) {
     for (const auto& d : *devices) *m.mutable_devices()->add_devices() = d;
   } else {
-    std::fprintf(stderr, "kbenchd: CUDA discovery: %s\n", devices.status().ToString().c_str());
+    std::fprintf(stderr, "kbench-executor: CUDA discovery: %s\n", devices.status().ToString().c_str());
   }
   return WriteDelimited(fd, m).ok() ? 0 : 3;
 }
 
-}  // namespace
-
-int RunExecutorProcess(const std::string& device, int fd) {
-  if (device == "discover") return RunDiscovery(fd);
+int RunExecutorLoop(const std::string& device, int fd) {
   std::unique_ptr<Backend> backend;
   if (device == "cpu") {
     backend = MakeCpuBackend();
@@ -164,7 +163,7 @@ int RunExecutorProcess(const std::string& device, int fd) {
                               absl::SimpleAtoi(device.substr(5), &ordinal) && ordinal >= 0) {
     backend = MakeCudaBackend(ordinal);
   } else {
-    std::fprintf(stderr, "kbenchd executor: unknown device '%s'\n", device.c_str());
+    std::fprintf(stderr, "kbench-executor: unknown device '%s'\n", device.c_str());
     return 2;
   }
   ExecutorLoop loop(std::move(backend), fd);

@@ -1,0 +1,46 @@
+// kbench-executor: the data plane of one device, started and supervised by kbenchd (one process
+// per device, a socketpair on --fd). It is also what `--discover` runs to list the CUDA
+// devices, and the program Nsight Compute re-runs for a profile job (--ncu-target).
+#include <cstdio>
+#include <string>
+
+#include "CLI/CLI.hpp"
+#include "server/common/logging.h"
+#include "server/executor/executor_loop.h"
+#include "server/executor/backend.h"
+
+namespace {
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "kbench-executor: %s\n", message.c_str());
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Nsight Compute re-runs this program to profile one variant's kernel (profile jobs).
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--ncu-target") return kbench::executor::RunNcuTarget(argc, argv);
+  }
+  std::string device;
+  int fd = -1;
+  bool discover = false;
+  std::string log_format = "text";
+  std::string log_level = "info";
+  CLI::App app{
+      "kbench-executor: runs one device's jobs for kbenchd (started by kbenchd, not by hand)"};
+  app.add_option("--device", device, "cpu or cuda:N");
+  app.add_flag("--discover", discover, "Report the CUDA devices on --fd and exit");
+  app.add_option("--fd", fd, "The socketpair to kbenchd (length-delimited protobuf)")->required();
+  app.add_option("--log-format", log_format, "text or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  app.add_option("--log-level", log_level, "trace, debug, info, warn or error");
+  CLI11_PARSE(app, argc, argv);
+  if (absl::Status s = kbench::logging::InitLogging(log_format, log_level); !s.ok()) {
+    return Fail(s.ToString());
+  }
+  if (discover) return kbench::executor::RunDiscovery(fd);
+  if (device.empty()) return Fail("--device or --discover is required");
+  return kbench::executor::RunExecutorLoop(device, fd);
+}

@@ -1,0 +1,37 @@
+// The CUDA part's entry points in a build without CUDA (KBENCH_CUDA=OFF): no CUDA device is
+// discovered, and a request for one says the executor was built without CUDA.
+#include <cstdio>
+
+#include "absl/status/status.h"
+#include "server/executor/backend.h"
+
+namespace kbench::executor {
+namespace {
+
+constexpr char kWithoutCuda[] =
+    "this kbench-executor was built without CUDA (KBENCH_CUDA=OFF): only the cpu device runs";
+
+class WithoutCudaBackend : public Backend {
+ public:
+  absl::StatusOr<v1::DeviceInfo> Initialize() override {
+    return absl::FailedPreconditionError(kWithoutCuda);
+  }
+  absl::StatusOr<JobRun> Run(const JobContext&) override {
+    return absl::FailedPreconditionError(kWithoutCuda);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> MakeCudaBackend(int) { return std::make_unique<WithoutCudaBackend>(); }
+
+absl::StatusOr<std::vector<v1::DeviceInfo>> DiscoverCudaDevices() {
+  return std::vector<v1::DeviceInfo>{};
+}
+
+int RunNcuTarget(int, char**) {
+  std::fprintf(stderr, "kbench-executor --ncu-target: %s\n", kWithoutCuda);
+  return 1;
+}
+
+}  // namespace kbench::executor
