@@ -8,7 +8,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev prometheus-cpp-dev libsqlite3-dev libssl-dev
   libgtest-dev libgmock-dev libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
-  prometheus patchelf python3 python3-yaml
+  prometheus patchelf python3 python3-yaml python3-numpy dpkg-dev file
 )
 missing=()
 for p in "${packages[@]}"; do
