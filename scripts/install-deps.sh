@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs kbench's build and test dependencies from Debian 12's packages (run as root).
-# The CUDA 13 toolkit is a prerequisite: expected at /usr/local/cuda (or CUDACXX set).
+# The CUDA 13 toolkit (for kbench-executor's CUDA backend) is expected at /usr/local/cuda (or
+# CUDACXX set); with --no-cuda its absence is fine (a KBENCH_CUDA=OFF build).
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 packages=(
@@ -18,7 +19,8 @@ if ((${#missing[@]})); then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
-if ! command -v nvcc >/dev/null && [[ ! -x /usr/local/cuda/bin/nvcc && -z "${CUDACXX:-}" ]]; then
-  echo "install-deps: the CUDA 13 toolkit is required (nvcc not found in PATH or /usr/local/cuda)" >&2
+if [[ "${1:-}" != "--no-cuda" ]] && ! command -v nvcc >/dev/null &&
+   [[ ! -x /usr/local/cuda/bin/nvcc && -z "${CUDACXX:-}" ]]; then
+  echo "install-deps: the CUDA 13 toolkit is required (nvcc not found in PATH or /usr/local/cuda); pass --no-cuda to build without it" >&2
   exit 1
 fi

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Builds the Debian packages (kbench-client, kbench-server) with cpack from this build tree and
+# checks them: names, dependencies, contents, and that the installed programs run. As root (CI),
+# they are installed for real with apt-get (which resolves their Depends against Debian's
+# archive), run, and removed; otherwise they are unpacked with dpkg -x and run from there.
+# usage: deb_packages_test.sh BUILD_DIR VERSION
+set -euo pipefail
+build_dir="$1" version="$2"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+work="$(realpath "$(mktemp -d)")"
+installed=0
+cleanup() {
+  if ((installed)); then apt-get remove -y -qq kbench-client kbench-server >/dev/null 2>&1 || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+(cd "$work" && cpack -G DEB --config "$build_dir/CPackConfig.cmake" -B "$work/out" >"$work/cpack.log" 2>&1) \
+  || { cat "$work/cpack.log" >&2; fail "cpack -G DEB failed"; }
+client="$(ls "$work"/out/kbench-client_"$version"_*.deb 2>/dev/null | head -1)"
+server="$(ls "$work"/out/kbench-server_"$version"_*.deb 2>/dev/null | head -1)"
+[[ -f "$client" ]] || { ls -R "$work/out" >&2; fail "no kbench-client_${version}_*.deb"; }
+[[ -f "$server" ]] || { ls -R "$work/out" >&2; fail "no kbench-server_${version}_*.deb"; }
+
+# Dependencies: dpkg-shlibdeps found the Debian libraries each program links.
+client_depends="$(dpkg-deb -f "$client" Depends)"
+server_depends="$(dpkg-deb -f "$server" Depends)"
+for lib in libc6 libstdc++6 libgrpc++1.51 libprotobuf32; do
+  grep -q "$lib" <<<"$client_depends" || fail "kbench-client Depends lacks $lib: $client_depends"
+done
+for lib in libc6 libgrpc++1.51 libsqlite3-0 libprometheus-cpp-pull1.0; do
+  grep -q "$lib" <<<"$server_depends" || fail "kbench-server Depends lacks $lib: $server_depends"
+done
+grep -q "libsqlite3" <<<"$client_depends" && fail "kbench-client depends on SQLite: $client_depends"
+
+# Contents: the client is kbctl alone; the server has both programs side by side and the unit.
+dpkg-deb -c "$client" | grep -q '\./usr/bin/kbctl$' || fail "kbench-client lacks /usr/bin/kbctl"
+dpkg-deb -c "$client" | grep -q 'kbenchd' && fail "kbench-client carries kbenchd"
+for f in usr/bin/kbenchd usr/bin/kbench-executor usr/lib/systemd/system/kbenchd.service \
+         usr/share/kbench/grafana/kbench-dashboard.json usr/share/kbench/prometheus/alerts.yml; do
+  dpkg-deb -c "$server" | grep -q "\./$f\$" || fail "kbench-server lacks /$f"
+done
+dpkg-deb --fsys-tarfile "$server" | tar -xO ./usr/lib/systemd/system/kbenchd.service \
+  | grep -q '^ExecStart=/usr/bin/kbenchd ' || fail "the packaged unit does not start /usr/bin/kbenchd"
+
+# The programs run from the unpacked packages.
+mkdir -p "$work/root"
+dpkg -x "$client" "$work/root"
+dpkg -x "$server" "$work/root"
+"$work/root/usr/bin/kbctl" --version | grep -q "$version" || fail "unpacked kbctl --version"
+"$work/root/usr/bin/kbenchd" --help | grep -q -- '--executor-path' || fail "unpacked kbenchd --help"
+
+if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
+  installed=1
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$client" "$server" \
+    >"$work/apt.log" 2>&1 || { cat "$work/apt.log" >&2; fail "apt-get install of the packages failed"; }
+  /usr/bin/kbctl --version | grep -q "$version" || fail "installed kbctl --version"
+  /usr/bin/kbenchd --help | grep -q -- '--executor-path' || fail "installed kbenchd --help"
+  echo "installed with apt-get and ran: $(basename "$client") $(basename "$server")"
+else
+  echo "not root: unpacked and ran (no apt-get install)"
+fi
+echo "server Depends: $server_depends"
