@@ -14,6 +14,13 @@ if ! has_gpu; then
   echo "test.sh: no GPU on this machine: the tests labelled gpu are not run"
 fi
 
+# The second configuration compiles the same C++ with the same flags: ccache (inside build/,
+# paths relative to the checkout) serves most of it from the first.
+export CCACHE_DIR="$PWD/build/.ccache" CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
+if command -v ccache >/dev/null; then
+  export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
+fi
+
 scripts/build.sh release
 ctest --preset release "${ctest_args[@]}"
 
