@@ -54,7 +54,8 @@ def gelu_tanh(x):
 
 def gelu_erf_derivative(z):
     """d/dz z Phi(z) = Phi(z) + z phi(z), phi the standard normal density."""
-    return 0.5 * (1.0 + _erf(z / math.sqrt(2.0))) + z * np.exp(-0.5 * z * z) / math.sqrt(2 * math.pi)
+    density = np.exp(-0.5 * z * z) / math.sqrt(2.0 * math.pi)
+    return 0.5 * (1.0 + _erf(z / math.sqrt(2.0))) + z * density
 
 
 def softmax_rows(x):
@@ -180,7 +181,7 @@ def oracle_mlp(shape, params, variant, x):
     return {"y": scaled(y), "grad_weights": scaled(gw), "grad_biases": scaled(gb)}
 
 
-# ---- cost models, derived from each definition ----------------------------------------------------
+# ---- cost models, derived from each definition ---------------------------------------------------
 # Each returns (bytes, flops) for (shape, params, variant, bytes per element).
 
 
