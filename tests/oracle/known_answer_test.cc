@@ -136,16 +136,17 @@ TEST(ReduceReference, RowSumsAndFullSumOfAKnownMatrix) {
   EXPECT_EQ(Reference("reduce", "full_two_pass", {2, 3}, in)[0], (std::vector<double>{21}));
 }
 
-// One layer, identity weights, dim 4 so the 1/sqrt(dim) scale is 1/2: biases -x/2 put every
-// pre-activation at 0, where GELU is 0 and its slope Phi(0) = 1/2. The loss mean(y) over 4 outputs
-// gives dy = 1/4, so dz = 1/8 = grad_b, and grad_W[o][i] = (1/2) dz[o] x[i] = x[i] / 16.
+// One layer, identity weights, dim 4 so the 1/sqrt(dim) scale is 1/2, and two equal batch rows:
+// biases -x/2 put every pre-activation at 0, where GELU is 0 and its slope Phi(0) = 1/2. The loss
+// mean(y) over 2 x 4 outputs gives dy = 1/8, so dz = 1/16; grad_b sums dz over the batch: 1/8;
+// grad_W[o][i] = (1/2) sum_r dz[r][o] x[r][i] = x[i] / 16.
 TEST(MlpReference, OneIdentityLayerAtZeroPreActivationByHand) {
-  const std::vector<double> x = {2, -4, 6, 1};
+  const std::vector<double> x = {2, -4, 6, 1, 2, -4, 6, 1};
   const std::vector<double> w = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
   const std::vector<double> b = {-1, 2, -3, -0.5};
   const HostTensors out =
-      Reference("mlp", "host", {1, 4}, {x, w, b}, {{"layers", 1}, {"steps", 1}});
-  EXPECT_EQ(out[0], (std::vector<double>{0, 0, 0, 0}));
+      Reference("mlp", "host", {2, 4}, {x, w, b}, {{"layers", 1}, {"steps", 1}});
+  EXPECT_EQ(out[0], std::vector<double>(8, 0.0));
   EXPECT_EQ(out[2], (std::vector<double>{0.125, 0.125, 0.125, 0.125}));
   for (int o = 0; o < 4; ++o) {
     for (int i = 0; i < 4; ++i) EXPECT_DOUBLE_EQ(out[1][o * 4 + i], x[i] / 16) << o << "," << i;

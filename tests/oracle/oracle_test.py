@@ -422,7 +422,10 @@ def main():
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="kbench-oracle-") as tmp:
         directory = args.keep or tmp
-        subprocess.run([args.dump, directory], check=True)
+        dump = subprocess.run([args.dump, directory], check=False)
+        if dump.returncode != 0:
+            print(f"FAIL {args.dump} exited with status {dump.returncode} (its message is above)")
+            return 1
         with open(os.path.join(directory, "manifest.json")) as f:
             manifest = json.load(f)
         report = Report()
