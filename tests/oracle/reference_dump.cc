@@ -38,7 +38,7 @@ struct OracleCase {
 
 // Odd shapes per operation: a single element, primes, 1xN and Nx1, and a couple of ordinary
 // sizes, kept small so the NumPy side runs in seconds. Keyed by name: an operation added to the
-// catalogue without an entry here fails the dump (CasesFor), so it is never silently skipped.
+// catalogue without an entry here fails the dump (CheckEveryOperationHasCases), never skipped.
 const std::map<std::string, std::vector<OracleCase>>& OracleCases() {
   static const auto* cases = [] {
     const std::vector<OracleCase> elementwise = {{{1}},     {{2}},       {{97}},         {{1, 31}},
