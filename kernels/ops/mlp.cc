@@ -149,7 +149,8 @@ Operation MakeMlpOp() {
   };
   op.cost_model =
       "bytes: x, weights, biases read + output, weight and bias gradients written, per step; "
-      "flops: 6 * batch * dim^2 * layers per step (forward, weight grad, input grad)";
+      "flops: 2 * batch * dim^2 * (3 * layers - 1) per step (forward, weight grad, input "
+      "grad; the first layer's input needs no gradient)";
   const std::vector<DType> f32_tf32 = {DType::kF32, DType::kTF32};
   op.variants = {
       {"host", "f32 loops on one host thread", Backend::kHost, {DType::kF32}},
@@ -184,7 +185,7 @@ Operation MakeMlpOp() {
     const int64_t e = static_cast<int64_t>(StorageBytes(p.dtype));
     const int64_t params = s.layers * (s.dim * s.dim + s.dim);
     return Cost{s.steps * e * (2 * s.batch * s.dim + 2 * params),
-                s.steps * 6 * s.batch * s.dim * s.dim * s.layers};
+                s.steps * 2 * s.batch * s.dim * s.dim * (3 * s.layers - 1)};
   };
   op.validate = [](const Problem& p) -> absl::Status {
     // cuBLAS takes int sizes: every matrix's element count must fit.

@@ -287,9 +287,12 @@ TEST(CostModel, ReduceFullWritesOneSum) {
   EXPECT_EQ(c.flops, 60);
 }
 
-TEST(CostModel, MlpIsSixBatchDimSquaredLayersPerStep) {
+// Per step: forward, weight gradient and input gradient products per layer, but no input
+// gradient for the first layer (the input needs none; neither the reference nor mlp.cu computes
+// it): 2 B d^2 (3 L - 1).
+TEST(CostModel, MlpCountsTheProductsTheStepComputes) {
   const Cost c = CostOf("mlp", "fused", {8, 16}, DType::kF32, {{"layers", 3}, {"steps", 2}});
-  EXPECT_EQ(c.flops, 2 * 6 * 8 * 16 * 16 * 3);
+  EXPECT_EQ(c.flops, 2 * 2 * 8 * 16 * 16 * (3 * 3 - 1));
   // Per step: x read and y written (2 B d), parameters read and gradients written.
   EXPECT_EQ(c.bytes, 2 * 4 * (2 * 8 * 16 + 2 * 3 * (16 * 16 + 16)));
 }

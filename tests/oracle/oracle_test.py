@@ -230,10 +230,9 @@ def cost_mlp(shape, params, variant, e):
     # Per step: x read, y written; weights and biases read, their gradients written.
     step_bytes = (2 * batch * dim + 2 * weights_and_biases) * e
     # Per step and layer, three batch x dim x dim products (2 flops per multiply-add): forward,
-    # weight gradient, input gradient. This is the catalogue's stated convention; layer 0's input
-    # gradient is in fact never computed (the input needs none), so 2 batch dim^2 (3 layers - 1)
-    # is what must be done. Reported in issue 16; kept to the convention until the model changes.
-    step_flops = 3 * 2 * batch * dim * dim * layers
+    # weight gradient, input gradient -- except layer 0's input gradient, which is never
+    # computed (the input needs none).
+    step_flops = 2 * batch * dim * dim * (3 * layers - 1)
     return steps * step_bytes, steps * step_flops
 
 
