@@ -182,8 +182,11 @@ std::string RenderVariant(const v1::VariantResult& v, const v1::JobSpec& spec) {
   FieldList f;
   std::string median = FormatSeconds(s.median_seconds());
   if (s.median_ci_high_seconds() > 0) {
-    absl::StrAppend(&median, "  (95% CI ", FormatSeconds(s.median_ci_low_seconds()), " .. ",
-                    FormatSeconds(s.median_ci_high_seconds()), ")");
+    absl::StrAppend(
+        &median, "  (95% CI ", FormatSeconds(s.median_ci_low_seconds()), " .. ",
+        FormatSeconds(s.median_ci_high_seconds()),
+        v.median_precision() > 0 ? absl::StrCat(", +-", FormatPercent(v.median_precision())) : "",
+        ")");
   }
   f.Add("Median", median);
   f.Add("Spread",
@@ -195,11 +198,15 @@ std::string RenderVariant(const v1::VariantResult& v, const v1::JobSpec& spec) {
                      FormatSeconds(s.p90_seconds()), "  p99 ", FormatSeconds(s.p99_seconds())));
   const double target =
       spec.stopping().max_noise() > 0 ? spec.stopping().max_noise() : kDefaultMaxNoise;
+  // Hot and graph statistics describe batch means, not single launches (issue 15, item 6).
+  const bool batch_means =
+      s.unit() == v1::HARNESS_STATISTIC_UNIT_BATCH_MEAN ||
+      (s.unit() == v1::HARNESS_STATISTIC_UNIT_UNSPECIFIED && s.launches_per_sample() > 1);
   f.Add("Noise", absl::StrCat(FormatPercent(s.relative_stddev()), " relative stddev (target ",
-                              FormatPercent(target), ") over ", s.samples(), " samples",
-                              s.launches_per_sample() > 1
-                                  ? absl::StrCat(" of ", s.launches_per_sample(), " launches")
-                                  : ""));
+                              FormatPercent(target), ") over ", s.samples(),
+                              batch_means ? absl::StrCat(" batch means of ",
+                                                         s.launches_per_sample(), " launches")
+                                          : " samples of one launch"));
   f.Add("Stopped", absl::StrCat(v.stop_reason().empty() ? "-" : v.stop_reason(),
                                 v.converged() ? "" : " (did not converge)"));
   if (v.bytes() > 0) {
@@ -220,11 +227,39 @@ std::string RenderVariant(const v1::VariantResult& v, const v1::JobSpec& spec) {
     absl::StrAppend(&check, " over ", c.elements_checked(), " elements");
   if (!c.detail().empty()) absl::StrAppend(&check, "; ", c.detail());
   f.Add("Correctness", check);
+  if (v.timed_correctness().checked()) {
+    f.Add("Timed check", absl::StrCat(CorrectnessSummary(v.timed_correctness()),
+                                      " on the outputs of a timed sample"));
+  }
+  if (v.drift_checked()) {
+    f.Add("Drift",
+          absl::StrCat(v.drifted() ? "DRIFTED" : "none", ": median ",
+                       FormatSeconds(v.first_half_median_seconds()), " in the first half, ",
+                       FormatSeconds(v.second_half_median_seconds()), " in the second",
+                       v.drifted() ? " (95% intervals disjoint)" : ""));
+  }
+  if (v.host_enqueue_seconds() > 0) {
+    const double batch_seconds = s.median_seconds() * static_cast<double>(s.launches_per_sample());
+    f.Add("Host enqueue",
+          absl::StrCat(
+              FormatSeconds(v.host_enqueue_seconds()), " per batch",
+              batch_seconds > 0
+                  ? absl::StrCat(" (", FormatPercent(v.host_enqueue_seconds() / batch_seconds),
+                                 " of its device time)")
+                  : "",
+              v.host_bound() ? "; HOST-BOUND: the launch rate was timed, use --mode graph" : ""));
+  }
+  if (v.rotation_bytes() > 0) {
+    f.Add("Rotation",
+          absl::StrCat(FormatBytes(v.rotation_bytes()), " of buffer sets, ",
+                       absl::StrFormat("%.2f", v.rotation_over_l2()), " x L2",
+                       v.rotation_fits_l2() ? "; UNDER 2 x L2: data partly stays in L2" : ""));
+  }
   f.Add("Time spent", absl::StrCat(FormatSeconds(v.measured_seconds()), " measured, ",
                                    FormatSeconds(v.wall_seconds()), " wall"));
   if (v.discarded_samples() > 0 || v.throttled()) {
     f.Add("Throttling",
-          absl::StrCat(v.discarded_samples(), " samples discarded (SM clock below 75% of default)",
+          absl::StrCat(v.discarded_samples(), " samples discarded (SM clock below the floor)",
                        v.throttled() ? "; the device reported throttling" : ""));
   }
   return f.Render(2);
@@ -298,6 +333,25 @@ std::string RenderEnvironment(const v1::Environment& env) {
   if (env.estimated_sm_clock_mhz() > 0) {
     f.Add("SM clock", absl::StrFormat("%.0f MHz estimated while sampling (default %.0f MHz)",
                                       env.estimated_sm_clock_mhz(), env.default_sm_clock_mhz()));
+  }
+  if (env.clock_floor_mhz() > 0) {
+    const char* basis = env.clock_floor_basis() == v1::HARNESS_CLOCK_FLOOR_BASIS_WARMUP_PROBE
+                            ? "the clock probed at warm-up (clocks locked low)"
+                            : "the maximum SM clock";
+    f.Add("Clock floor",
+          absl::StrFormat("%.0f MHz (%.0f%% of %s, %.0f MHz): samples below it discarded",
+                          env.clock_floor_mhz(),
+                          100 * env.clock_floor_mhz() / env.clock_floor_reference_mhz(), basis,
+                          env.clock_floor_reference_mhz()));
+  }
+  if (env.violation_counters_read()) {
+    f.Add("Held down",
+          absl::StrFormat("during sampling (NVML violation counters): power %s, thermal %s, "
+                          "board limit %s, reliability %s",
+                          FormatSeconds(env.power_violation_seconds()),
+                          FormatSeconds(env.thermal_violation_seconds()),
+                          FormatSeconds(env.board_limit_violation_seconds()),
+                          FormatSeconds(env.reliability_violation_seconds())));
   }
   if (const std::string before = ClockSummary(env.before()); !before.empty()) {
     f.Add("Before", before);

@@ -51,6 +51,7 @@ absl::StatusOr<const Api*> LoadUncached(const std::string& library) {
   Bind(lib, "nvmlDeviceGetTemperature", &api->temperature);
   Bind(lib, "nvmlDeviceGetPowerUsage", &api->power);
   Bind(lib, "nvmlDeviceGetTotalEnergyConsumption", &api->energy);
+  Bind(lib, "nvmlDeviceGetViolationStatus", &api->violation_status);
   // Renamed in driver 535 ("throttle" became "clocks event"); older drivers have only the old
   // name, newer ones keep it as an alias.
   Bind(lib, "nvmlDeviceGetCurrentClocksEventReasons", &api->throttle_reasons);

@@ -34,6 +34,16 @@ struct Memory {
   unsigned long long free;
   unsigned long long used;
 };
+// nvmlViolationTime_t (cumulative nanoseconds the clocks were held down by one cause) and the
+// nvmlPerfPolicyType_t values kbench reads.
+struct ViolationTime {
+  unsigned long long reference_time;
+  unsigned long long violation_time;
+};
+inline constexpr int kPerfPolicyPower = 0;
+inline constexpr int kPerfPolicyThermal = 1;
+inline constexpr int kPerfPolicyBoardLimit = 3;
+inline constexpr int kPerfPolicyReliability = 5;
 
 // The entry points kbench uses. init, shutdown and error_string are always bound; any other may
 // be null on an old driver, and its reading is then left empty.
@@ -57,6 +67,7 @@ struct Api {
   Return (*power)(Device, unsigned int*) = nullptr;  // milliwatts
   Return (*energy)(Device, unsigned long long*) = nullptr;  // millijoules
   Return (*throttle_reasons)(Device, unsigned long long*) = nullptr;
+  Return (*violation_status)(Device, int, ViolationTime*) = nullptr;
 };
 
 // Loads `library` and binds its entry points, once per path per process; the library stays

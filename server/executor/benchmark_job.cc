@@ -1,12 +1,17 @@
 // The benchmark pipeline shared by the cpu and CUDA executors.
 #include "server/executor/benchmark_job.h"
 
+#include <algorithm>
 #include <fstream>
+#include <memory>
 #include <random>
+#include <string>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/status_macros.h"
 #include "kernels/catalogue.h"
 #include "kernels/check.h"
 #include "server/common/spec_problem.h"
@@ -19,6 +24,12 @@ namespace {
 // offers a per-element reference (a full float64 matmul reference at 4096^3 takes minutes).
 constexpr double kFullReferenceFlopLimit = 2e9;
 constexpr int64_t kSampledElements = 4096;
+// Hot mode: a host that needs this fraction of the device time to enqueue a batch is what sets
+// the time (issue 15, item 6): the device waits for launches.
+constexpr double kHostBoundFraction = 0.8;
+// Graph mode: the rotated buffer sets must move at least twice the L2 between two uses of a
+// set (BufferSetsForRotation); below that, data stays in L2.
+constexpr double kMinRotationOverL2 = 2.0;
 
 measure::StoppingCriteria CriteriaFromSpec(const v1::StoppingCriteria& s) {
   measure::StoppingCriteria c;
@@ -27,6 +38,22 @@ measure::StoppingCriteria CriteriaFromSpec(const v1::StoppingCriteria& s) {
   if (s.min_time_seconds() > 0) c.min_time_seconds = s.min_time_seconds();
   if (s.timeout_seconds() > 0) c.timeout_seconds = s.timeout_seconds();
   return c;
+}
+
+v1::HarnessStopCriterion ToProto(measure::StopCriterion c) {
+  switch (c) {
+    case measure::StopCriterion::kMedianPrecision:
+      return v1::HARNESS_STOP_CRITERION_MEDIAN_PRECISION;
+    case measure::StopCriterion::kRelativeStddev:
+      return v1::HARNESS_STOP_CRITERION_RELATIVE_STDDEV;
+    case measure::StopCriterion::kNoiseStable:
+      return v1::HARNESS_STOP_CRITERION_NOISE_STABLE;
+    case measure::StopCriterion::kTimeout:
+      return v1::HARNESS_STOP_CRITERION_TIMEOUT;
+    case measure::StopCriterion::kNone:
+      break;
+  }
+  return v1::HARNESS_STOP_CRITERION_UNSPECIFIED;
 }
 
 void FillStatistics(const measure::SampleStatistics& s, int64_t launches, v1::Statistics* out) {
@@ -43,18 +70,20 @@ void FillStatistics(const measure::SampleStatistics& s, int64_t launches, v1::St
   out->set_median_ci_high_seconds(s.median_ci_high);
   out->set_samples(s.samples);
   out->set_launches_per_sample(launches);
+  out->set_unit(launches > 1 ? v1::HARNESS_STATISTIC_UNIT_BATCH_MEAN
+                             : v1::HARNESS_STATISTIC_UNIT_LAUNCH);
 }
 
 absl::Status WriteSamplesCsv(const std::string& path,
                              const std::vector<measure::VariantSamples>& all) {
   std::ofstream f(path);
   if (!f) return absl::InternalError(absl::StrCat("cannot write ", path));
-  f << "variant,sample,seconds,launches,seconds_per_launch,sm_clock_mhz\n";
+  f << "variant,sample,seconds,launches,seconds_per_launch,sm_clock_mhz,host_enqueue_seconds\n";
   for (const auto& vs : all) {
     for (size_t i = 0; i < vs.kept.size(); ++i) {
       const measure::Sample& s = vs.kept[i];
-      f << absl::StrFormat("%s,%d,%.9e,%d,%.9e,%.1f\n", vs.name, i, s.seconds, s.launches,
-                           s.per_launch(), s.sm_clock_mhz);
+      f << absl::StrFormat("%s,%d,%.9e,%d,%.9e,%.1f,%.9e\n", vs.name, i, s.seconds, s.launches,
+                           s.per_launch(), s.sm_clock_mhz, s.host_enqueue_seconds);
     }
   }
   f.close();
@@ -62,177 +91,330 @@ absl::Status WriteSamplesCsv(const std::string& path,
   return absl::OkStatus();
 }
 
+double Median(std::vector<double> v) { return measure::ComputeStatistics(std::move(v)).median; }
+
+// Hot mode's host time against device time, per sample (batch).
+void DescribeHostEnqueue(const measure::VariantSamples& vs, v1::VariantResult* vr) {
+  std::vector<double> host, device;
+  for (const measure::Sample& s : vs.kept) {
+    if (s.host_enqueue_seconds <= 0) continue;
+    host.push_back(s.host_enqueue_seconds);
+    device.push_back(s.seconds);
+  }
+  if (host.empty()) return;
+  const double host_median = Median(host);
+  vr->set_host_enqueue_seconds(host_median);
+  vr->set_host_bound(host_median >= kHostBoundFraction * Median(device));
+}
+
+void DescribeDrift(const measure::VariantSamples& vs, v1::VariantResult* vr) {
+  const measure::DriftCheck d = measure::CheckDrift(vs.per_launch_seconds());
+  vr->set_drift_checked(d.checked);
+  vr->set_drifted(d.drifted);
+  vr->set_first_half_median_seconds(d.first_half_median);
+  vr->set_second_half_median_seconds(d.second_half_median);
+}
+
+bool ThrottledDuringRun(const v1::Environment& env, const measure::VariantSamples& vs) {
+  if (vs.discarded > 0) return true;
+  if (env.violation_counters_read()) {
+    return env.power_violation_seconds() + env.thermal_violation_seconds() +
+               env.board_limit_violation_seconds() + env.reliability_violation_seconds() >
+           0;
+  }
+  return env.after().throttle_reasons() != 0;
+}
+
 }  // namespace
 
-absl::StatusOr<v1::Correctness> CheckVariant(PreparedVariant& variant,
-                                             const kernels::Problem& problem, uint64_t seed) {
+absl::StatusOr<Reference> ComputeReference(const kernels::Problem& problem,
+                                           const kernels::HostTensors& inputs, uint64_t seed) {
   const kernels::Operation* op = kernels::FindOperation(problem.op);
   if (op == nullptr) return absl::InvalidArgumentError("unknown operation " + problem.op);
-  absl::StatusOr<kernels::HostTensors> inputs = variant.Inputs();
-  if (!inputs.ok()) return inputs.status();
-  absl::StatusOr<CheckedOutput> out = variant.RunChecked();
-  if (!out.ok()) return out.status();
-
   const kernels::Layout layout = op->layout(problem);
-  const double tolerance = op->tolerance(problem);
-  const bool sampled = op->reference_element &&
-                       static_cast<double>(op->cost(problem).flops) > kFullReferenceFlopLimit;
-  std::vector<double> got, want;
-  if (sampled) {
-    std::mt19937_64 rng(seed ^ 0x5eed);
+  Reference ref;
+  ref.tolerance = op->tolerance(problem);
+  ref.sampled = op->reference_element &&
+                static_cast<double>(op->cost(problem).flops) > kFullReferenceFlopLimit;
+  ref.values.resize(layout.outputs.size());
+  if (!ref.sampled) {
     for (size_t o = 0; o < layout.outputs.size(); ++o) {
-      const int64_t n = layout.outputs[o].elements;
-      std::uniform_int_distribution<int64_t> pick(0, n - 1);
-      for (int64_t i = 0; i < std::min(n, kSampledElements); ++i) {
-        const int64_t index = pick(rng);
-        got.push_back(out->outputs[o][index]);
-        want.push_back(op->reference_element(problem, *inputs, o, index));
-      }
+      ref.values[o].assign(layout.outputs[o].elements, 0);
     }
-  } else {
-    kernels::HostTensors ref(layout.outputs.size());
-    for (size_t o = 0; o < layout.outputs.size(); ++o) ref[o].assign(layout.outputs[o].elements, 0);
-    op->reference(problem, *inputs, &ref);
-    for (size_t o = 0; o < ref.size(); ++o) {
-      got.insert(got.end(), out->outputs[o].begin(), out->outputs[o].end());
-      want.insert(want.end(), ref[o].begin(), ref[o].end());
+    op->reference(problem, inputs, &ref.values);
+    return ref;
+  }
+  std::mt19937_64 rng(seed ^ 0x5eed);
+  ref.indices.resize(layout.outputs.size());
+  for (size_t o = 0; o < layout.outputs.size(); ++o) {
+    const int64_t n = layout.outputs[o].elements;
+    std::uniform_int_distribution<int64_t> pick(0, n - 1);
+    for (int64_t i = 0; i < std::min(n, kSampledElements); ++i) {
+      const int64_t index = pick(rng);
+      ref.indices[o].push_back(index);
+      ref.values[o].push_back(op->reference_element(problem, inputs, o, index));
     }
   }
-  const kernels::CheckResult r = kernels::CompareRelativeL2(got, want, tolerance);
+  return ref;
+}
+
+v1::Correctness CompareWithReference(const Reference& reference, const CheckedOutput& out) {
+  std::vector<double> got, want;
+  for (size_t o = 0; o < reference.values.size() && o < out.outputs.size(); ++o) {
+    if (reference.sampled) {
+      for (int64_t index : reference.indices[o]) got.push_back(out.outputs[o][index]);
+    } else {
+      got.insert(got.end(), out.outputs[o].begin(), out.outputs[o].end());
+    }
+    want.insert(want.end(), reference.values[o].begin(), reference.values[o].end());
+  }
+  const kernels::CheckResult r = kernels::CompareRelativeL2(got, want, reference.tolerance);
   v1::Correctness c;
   c.set_checked(true);
-  c.set_passed(r.passed && out->unwritten == 0);
+  c.set_passed(r.passed && out.unwritten == 0 && got.size() == want.size());
   c.set_relative_l2_error(r.relative_l2_error);
-  c.set_tolerance(tolerance);
+  c.set_tolerance(reference.tolerance);
   c.set_nan_count(r.nan_count);
-  c.set_unwritten_count(out->unwritten);
+  c.set_unwritten_count(out.unwritten);
   c.set_elements_checked(r.elements_checked);
   std::string detail = r.detail;
-  if (out->unwritten > 0) {
-    detail = absl::StrCat(out->unwritten, " output elements never written",
+  if (out.unwritten > 0) {
+    detail = absl::StrCat(out.unwritten, " output elements never written",
                           detail.empty() ? "" : "; ", detail);
   }
-  if (sampled) absl::StrAppend(&detail, detail.empty() ? "" : "; ", "checked on a random sample");
+  if (reference.sampled) {
+    absl::StrAppend(&detail, detail.empty() ? "" : "; ", "checked on a random sample");
+  }
   c.set_detail(detail);
   return c;
 }
 
-absl::StatusOr<JobRun> RunBenchmarkJob(DeviceRunner& runner, const JobContext& context) {
-  const v1::JobSpec& spec = context.job->spec();
-  if (spec.variants().empty()) return absl::InvalidArgumentError("variants: none given");
-  uint64_t seed = spec.seed();
-  if (seed == 0) seed = std::random_device{}() | (uint64_t{std::random_device{}()} << 32) | 1;
-  const v1::MeasureMode mode =
-      spec.mode() == v1::MEASURE_MODE_UNSPECIFIED ? runner.default_mode() : spec.mode();
+absl::StatusOr<v1::Correctness> CheckVariant(PreparedVariant& variant,
+                                             const kernels::Problem& problem, uint64_t seed) {
+  KBENCH_ASSIGN_OR_RETURN(const kernels::HostTensors inputs, variant.Inputs());
+  KBENCH_ASSIGN_OR_RETURN(const Reference reference, ComputeReference(problem, inputs, seed));
+  KBENCH_ASSIGN_OR_RETURN(const CheckedOutput out, variant.RunChecked());
+  return CompareWithReference(reference, out);
+}
 
-  const auto report = [&](const std::string& phase, const std::string& variant, int64_t samples,
-                          double noise, double elapsed) {
-    if (!context.progress) return;
-    v1::Progress p;
-    p.set_phase(phase);
-    p.set_variant(variant);
-    p.set_samples(samples);
-    p.set_noise(noise);
-    p.set_elapsed_seconds(elapsed);
-    context.progress(p);
-  };
+namespace {
 
-  JobRun run;
-  v1::Environment* env = run.result.mutable_environment();
-  runner.FillEnvironment(env);
-  env->set_seed(seed);
-  runner.ReadClocks(env->mutable_before());
+// One variant of the job, from preparation to its result.
+struct VariantRun {
+  std::string name;
+  kernels::Problem problem;
+  std::unique_ptr<PreparedVariant> prepared;
+  Reference reference;
+  int result_index = 0;
+};
 
-  std::vector<kernels::Problem> problems;
-  std::vector<std::unique_ptr<PreparedVariant>> prepared;
-  std::vector<v1::Correctness> checks;
-  for (const std::string& name : spec.variants()) {
-    absl::StatusOr<kernels::Problem> problem = ProblemFromSpec(spec, name);
-    if (!problem.ok()) return problem.status();
-    if (absl::Status s = kernels::ValidateProblem(&*problem); !s.ok()) return s;
-    report("check", name, 0, 0, 0);
-    absl::StatusOr<std::unique_ptr<PreparedVariant>> pv = runner.Prepare(*problem, seed, mode);
-    if (!pv.ok()) return pv.status();
-    absl::StatusOr<v1::Correctness> check = CheckVariant(**pv, *problem, seed);
-    if (!check.ok()) return check.status();
-    auto* vr = run.result.add_variants();
+// The steps of one benchmark job, in the order RunBenchmarkJob calls them (the outline of
+// nvbench's measure_cold: one level of abstraction per step).
+class BenchmarkRun {
+ public:
+  BenchmarkRun(DeviceRunner& runner, const JobContext& context)
+      : runner_(runner), context_(context), spec_(context.job->spec()) {}
+
+  absl::Status Initialize();
+  absl::Status PrepareAndCheckVariants();
+  absl::Status WarmUp();
+  absl::Status SampleInterleaved();
+  absl::Status CheckTimedLaunches();
+  void Summarize();
+  absl::Status WriteSamplesArtifact();
+  JobRun TakeRun() { return std::move(run_); }
+
+ private:
+  void Report(const std::string& phase, const std::string& variant, int64_t samples = 0,
+              double noise = 0, double elapsed = 0) const;
+  absl::Status FailCorrectness(const VariantRun& v, const v1::Correctness& c,
+                               const char* which) const;
+  void SummarizeVariant(size_t i, double first_median);
+
+  DeviceRunner& runner_;
+  const JobContext& context_;
+  const v1::JobSpec& spec_;
+  uint64_t seed_ = 0;
+  v1::MeasureMode mode_ = v1::MEASURE_MODE_UNSPECIFIED;
+  JobRun run_;
+  std::vector<VariantRun> variants_;
+  std::vector<measure::VariantSamples> sampled_;
+};
+
+void BenchmarkRun::Report(const std::string& phase, const std::string& variant, int64_t samples,
+                          double noise, double elapsed) const {
+  if (!context_.progress) return;
+  v1::Progress p;
+  p.set_phase(phase);
+  p.set_variant(variant);
+  p.set_samples(samples);
+  p.set_noise(noise);
+  p.set_elapsed_seconds(elapsed);
+  context_.progress(p);
+}
+
+absl::Status BenchmarkRun::FailCorrectness(const VariantRun& v, const v1::Correctness& c,
+                                           const char* which) const {
+  return absl::FailedPreconditionError(absl::StrCat("correctness: ", spec_.kernel(), "/", v.name,
+                                                    which,
+                                                    " does not match the float64 "
+                                                    "reference: ",
+                                                    c.detail()));
+}
+
+absl::Status BenchmarkRun::Initialize() {
+  if (spec_.variants().empty()) return absl::InvalidArgumentError("variants: none given");
+  seed_ = spec_.seed();
+  if (seed_ == 0) seed_ = std::random_device{}() | (uint64_t{std::random_device{}()} << 32) | 1;
+  mode_ = spec_.mode() == v1::MEASURE_MODE_UNSPECIFIED ? runner_.default_mode() : spec_.mode();
+  v1::Environment* env = run_.result.mutable_environment();
+  runner_.FillEnvironment(env);
+  env->set_seed(seed_);
+  runner_.ReadClocks(env->mutable_before());
+  return absl::OkStatus();
+}
+
+absl::Status BenchmarkRun::PrepareAndCheckVariants() {
+  for (const std::string& name : spec_.variants()) {
+    VariantRun& v = variants_.emplace_back();
+    v.name = name;
+    KBENCH_ASSIGN_OR_RETURN(v.problem, ProblemFromSpec(spec_, name));
+    KBENCH_RETURN_IF_ERROR(kernels::ValidateProblem(&v.problem));
+    Report("check", name);
+    KBENCH_ASSIGN_OR_RETURN(v.prepared, runner_.Prepare(v.problem, seed_, mode_));
+    KBENCH_ASSIGN_OR_RETURN(const kernels::HostTensors inputs, v.prepared->Inputs());
+    KBENCH_ASSIGN_OR_RETURN(v.reference, ComputeReference(v.problem, inputs, seed_));
+    KBENCH_ASSIGN_OR_RETURN(const CheckedOutput out, v.prepared->RunChecked());
+    v1::VariantResult* vr = run_.result.add_variants();
+    v.result_index = run_.result.variants_size() - 1;
     vr->set_variant(name);
-    vr->set_mode(mode);
-    *vr->mutable_correctness() = *check;
-    if (!check->passed()) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("correctness: ", spec.kernel(), "/", name, " does not match the float64 "
-                       "reference: ", check->detail()));
-    }
-    problems.push_back(*std::move(problem));
-    prepared.push_back(*std::move(pv));
+    vr->set_mode(mode_);
+    *vr->mutable_correctness() = CompareWithReference(v.reference, out);
+    if (!vr->correctness().passed()) return FailCorrectness(v, vr->correctness(), "");
   }
+  return absl::OkStatus();
+}
 
-  for (size_t i = 0; i < prepared.size(); ++i) {
-    report("warmup", spec.variants(i), 0, 0, 0);
-    if (absl::Status s = prepared[i]->Warmup(); !s.ok()) return s;
+absl::Status BenchmarkRun::WarmUp() {
+  for (VariantRun& v : variants_) {
+    Report("warmup", v.name);
+    KBENCH_RETURN_IF_ERROR(v.prepared->Warmup());
   }
+  return absl::OkStatus();
+}
 
-  std::vector<std::string> names(spec.variants().begin(), spec.variants().end());
+absl::Status BenchmarkRun::SampleInterleaved() {
+  std::vector<std::string> names;
   std::vector<measure::SampleFn> fns;
-  for (auto& pv : prepared) fns.push_back([p = pv.get()] { return p->TakeSample(); });
+  for (VariantRun& v : variants_) {
+    names.push_back(v.name);
+    fns.push_back([p = v.prepared.get()] { return p->TakeSample(); });
+  }
   measure::SamplerHooks hooks;
-  hooks.cancelled = context.cancelled;
+  hooks.cancelled = context_.cancelled;
   hooks.progress = [&](const measure::ProgressUpdate& u) {
-    report("measure", u.variant, u.samples, u.noise, u.elapsed_seconds);
+    Report("measure", u.variant, u.samples, u.noise, u.elapsed_seconds);
   };
-  absl::StatusOr<std::vector<measure::VariantSamples>> sampled =
-      measure::SampleInterleaved(names, fns, CriteriaFromSpec(spec.stopping()), hooks);
-  if (!sampled.ok()) return sampled.status();
-  runner.ReadClocks(env->mutable_after());
+  v1::Environment* env = run_.result.mutable_environment();
+  runner_.BeginSampling();
+  absl::Cleanup end = [&] { runner_.EndSampling(env); };
+  KBENCH_ASSIGN_OR_RETURN(
+      sampled_, measure::SampleInterleaved(names, fns, CriteriaFromSpec(spec_.stopping()), hooks));
+  std::move(end).Invoke();
+  runner_.ReadClocks(env->mutable_after());
+  return absl::OkStatus();
+}
+
+absl::Status BenchmarkRun::CheckTimedLaunches() {
+  for (VariantRun& v : variants_) {
+    Report("check", v.name);
+    KBENCH_ASSIGN_OR_RETURN(const TimedCheck timed, v.prepared->TakeCheckedSample());
+    v1::VariantResult* vr = run_.result.mutable_variants(v.result_index);
+    *vr->mutable_timed_correctness() = CompareWithReference(v.reference, timed.output);
+    if (!vr->timed_correctness().passed()) {
+      return FailCorrectness(v, vr->timed_correctness(), "'s timed launch");
+    }
+  }
+  return absl::OkStatus();
+}
+
+void BenchmarkRun::Summarize() {
   // The SM clock the probes saw during the kept samples (devices without probes leave it 0).
   std::vector<double> clocks;
-  for (const measure::VariantSamples& vs : *sampled) {
+  for (const measure::VariantSamples& vs : sampled_) {
     for (const measure::Sample& s : vs.kept) {
       if (s.sm_clock_mhz > 0) clocks.push_back(s.sm_clock_mhz);
     }
   }
-  if (!clocks.empty()) env->set_estimated_sm_clock_mhz(measure::ComputeStatistics(clocks).median);
-
-  const v1::DeviceInfo& info = runner.info();
-  double first_median = 0;
-  for (size_t i = 0; i < sampled->size(); ++i) {
-    const measure::VariantSamples& vs = (*sampled)[i];
-    v1::VariantResult* vr = run.result.mutable_variants(static_cast<int>(i));
-    const measure::SampleStatistics stats = measure::ComputeStatistics(vs.per_launch_seconds());
-    const int64_t launches = vs.kept.empty() ? 0 : vs.kept.front().launches;
-    FillStatistics(stats, launches, vr->mutable_stats());
-    const kernels::Operation* op = kernels::FindOperation(problems[i].op);
-    const kernels::Cost cost = op->cost(problems[i]);
-    vr->set_bytes(cost.bytes);
-    vr->set_flops(cost.flops);
-    if (stats.median > 0) {
-      vr->set_bytes_per_second(static_cast<double>(cost.bytes) / stats.median);
-      vr->set_flops_per_second(static_cast<double>(cost.flops) / stats.median);
-      if (info.copy_bandwidth_bytes_per_second() > 0) {
-        vr->set_fraction_of_copy_bandwidth(vr->bytes_per_second() /
-                                           info.copy_bandwidth_bytes_per_second());
-      }
-      const double peak = runner.PeakFlops(problems[i].dtype);
-      if (peak > 0) vr->set_fraction_of_peak_flops(vr->flops_per_second() / peak);
-    }
-    if (i == 0) first_median = stats.median;
-    if (stats.median > 0) vr->set_speedup_vs_first(first_median / stats.median);
-    vr->set_stop_reason(vs.decision.reason);
-    vr->set_converged(vs.decision.converged);
-    vr->set_discarded_samples(vs.discarded);
-    vr->set_throttled(vs.discarded > 0 || env->after().throttle_reasons() != 0);
-    vr->set_measured_seconds(vs.measured_seconds);
-    vr->set_wall_seconds(vs.wall_seconds);
+  if (!clocks.empty()) {
+    run_.result.mutable_environment()->set_estimated_sm_clock_mhz(Median(clocks));
   }
+  double first_median = 0;
+  for (size_t i = 0; i < sampled_.size(); ++i) {
+    SummarizeVariant(i, first_median);
+    if (i == 0) first_median = run_.result.variants(0).stats().median_seconds();
+  }
+}
 
-  const std::string csv = context.job->artifact_dir() + "/samples.csv";
-  if (absl::Status s = WriteSamplesCsv(csv, *sampled); !s.ok()) return s;
-  internal::v1::ArtifactFile* art = &run.artifacts.emplace_back();
+void BenchmarkRun::SummarizeVariant(size_t i, double first_median) {
+  const measure::VariantSamples& vs = sampled_[i];
+  const VariantRun& v = variants_[i];
+  v1::VariantResult* vr = run_.result.mutable_variants(v.result_index);
+  const measure::SampleStatistics stats = measure::ComputeStatistics(vs.per_launch_seconds());
+  FillStatistics(stats, vs.kept.front().launches, vr->mutable_stats());
+  const kernels::Cost cost = kernels::FindOperation(v.problem.op)->cost(v.problem);
+  vr->set_bytes(cost.bytes);
+  vr->set_flops(cost.flops);
+  // A host clock can read 0 for a run shorter than its resolution: no rate then.
+  if (stats.median > 0) {
+    vr->set_bytes_per_second(static_cast<double>(cost.bytes) / stats.median);
+    vr->set_flops_per_second(static_cast<double>(cost.flops) / stats.median);
+    const double copy_bandwidth = runner_.info().copy_bandwidth_bytes_per_second();
+    if (copy_bandwidth > 0) {
+      vr->set_fraction_of_copy_bandwidth(vr->bytes_per_second() / copy_bandwidth);
+    }
+    const double peak = runner_.PeakFlops(v.problem.dtype);
+    if (peak > 0) vr->set_fraction_of_peak_flops(vr->flops_per_second() / peak);
+    vr->set_speedup_vs_first((i == 0 ? stats.median : first_median) / stats.median);
+    vr->set_median_precision(0.5 * (stats.median_ci_high - stats.median_ci_low) / stats.median);
+  }
+  vr->set_stop_reason(vs.decision.reason);
+  vr->set_stop_criterion(ToProto(vs.decision.criterion));
+  vr->set_converged(vs.decision.converged);
+  vr->set_discarded_samples(vs.discarded);
+  vr->set_throttled(ThrottledDuringRun(run_.result.environment(), vs));
+  vr->set_measured_seconds(vs.measured_seconds);
+  vr->set_wall_seconds(vs.wall_seconds);
+  DescribeDrift(vs, vr);
+  DescribeHostEnqueue(vs, vr);
+  v.prepared->DescribeMeasurement(vr);
+  if (vr->rotation_over_l2() > 0) {
+    vr->set_rotation_fits_l2(vr->rotation_over_l2() < kMinRotationOverL2);
+  }
+}
+
+absl::Status BenchmarkRun::WriteSamplesArtifact() {
+  const std::string csv = context_.job->artifact_dir() + "/samples.csv";
+  KBENCH_RETURN_IF_ERROR(WriteSamplesCsv(csv, sampled_));
+  internal::v1::ArtifactFile* art = &run_.artifacts.emplace_back();
   art->set_name("samples.csv");
   art->set_path(csv);
   art->set_content_type("text/csv");
-  return run;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<JobRun> RunBenchmarkJob(DeviceRunner& runner, const JobContext& context) {
+  BenchmarkRun job(runner, context);
+  KBENCH_RETURN_IF_ERROR(job.Initialize());
+  KBENCH_RETURN_IF_ERROR(job.PrepareAndCheckVariants());
+  KBENCH_RETURN_IF_ERROR(job.WarmUp());
+  KBENCH_RETURN_IF_ERROR(job.SampleInterleaved());
+  KBENCH_RETURN_IF_ERROR(job.CheckTimedLaunches());
+  job.Summarize();
+  KBENCH_RETURN_IF_ERROR(job.WriteSamplesArtifact());
+  return job.TakeRun();
 }
 
 }  // namespace kbench::executor

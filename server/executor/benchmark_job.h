@@ -1,6 +1,10 @@
 // The device-independent benchmark pipeline: inputs, float64 reference, checked run, warm-up,
-// interleaved sampling, statistics and the samples artifact. Devices plug in as DeviceRunner.
+// interleaved sampling, a check of one timed sample's outputs, statistics and the samples
+// artifact. Devices plug in as DeviceRunner.
 #pragma once
+
+#include <cstdint>
+#include <vector>
 
 #include "server/executor/backend.h"
 #include "server/executor/device_runner.h"
@@ -8,12 +12,30 @@
 namespace kbench::executor {
 
 // Runs a benchmark job (one variant, or several sampled interleaved for a compare).
-// A variant that fails its correctness check fails the job (FAILED_PRECONDITION naming it),
-// before any timing.
+// A variant that fails its correctness check fails the job (FAILED_PRECONDITION naming it):
+// the checked run before any timing, or the timed sample checked after sampling. A variant
+// that keeps no sample fails it too (the sampler's FAILED_PRECONDITION naming the clock).
 absl::StatusOr<JobRun> RunBenchmarkJob(DeviceRunner& runner, const JobContext& context);
 
-// Runs the variant once on poisoned outputs and compares with the float64 reference: every
-// element, or (for costly problems with a reference_element function) a seeded random sample.
+// The float64 reference of a problem's outputs: every element or, for costly problems with a
+// reference_element function, a seeded random sample of elements. Computed once per variant
+// and compared against both the checked run and the timed sample.
+struct Reference {
+  bool sampled = false;
+  // Per output, the elements compared when sampled (empty otherwise).
+  std::vector<std::vector<int64_t>> indices;
+  // Per output: every element's reference value, or the sampled ones in `indices` order.
+  kernels::HostTensors values;
+  double tolerance = 0;
+};
+
+absl::StatusOr<Reference> ComputeReference(const kernels::Problem& problem,
+                                           const kernels::HostTensors& inputs, uint64_t seed);
+
+// Compares outputs (from RunChecked or TakeCheckedSample) with the reference.
+v1::Correctness CompareWithReference(const Reference& reference, const CheckedOutput& out);
+
+// Runs the variant once on poisoned outputs and compares with the float64 reference.
 absl::StatusOr<v1::Correctness> CheckVariant(PreparedVariant& variant,
                                              const kernels::Problem& problem, uint64_t seed);
 

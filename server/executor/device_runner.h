@@ -22,6 +22,12 @@ struct CheckedOutput {
   int64_t unwritten = 0;
 };
 
+// One timed sample whose outputs were read back.
+struct TimedCheck {
+  measure::Sample sample;
+  CheckedOutput output;
+};
+
 // One problem set up on a device: inputs generated from the seed, outputs allocated.
 // Not thread-safe; used by one job at a time.
 class PreparedVariant {
@@ -35,6 +41,15 @@ class PreparedVariant {
   virtual absl::Status Warmup() = 0;
   // One timed sample in the job's measure mode.
   virtual absl::StatusOr<measure::Sample> TakeSample() = 0;
+  // After Warmup: poisons the outputs of the buffer set the job's mode writes last, takes one
+  // timed sample exactly as TakeSample does, and reads those outputs back. The pipeline
+  // compares them with the checked run's reference, so that what was timed (the cold launch
+  // behind the blocker, the hot batch, the captured graph, the rotated buffer sets) is what was
+  // checked (issue 15, item 2; users' kernels rely on it to catch a kernel that computes only
+  // when checked).
+  virtual absl::StatusOr<TimedCheck> TakeCheckedSample() = 0;
+  // Facts of the measurement only this device knows (graph rotation bytes, say).
+  virtual void DescribeMeasurement(v1::VariantResult* out) const { (void)out; }
   // One untimed run, waited for (profiling: CUPTI records it).
   virtual absl::Status RunOnce() = 0;
 };
@@ -56,6 +71,12 @@ class DeviceRunner {
   // The job's environment: what every device has (from info() and the host's name), then
   // FillDeviceEnvironment for what only this kind of device knows.
   void FillEnvironment(v1::Environment* env);
+  // Called once all variants are warmed up, just before sampling: a device fixes its clock
+  // floor and snapshots its throttle counters here.
+  virtual void BeginSampling() {}
+  // Called after sampling, whether it succeeded or not: the clock floor used and the throttling
+  // seen since BeginSampling go into `env`.
+  virtual void EndSampling(v1::Environment* env) { (void)env; }
   // True after an error that leaves the device unusable in this process (sticky CUDA error).
   virtual bool NeedsRestart() const { return false; }
 

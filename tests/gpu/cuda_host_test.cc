@@ -124,6 +124,27 @@ TEST(Nvml, ReadsNothingBeforeOpenOrWithoutADevice) {
   EXPECT_FALSE(nvml.available());
 }
 
+TEST(Nvml, DiffsViolationCountersOverTheRun) {
+  ViolationCounters before, after;
+  before.read = after.read = true;
+  before.power_ns = 1'000'000'000;
+  after.power_ns = 1'250'000'000;  // 0.25 s held down by the power cap during the run
+  before.thermal_ns = 5;
+  after.thermal_ns = 5;
+  before.board_limit_ns = 10;  // went backwards (driver reload): counts as nothing
+  after.board_limit_ns = 3;
+  const ViolationSeconds v = ViolationsBetween(before, after);
+  EXPECT_TRUE(v.read);
+  EXPECT_DOUBLE_EQ(v.power, 0.25);
+  EXPECT_EQ(v.thermal, 0);
+  EXPECT_EQ(v.board_limit, 0);
+  after.read = false;
+  EXPECT_FALSE(ViolationsBetween(before, after).read);
+  EXPECT_EQ(ViolationsBetween(before, after).power, 0);
+}
+
+TEST(Nvml, ReadsNoViolationCountersWithoutADevice) { EXPECT_FALSE(Nvml().ReadViolations().read); }
+
 TEST(DiscoverCudaDevices, SucceedsWithOrWithoutADriver) {
   absl::StatusOr<std::vector<v1::DeviceInfo>> devices = DiscoverCudaDevices();
   ASSERT_TRUE(devices.ok()) << devices.status();

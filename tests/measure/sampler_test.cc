@@ -85,7 +85,8 @@ TEST(SampleInterleaved, AlternatesVariantsAndSkipsOnesThatStopped) {
 
 TEST(SampleInterleaved, CountsDiscardedSamplesWithoutKeepingThem) {
   FakeClock clock;
-  int calls = 0, backoffs = 0;
+  int calls = 0;
+  std::vector<double> sleeps;
   SampleFn fn = [&]() -> absl::StatusOr<Sample> {
     clock.t += 0.1;
     Sample s;
@@ -97,39 +98,84 @@ TEST(SampleInterleaved, CountsDiscardedSamplesWithoutKeepingThem) {
   };
   SamplerHooks hooks;
   hooks.now = clock.fn();
-  hooks.on_discard = [&] { ++backoffs; };
+  hooks.sleep = [&](double seconds) { sleeps.push_back(seconds); };
   absl::StatusOr<std::vector<VariantSamples>> r =
       SampleInterleaved({"a"}, {fn}, Criteria(0.005, 10, 0.0, 15), hooks);
   ASSERT_TRUE(r.ok()) << r.status();
   const VariantSamples& a = (*r)[0];
   EXPECT_EQ(a.kept.size(), 10u);
   EXPECT_EQ(a.discarded, 4);  // calls 3, 6, 9, 12 of 14
-  EXPECT_EQ(backoffs, 4);
+  // Each discard follows a kept sample: the back-off starts over at its first step each time.
+  EXPECT_EQ(sleeps, std::vector<double>(4, DiscardBackoffSeconds(1)));
   for (const Sample& s : a.kept) EXPECT_DOUBLE_EQ(s.seconds, 0.1);
   EXPECT_NEAR(a.measured_seconds, 1.0, 1e-12);
   EXPECT_TRUE(a.decision.converged);
 }
 
-TEST(SampleInterleaved, EndsAtTimeoutWhenEverySampleIsDiscarded) {
+TEST(DiscardBackoffSeconds, GrowsFromTenMillisecondsToHalfASecond) {
+  EXPECT_DOUBLE_EQ(DiscardBackoffSeconds(1), 0.01);
+  EXPECT_DOUBLE_EQ(DiscardBackoffSeconds(2), 0.02);
+  EXPECT_DOUBLE_EQ(DiscardBackoffSeconds(3), 0.04);
+  EXPECT_DOUBLE_EQ(DiscardBackoffSeconds(6), 0.32);
+  EXPECT_DOUBLE_EQ(DiscardBackoffSeconds(7), 0.5);
+  EXPECT_DOUBLE_EQ(DiscardBackoffSeconds(1000), 0.5);
+}
+
+// A sample taken at 1000 MHz against a floor of 1485 MHz (75% of a 1980 MHz maximum).
+Sample Throttled(double seconds) {
+  Sample s;
+  s.seconds = seconds;
+  s.discard = true;
+  s.sm_clock_mhz = 1000;
+  s.clock_floor_mhz = 1485;
+  return s;
+}
+
+TEST(SampleInterleaved, FailsNamingTheClockAfterTooManyDiscardsInARow) {
   FakeClock clock;
+  int calls = 0;
+  std::vector<double> sleeps;
   SampleFn fn = [&]() -> absl::StatusOr<Sample> {
-    clock.t += 0.5;
-    Sample s;
-    s.seconds = 0.5;
-    s.discard = true;
-    return s;
+    ++calls;
+    clock.t += 0.001;
+    return Throttled(0.001);
   };
   SamplerHooks hooks;
   hooks.now = clock.fn();
+  hooks.sleep = [&](double seconds) {
+    sleeps.push_back(seconds);
+    clock.t += seconds;
+  };
+  absl::StatusOr<std::vector<VariantSamples>> r =
+      SampleInterleaved({"copy/vectorized"}, {fn}, Criteria(0.005, 10, 0.0, 1000), hooks);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition) << r.status();
+  EXPECT_EQ(calls, SamplerHooks::kMaxConsecutiveDiscards);
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "copy/vectorized")) << r.status();
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "1000 MHz")) << r.status();
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "floor of 1485 MHz")) << r.status();
+  // The back-off grew between the discards.
+  ASSERT_EQ(sleeps.size(), static_cast<size_t>(SamplerHooks::kMaxConsecutiveDiscards - 1));
+  for (size_t i = 1; i < sleeps.size(); ++i) EXPECT_GE(sleeps[i], sleeps[i - 1]);
+  EXPECT_GT(sleeps.back(), sleeps.front());
+}
+
+TEST(SampleInterleaved, FailsWhenTheTimeoutComesWithNoSampleKept) {
+  // Fewer discards than the cap, but the timeout arrives first: a run that keeps nothing must
+  // fail rather than publish a median of 0.
+  FakeClock clock;
+  SampleFn fn = [&]() -> absl::StatusOr<Sample> {
+    clock.t += 0.5;
+    return Throttled(0.5);
+  };
+  SamplerHooks hooks;
+  hooks.now = clock.fn();
+  hooks.sleep = [](double) {};
   absl::StatusOr<std::vector<VariantSamples>> r =
       SampleInterleaved({"a"}, {fn}, Criteria(0.005, 10, 0.5, 3), hooks);
-  ASSERT_TRUE(r.ok()) << r.status();
-  const VariantSamples& a = (*r)[0];
-  EXPECT_TRUE(a.kept.empty());
-  EXPECT_EQ(a.discarded, 6);  // 3 s / 0.5 s
-  EXPECT_FALSE(a.decision.converged);
-  EXPECT_TRUE(absl::StrContains(a.decision.reason, "samples 0 < min_samples 10"))
-      << a.decision.reason;
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition) << r.status();
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "no sample kept (6 discarded")) << r.status();
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "floor of 1485 MHz")) << r.status();
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "samples 0 < min_samples 10")) << r.status();
 }
 
 TEST(SampleInterleaved, ReportsTimeoutReasonForANoisyVariant) {

@@ -62,6 +62,9 @@ class FakeVariant : public PreparedVariant {
   absl::StatusOr<measure::Sample> TakeSample() override {
     return absl::UnimplementedError("not used by profiles");
   }
+  absl::StatusOr<TimedCheck> TakeCheckedSample() override {
+    return absl::UnimplementedError("not used by profiles");
+  }
   absl::Status RunOnce() override {
     for (size_t k = 0; k < kernel_ns_.size(); ++k) {
       const uint32_t c = device_->next_correlation++;

@@ -6,6 +6,7 @@
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "kernels/cuda/cuda_variants.h"
 
 namespace kbench::executor::cuda {
@@ -16,7 +17,38 @@ size_t DefaultCopyBandwidthBytes(size_t free_bytes) {
                           size_t{1} << 20);
 }
 
-absl::StatusOr<CopyBandwidth> MeasureCopyBandwidth(cudaStream_t stream, size_t bytes, int runs) {
+namespace {
+
+// One timed run: kCopiesPerRun copies between one event pair, all queued behind the blocker.
+absl::StatusOr<double> TimeCopiesBehindBlocker(cudaStream_t stream, BlockingKernel* blocker,
+                                               cudaEvent_t start, cudaEvent_t stop, void* dst,
+                                               const void* src, size_t bytes) {
+  // Generous against the host queuing a handful of copies; the blocker gives up after it.
+  constexpr double kBlockTimeoutSeconds = 5.0;
+  {
+    KBENCH_RETURN_IF_ERROR(blocker->Block(stream, kBlockTimeoutSeconds));
+    BlockingKernel::ReleaseGuard release(blocker);
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaEventRecord(start, stream));
+    for (int c = 0; c < kCopiesPerRun; ++c) {
+      KBENCH_CUDA_RETURN_IF_ERROR(
+          cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream));
+    }
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaEventRecord(stop, stream));
+  }
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(stop));
+  if (blocker->TimedOut()) {
+    return absl::DeadlineExceededError(
+        "copy bandwidth: the blocking kernel gave up before the copies were queued");
+  }
+  float ms = 0;
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&ms, start, stop));
+  return static_cast<double>(ms) * 1e-3 / kCopiesPerRun;
+}
+
+}  // namespace
+
+absl::StatusOr<CopyBandwidth> MeasureCopyBandwidth(cudaStream_t stream, BlockingKernel* blocker,
+                                                   size_t bytes, int runs) {
   if (runs < 1) return absl::InvalidArgumentError(absl::StrCat("runs must be >= 1, got ", runs));
   void* src = nullptr;
   void* dst = nullptr;
@@ -43,7 +75,8 @@ absl::StatusOr<CopyBandwidth> MeasureCopyBandwidth(cudaStream_t stream, size_t b
   for (float warm_ms = 0; warm_ms < 200.0f;) {
     KBENCH_CUDA_RETURN_IF_ERROR(cudaEventRecord(start, stream));
     for (int i = 0; i < 8; ++i) {
-      KBENCH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream));
+      KBENCH_CUDA_RETURN_IF_ERROR(
+          cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream));
     }
     KBENCH_CUDA_RETURN_IF_ERROR(cudaEventRecord(stop, stream));
     KBENCH_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(stop));
@@ -53,13 +86,9 @@ absl::StatusOr<CopyBandwidth> MeasureCopyBandwidth(cudaStream_t stream, size_t b
   }
   std::vector<double> seconds;
   for (int i = 0; i < runs; ++i) {
-    KBENCH_CUDA_RETURN_IF_ERROR(cudaEventRecord(start, stream));
-    KBENCH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream));
-    KBENCH_CUDA_RETURN_IF_ERROR(cudaEventRecord(stop, stream));
-    KBENCH_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(stop));
-    float ms = 0;
-    KBENCH_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&ms, start, stop));
-    seconds.push_back(ms * 1e-3);
+    KBENCH_ASSIGN_OR_RETURN(const double one,
+                            TimeCopiesBehindBlocker(stream, blocker, start, stop, dst, src, bytes));
+    seconds.push_back(one);
   }
   std::sort(seconds.begin(), seconds.end());
   const double median = seconds.size() % 2 == 1

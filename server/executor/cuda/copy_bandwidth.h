@@ -7,6 +7,7 @@
 #include <cstddef>
 
 #include "absl/status/statusor.h"
+#include "server/executor/cuda/blocking_kernel.h"
 
 namespace kbench::executor::cuda {
 
@@ -19,9 +20,18 @@ struct CopyBandwidth {
   double spread = 0;
 };
 
-// Times cudaMemcpyAsync device-to-device of `bytes` on `stream` with events: a warm-up copy,
-// then `runs` timed copies; the median. Allocates two buffers of `bytes` for the duration.
-absl::StatusOr<CopyBandwidth> MeasureCopyBandwidth(cudaStream_t stream, size_t bytes, int runs);
+// Copies per timed run: one event pair around several copies queued behind the blocking kernel,
+// so that neither the host's ~3 us submission of the first copy nor a gap between copies is
+// timed (issue 15, item 3: one copy per event pair measured 2992.9 GB/s against 3004.9 GB/s
+// for the same copy in the cold harness, so copies showed up to 101.4% of copy bandwidth).
+inline constexpr int kCopiesPerRun = 4;
+
+// Times cudaMemcpyAsync device-to-device of `bytes` on `stream` with events: a warm-up of at
+// least 200 ms of copies, then `runs` timed runs of kCopiesPerRun copies each, held behind
+// `blocker` until all are queued; the median run's time per copy. Allocates two buffers of
+// `bytes` for the duration.
+absl::StatusOr<CopyBandwidth> MeasureCopyBandwidth(cudaStream_t stream, BlockingKernel* blocker,
+                                                   size_t bytes, int runs);
 
 // The copy size used at executor start: 512 MiB per buffer, less on a device with little free
 // memory (a quarter of what is free), so that the copy is far larger than any L2.

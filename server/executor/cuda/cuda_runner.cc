@@ -47,11 +47,19 @@ absl::Status CudaRunner::Initialize() {
   }
   default_sm_clock_mhz_ = nvml_.DefaultSmClockMhz();
   if (default_sm_clock_mhz_ <= 0) default_sm_clock_mhz_ = info_.sm_clock_mhz();
+  // The floor's basis (issue 15, item 1): the default applications clock is the base clock on
+  // some parts, where a 75% floor never fires; the maximum is what nvbench compares against.
+  // info_.sm_clock_mhz() is cudaDevAttrClockRate, the maximum boost clock.
+  max_sm_clock_mhz_ = nvml_.MaxSmClockMhz();
+  if (max_sm_clock_mhz_ <= 0) max_sm_clock_mhz_ = info_.sm_clock_mhz();
+  clock_floor_ =
+      measure::ChooseClockFloor(options_.clock_floor_fraction, max_sm_clock_mhz_, 0, std::nullopt);
 
   size_t free_bytes = 0, total_bytes = 0;
   KBENCH_CUDA_RETURN_IF_ERROR(cudaMemGetInfo(&free_bytes, &total_bytes));
-  absl::StatusOr<CopyBandwidth> bw = MeasureCopyBandwidth(
-      timed_stream_, DefaultCopyBandwidthBytes(free_bytes), options_.copy_bandwidth_runs);
+  absl::StatusOr<CopyBandwidth> bw =
+      MeasureCopyBandwidth(timed_stream_, &blocker_, DefaultCopyBandwidthBytes(free_bytes),
+                           options_.copy_bandwidth_runs);
   if (!bw.ok()) return bw.status();
   info_.set_copy_bandwidth_bytes_per_second(bw->bytes_per_second);
   info_.set_state(v1::DEVICE_STATE_READY);
@@ -64,7 +72,7 @@ TimedContext CudaRunner::timed_context() const {
   c.flusher = const_cast<L2Flusher*>(&flusher_);
   c.blocker = const_cast<BlockingKernel*>(&blocker_);
   c.probe = const_cast<ClockProbe*>(&probe_);
-  c.min_sm_clock_mhz = options_.clock_floor_fraction * default_sm_clock_mhz_;
+  c.min_sm_clock_mhz = clock_floor_.mhz;
   return c;
 }
 
@@ -140,6 +148,44 @@ void CudaRunner::ReadClocks(v1::ClockReading* reading) {
 
 void CudaRunner::FillDeviceEnvironment(v1::Environment* env) {
   env->set_default_sm_clock_mhz(default_sm_clock_mhz_);
+  warmup_clock_mhz_ = 0;
+  warmup_slowdown_ = false;
+}
+
+void CudaRunner::NoteWarmupClock(double sm_clock_mhz) {
+  if (sm_clock_mhz <= 0) return;
+  if (warmup_clock_mhz_ <= 0 || sm_clock_mhz < warmup_clock_mhz_) warmup_clock_mhz_ = sm_clock_mhz;
+  if (nvml_.available()) warmup_slowdown_ |= nvml_.Read().throttle_reasons != 0;
+}
+
+void CudaRunner::BeginSampling() {
+  const std::optional<bool> slowdown =
+      nvml_.available() ? std::optional<bool>(warmup_slowdown_) : std::nullopt;
+  clock_floor_ = measure::ChooseClockFloor(options_.clock_floor_fraction, max_sm_clock_mhz_,
+                                           warmup_clock_mhz_, slowdown);
+  violations_before_ = nvml_.ReadViolations();
+}
+
+void CudaRunner::EndSampling(v1::Environment* env) {
+  env->set_clock_floor_mhz(clock_floor_.mhz);
+  env->set_clock_floor_reference_mhz(clock_floor_.reference_mhz);
+  switch (clock_floor_.basis) {
+    case measure::ClockFloorBasis::kMaxSmClock:
+      env->set_clock_floor_basis(v1::HARNESS_CLOCK_FLOOR_BASIS_MAX_SM_CLOCK);
+      break;
+    case measure::ClockFloorBasis::kWarmupProbe:
+      env->set_clock_floor_basis(v1::HARNESS_CLOCK_FLOOR_BASIS_WARMUP_PROBE);
+      break;
+    case measure::ClockFloorBasis::kNone:
+      env->set_clock_floor_basis(v1::HARNESS_CLOCK_FLOOR_BASIS_NONE);
+      break;
+  }
+  const ViolationSeconds v = ViolationsBetween(violations_before_, nvml_.ReadViolations());
+  env->set_violation_counters_read(v.read);
+  env->set_power_violation_seconds(v.power);
+  env->set_thermal_violation_seconds(v.thermal);
+  env->set_board_limit_violation_seconds(v.board_limit);
+  env->set_reliability_violation_seconds(v.reliability);
 }
 
 absl::Status CudaRunner::CheckHealth(const absl::Status& failure) {

@@ -19,6 +19,7 @@
 #include "server/executor/cuda/measure_modes.h"
 #include "server/executor/cuda/nvml.h"
 #include "server/executor/device_runner.h"
+#include "server/executor/measure/clock_floor.h"
 
 namespace kbench::executor::cuda {
 
@@ -30,8 +31,9 @@ struct CudaRunnerOptions {
       find_variant;
   // Copy-bandwidth runs at start (median of these).
   int copy_bandwidth_runs = 9;
-  // Samples whose probed SM clock is under this fraction of the default SM clock are
-  // discarded (issue 3: 75%). Tests raise it to force discards.
+  // Samples whose probed SM clock is under this fraction of the maximum SM clock (or of the
+  // warm-up's clock when the clocks are locked low: measure/clock_floor.h) are discarded; 75%
+  // as nvbench's throttle threshold. Tests raise it to force discards.
   double clock_floor_fraction = 0.75;
   // How cold samples flush the L2 (l2_flusher.h).
   FlushKind flush = FlushKind::kWrite;
@@ -56,6 +58,9 @@ class CudaRunner : public DeviceRunner {
   double PeakFlops(kernels::DType dtype) const override;
   void ReadClocks(v1::ClockReading* reading) override;
 
+  void BeginSampling() override;
+  void EndSampling(v1::Environment* env) override;
+
   bool NeedsRestart() const override { return needs_restart_; }
 
   // After a failed job: finds out whether the CUDA context survived. A sticky error (illegal
@@ -72,6 +77,9 @@ class CudaRunner : public DeviceRunner {
   // The cuBLAS handle bound to the timed stream, created on first use.
   absl::StatusOr<void*> Cublas();
   double default_sm_clock_mhz() const { return default_sm_clock_mhz_; }
+  // A variant's warm-up ended with a sample whose probes saw `sm_clock_mhz`: with NVML's
+  // slowdown reasons read now, it decides the clock floor at BeginSampling.
+  void NoteWarmupClock(double sm_clock_mhz);
 
  protected:
   void FillDeviceEnvironment(v1::Environment* env) override;
@@ -90,6 +98,13 @@ class CudaRunner : public DeviceRunner {
   void* cublas_ = nullptr;
   void* cublas_workspace_ = nullptr;
   double default_sm_clock_mhz_ = 0;
+  double max_sm_clock_mhz_ = 0;
+  // The current job's: the lowest warm-up clock and whether NVML saw a slowdown then (reset
+  // when a job starts, in FillDeviceEnvironment).
+  double warmup_clock_mhz_ = 0;
+  bool warmup_slowdown_ = false;
+  measure::ClockFloor clock_floor_;
+  ViolationCounters violations_before_;
   bool needs_restart_ = false;
 };
 

@@ -6,7 +6,6 @@ namespace kbench::executor::cuda {
 
 absl::StatusOr<measure::Sample> MeasureCold(const TimedContext& ctx, const LaunchFn& launch) {
   if (absl::Status s = ctx.flusher->Flush(ctx.stream); !s.ok()) return s;
-  if (absl::Status s = ctx.probe->Record(ctx.stream, 0); !s.ok()) return s;
   // Nothing of the flush may still be in flight when the timed launch starts.
   KBENCH_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(ctx.stream));
   {
@@ -14,6 +13,7 @@ absl::StatusOr<measure::Sample> MeasureCold(const TimedContext& ctx, const Launc
       return s;
     }
     BlockingKernel::ReleaseGuard release(ctx.blocker);
+    if (absl::Status s = ctx.probe->Record(ctx.stream, 0); !s.ok()) return s;
     KBENCH_CUDA_RETURN_IF_ERROR(cudaEventRecord(ctx.start, ctx.stream));
     if (absl::Status s = launch(0); !s.ok()) return s;
     KBENCH_CUDA_RETURN_IF_ERROR(cudaEventRecord(ctx.stop, ctx.stream));

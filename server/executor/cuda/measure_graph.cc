@@ -35,12 +35,12 @@ GraphBatch::~GraphBatch() {
 }
 
 absl::StatusOr<measure::Sample> MeasureGraph(const TimedContext& ctx, const GraphBatch& graph) {
-  if (absl::Status s = ctx.probe->Record(ctx.stream, 0); !s.ok()) return s;
   {
     if (absl::Status s = ctx.blocker->Block(ctx.stream, ctx.block_timeout_seconds); !s.ok()) {
       return s;
     }
     BlockingKernel::ReleaseGuard release(ctx.blocker);
+    if (absl::Status s = ctx.probe->Record(ctx.stream, 0); !s.ok()) return s;
     KBENCH_CUDA_RETURN_IF_ERROR(cudaEventRecord(ctx.start, ctx.stream));
     KBENCH_CUDA_RETURN_IF_ERROR(cudaGraphLaunch(graph.exec(), ctx.stream));
     KBENCH_CUDA_RETURN_IF_ERROR(cudaEventRecord(ctx.stop, ctx.stream));

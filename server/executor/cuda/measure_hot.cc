@@ -1,5 +1,6 @@
 // Hot samples: a batch of back-to-back launches inside one event pair.
 #include <algorithm>
+#include <chrono>
 
 #include "kernels/cuda/cuda_variants.h"
 #include "server/executor/cuda/measure_modes.h"
@@ -15,13 +16,15 @@ constexpr int64_t kLaunchesWhileBlocked = 4;
 
 absl::StatusOr<measure::Sample> MeasureHot(const TimedContext& ctx, const LaunchFn& launch,
                                            int64_t batch) {
-  if (absl::Status s = ctx.probe->Record(ctx.stream, 0); !s.ok()) return s;
+  double host_seconds = 0;
   {
     if (absl::Status s = ctx.blocker->Block(ctx.stream, ctx.block_timeout_seconds); !s.ok()) {
       return s;
     }
     BlockingKernel::ReleaseGuard release(ctx.blocker);
+    if (absl::Status s = ctx.probe->Record(ctx.stream, 0); !s.ok()) return s;
     KBENCH_CUDA_RETURN_IF_ERROR(cudaEventRecord(ctx.start, ctx.stream));
+    const auto host_start = std::chrono::steady_clock::now();
     const int64_t blocked = std::min(batch, kLaunchesWhileBlocked);
     for (int64_t i = 0; i < blocked; ++i) {
       if (absl::Status s = launch(i); !s.ok()) return s;
@@ -30,10 +33,14 @@ absl::StatusOr<measure::Sample> MeasureHot(const TimedContext& ctx, const Launch
     for (int64_t i = blocked; i < batch; ++i) {
       if (absl::Status s = launch(i); !s.ok()) return s;
     }
+    host_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - host_start).count();
     KBENCH_CUDA_RETURN_IF_ERROR(cudaEventRecord(ctx.stop, ctx.stream));
     if (absl::Status s = ctx.probe->Record(ctx.stream, 1); !s.ok()) return s;
   }
-  return FinishSample(ctx, batch);
+  absl::StatusOr<measure::Sample> sample = FinishSample(ctx, batch);
+  if (sample.ok()) sample->host_enqueue_seconds = host_seconds;
+  return sample;
 }
 
 }  // namespace kbench::executor::cuda

@@ -3,7 +3,9 @@
 //   cold:  L2 flushed and the stream synchronised, then start event, one launch and stop event
 //          queued behind a blocking kernel: no cache reuse, no host launch latency.
 //   hot:   a batch of back-to-back launches inside one event pair (the first few queued behind
-//          the blocking kernel): the steady-state time with whatever stays in L2.
+//          the blocking kernel): the steady-state time with whatever stays in L2. The host's
+//          enqueue time is measured too: when it nears the device time, the launch rate is
+//          what was timed.
 //   graph: a batch captured once in a CUDA graph, launched behind the blocking kernel: no
 //          per-launch CPU overhead; the caller rotates buffers so the data does not sit in L2.
 #pragma once
@@ -33,7 +35,8 @@ struct TimedContext {
   L2Flusher* flusher = nullptr;
   BlockingKernel* blocker = nullptr;
   ClockProbe* probe = nullptr;
-  // A sample whose probes saw an SM clock under this is discarded (75% of the default clock).
+  // A sample whose probes saw a mean SM clock under this is discarded (the runner's clock
+  // floor, measure/clock_floor.h); 0: none.
   double min_sm_clock_mhz = 0;
   // Seconds the blocking kernel waits for the host before giving up.
   double block_timeout_seconds = 5.0;
@@ -68,8 +71,9 @@ class GraphBatch {
 absl::StatusOr<measure::Sample> MeasureGraph(const TimedContext& ctx, const GraphBatch& graph);
 
 // Shared end of every mode: waits for the stop event, reads the elapsed time and the clock
-// probes (slot 0 before, slot 1 after), and marks the sample discarded when the clock was low
-// (then sleeps briefly so a throttled GPU can recover). Fails if the blocking kernel timed out.
+// probes (slot 0 just before the start event, slot 1 just after the stop event), and marks
+// the sample discarded when their mean is under the floor. Fails if the blocking kernel timed
+// out.
 absl::StatusOr<measure::Sample> FinishSample(const TimedContext& ctx, int64_t launches);
 
 }  // namespace kbench::executor::cuda

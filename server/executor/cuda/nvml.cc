@@ -2,6 +2,8 @@
 // reasons around each job (the entry points are loaded by server/common/nvml_api).
 #include "server/executor/cuda/nvml.h"
 
+#include <utility>
+
 namespace kbench::executor::cuda {
 
 Nvml::~Nvml() {
@@ -47,6 +49,40 @@ NvmlReading Nvml::Read() const {
     r.throttle_reason_names = nvml::ThrottleReasonNames(r.throttle_reasons);
   }
   return r;
+}
+
+ViolationCounters Nvml::ReadViolations() const {
+  ViolationCounters c;
+  if (!available() || api_->violation_status == nullptr) return c;
+  const std::pair<int, uint64_t*> policies[] = {{nvml::kPerfPolicyPower, &c.power_ns},
+                                                {nvml::kPerfPolicyThermal, &c.thermal_ns},
+                                                {nvml::kPerfPolicyBoardLimit, &c.board_limit_ns},
+                                                {nvml::kPerfPolicyReliability, &c.reliability_ns}};
+  bool any = false;
+  for (const auto& [policy, out] : policies) {
+    nvml::ViolationTime t{};
+    if (api_->violation_status(device_, policy, &t) == nvml::kSuccess) {
+      *out = t.violation_time;
+      any = true;
+    }
+  }
+  c.read = any;
+  return c;
+}
+
+ViolationSeconds ViolationsBetween(const ViolationCounters& before,
+                                   const ViolationCounters& after) {
+  ViolationSeconds s;
+  if (!before.read || !after.read) return s;
+  const auto diff = [](uint64_t a, uint64_t b) {
+    return b > a ? static_cast<double>(b - a) * 1e-9 : 0.0;
+  };
+  s.read = true;
+  s.power = diff(before.power_ns, after.power_ns);
+  s.thermal = diff(before.thermal_ns, after.thermal_ns);
+  s.board_limit = diff(before.board_limit_ns, after.board_limit_ns);
+  s.reliability = diff(before.reliability_ns, after.reliability_ns);
+  return s;
 }
 
 int Nvml::DefaultSmClockMhz() const {

@@ -1,5 +1,6 @@
-// NVML (server/common/nvml_api.h, loaded at run time): clocks, temperature, power and throttle reasons of one
-// GPU. Without libnvidia-ml.so.1 (or on any NVML error) readings are simply left empty.
+// NVML (server/common/nvml_api.h, loaded at run time): clocks, temperature, power and throttle
+// reasons of one GPU. Without libnvidia-ml.so.1 (or on any NVML error) readings are simply left
+// empty.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +23,20 @@ struct NvmlReading {
   std::vector<std::string> throttle_reason_names;
 };
 
+// NVML's cumulative violation counters (nanoseconds the clocks were held down, by cause).
+struct ViolationCounters {
+  bool read = false;
+  uint64_t power_ns = 0, thermal_ns = 0, board_limit_ns = 0, reliability_ns = 0;
+};
+
+// Seconds of each cause between two readings; all zero unless both were read. A counter that
+// went backwards (a driver reload between the readings) counts as zero.
+struct ViolationSeconds {
+  bool read = false;
+  double power = 0, thermal = 0, board_limit = 0, reliability = 0;
+};
+ViolationSeconds ViolationsBetween(const ViolationCounters& before, const ViolationCounters& after);
+
 // Not thread-safe; one per executor process.
 class Nvml {
  public:
@@ -36,6 +51,9 @@ class Nvml {
   bool available() const { return device_ != nullptr; }
 
   NvmlReading Read() const;
+  // The violation counters now; read = false without NVML or the entry point (then a
+  // throttle-reason reading is all there is).
+  ViolationCounters ReadViolations() const;
   // The SM clock the GPU runs at by default (default applications clock), MHz; 0 if unknown.
   int DefaultSmClockMhz() const;
   // The highest SM clock, MHz; 0 if unknown.

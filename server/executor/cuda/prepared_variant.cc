@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/status_macros.h"
 #include "kernels/catalogue.h"
 #include "server/executor/cuda/cuda_runner.h"
 #include "server/executor/cuda/tensor_init.h"
@@ -72,6 +73,7 @@ absl::StatusOr<std::unique_ptr<CudaPreparedVariant>> CudaPreparedVariant::Create
   for (const auto* tensors : {&pv->layout_.inputs, &pv->layout_.outputs}) {
     for (const kernels::TensorSpec& t : *tensors) set_bytes += AlignUp(t.elements * element_bytes);
   }
+  pv->set_bytes_ = set_bytes;
   const int64_t sets = mode == v1::MEASURE_MODE_GRAPH
                            ? BufferSetsForRotation(set_bytes, runner->prop().l2CacheSize)
                            : 1;
@@ -164,19 +166,17 @@ absl::StatusOr<kernels::HostTensors> CudaPreparedVariant::Inputs() {
   return out;
 }
 
-absl::StatusOr<CheckedOutput> CudaPreparedVariant::RunChecked() {
-  cudaStream_t stream = runner_->timed_stream();
+absl::Status CudaPreparedVariant::PoisonOutputs(size_t set, cudaStream_t stream) {
   for (size_t o = 0; o < layout_.outputs.size(); ++o) {
-    if (absl::Status s =
-            FillPoison(args_[0].outputs[o], layout_.outputs[o].elements, problem_.dtype, stream);
-        !s.ok()) {
-      return Where(s, "checked run");
-    }
+    KBENCH_RETURN_IF_ERROR(
+        FillPoison(args_[set].outputs[o], layout_.outputs[o].elements, problem_.dtype, stream));
   }
-  if (absl::Status s = Launch(0); !s.ok()) return Where(s, "checked run");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<CheckedOutput> CudaPreparedVariant::ReadOutputs(size_t set, cudaStream_t stream) {
   if (const cudaError_t err = cudaStreamSynchronize(stream); err != cudaSuccess) {
-    return Where(kernels::cuda::CudaStatus(err, "cudaStreamSynchronize(timed)", __FILE__, __LINE__),
-                 "checked run");
+    return kernels::cuda::CudaStatus(err, "cudaStreamSynchronize(timed)", __FILE__, __LINE__);
   }
   CheckedOutput out;
   std::vector<char> raw;
@@ -184,12 +184,44 @@ absl::StatusOr<CheckedOutput> CudaPreparedVariant::RunChecked() {
   for (size_t o = 0; o < layout_.outputs.size(); ++o) {
     const int64_t n = layout_.outputs[o].elements;
     raw.resize(static_cast<size_t>(n) * element_bytes);
-    KBENCH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(raw.data(), args_[0].outputs[o], raw.size(),
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(raw.data(), args_[set].outputs[o], raw.size(),
                                                 cudaMemcpyDeviceToHost, stream));
     KBENCH_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
     out.unwritten += ConvertToDouble(raw.data(), n, problem_.dtype, &out.outputs.emplace_back());
   }
   return out;
+}
+
+absl::StatusOr<CheckedOutput> CudaPreparedVariant::RunChecked() {
+  cudaStream_t stream = runner_->timed_stream();
+  if (absl::Status s = PoisonOutputs(0, stream); !s.ok()) return Where(s, "checked run");
+  if (absl::Status s = Launch(0); !s.ok()) return Where(s, "checked run");
+  absl::StatusOr<CheckedOutput> out = ReadOutputs(0, stream);
+  if (!out.ok()) return Where(out.status(), "checked run");
+  return out;
+}
+
+absl::StatusOr<TimedCheck> CudaPreparedVariant::TakeCheckedSample() {
+  cudaStream_t stream = runner_->timed_stream();
+  const size_t last = args_.size() - 1;
+  // On the timed stream, so the poison lands before the sample's first launch.
+  if (absl::Status s = PoisonOutputs(last, stream); !s.ok()) return Where(s, "timed check");
+  TimedCheck check;
+  absl::StatusOr<measure::Sample> sample = TakeSample();
+  if (!sample.ok()) return sample.status();
+  check.sample = *sample;
+  absl::StatusOr<CheckedOutput> out = ReadOutputs(last, stream);
+  if (!out.ok()) return Where(out.status(), "timed check");
+  check.output = *std::move(out);
+  return check;
+}
+
+void CudaPreparedVariant::DescribeMeasurement(v1::VariantResult* out) const {
+  if (mode_ != v1::MEASURE_MODE_GRAPH) return;
+  const int64_t rotation = set_bytes_ * buffer_sets();
+  out->set_rotation_bytes(rotation);
+  const int64_t l2 = runner_->prop().l2CacheSize;
+  if (l2 > 0) out->set_rotation_over_l2(static_cast<double>(rotation) / static_cast<double>(l2));
 }
 
 absl::Status CudaPreparedVariant::Warmup() {
@@ -248,7 +280,9 @@ absl::Status CudaPreparedVariant::Warmup() {
   // One full sample of the job's mode, thrown away: the flush, the blocking kernel and the
   // graph launch are warm too.
   const absl::StatusOr<measure::Sample> first = TakeSample();
-  return first.ok() ? absl::OkStatus() : first.status();
+  if (!first.ok()) return first.status();
+  runner_->NoteWarmupClock(first->sm_clock_mhz);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<measure::Sample> CudaPreparedVariant::TakeSample() {

@@ -31,7 +31,12 @@ class CudaPreparedVariant : public PreparedVariant {
   absl::StatusOr<CheckedOutput> RunChecked() override;
   absl::Status Warmup() override;
   absl::StatusOr<measure::Sample> TakeSample() override;
+  // Poisons the last buffer set's outputs (the one a graph rotation writes last; the only one
+  // in cold and hot mode), takes a sample, and reads that set back.
+  absl::StatusOr<TimedCheck> TakeCheckedSample() override;
   absl::Status RunOnce() override;
+  // Graph mode: the rotation's bytes and their ratio to the L2.
+  void DescribeMeasurement(v1::VariantResult* out) const override;
 
   // Buffer sets that graph samples rotate through (1 in other modes).
   int64_t buffer_sets() const { return static_cast<int64_t>(args_.size()); }
@@ -52,6 +57,9 @@ class CudaPreparedVariant : public PreparedVariant {
   CudaPreparedVariant(CudaRunner* runner, const kernels::Problem& problem,
                       const kernels::cuda::CudaVariant& variant, v1::MeasureMode mode);
   absl::Status Launch(int64_t i);
+  absl::Status PoisonOutputs(size_t set, cudaStream_t stream);
+  // Waits for `stream`, then copies buffer set `set`'s outputs back, counting poison.
+  absl::StatusOr<CheckedOutput> ReadOutputs(size_t set, cudaStream_t stream);
   // Prefixes "op/variant: what: " to a failure, so the job's error says where it happened.
   absl::Status Where(const absl::Status& s, const char* what) const;
 
@@ -61,6 +69,8 @@ class CudaPreparedVariant : public PreparedVariant {
   v1::MeasureMode mode_;
   std::string name_;
   kernels::Layout layout_;
+  // Bytes of one buffer set (inputs and outputs, aligned).
+  int64_t set_bytes_ = 0;
   void* slab_ = nullptr;
   // One LaunchArgs per buffer set.
   std::vector<kernels::cuda::LaunchArgs> args_;
