@@ -44,7 +44,7 @@ TestPki MakeTestPki(const std::string& dir, const std::string& client_cn) {
   TestPki pki;
   const bool ok =
       MakeCert(dir, "ca", "/CN=kbench test CA", "", "") &&
-      MakeCert(dir, "rogue_ca", "/CN=someone else's CA", "", "") &&
+      MakeCert(dir, "rogue_ca", "/CN=rogue CA", "", "") &&
       MakeCert(dir, "server", "/CN=localhost", "ca",
                "subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth") &&
       MakeCert(dir, "client", "/CN=" + client_cn, "ca", "extendedKeyUsage=clientAuth") &&
