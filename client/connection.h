@@ -14,11 +14,19 @@
 
 namespace kbench::client {
 
+// How kbctl proves who it is and checks whom it talks to.
+struct ConnectionSecurity {
+  std::string token;    // sent as `authorization: Bearer TOKEN` on every call; never printed
+  std::string ca_file;  // PEM roots for the server's certificate; empty: the system's
+  bool tls = false;
+};
+
 class Connection {
  public:
   // Does not connect yet: the first call does. `timeout` bounds each unary call; streams
   // (WatchJob, GetArtifact) run until the server ends them.
-  Connection(const std::string& server, absl::Duration timeout);
+  Connection(const std::string& server, absl::Duration timeout,
+             const ConnectionSecurity& security = {});
 
   const std::string& server() const { return server_; }
 
@@ -41,11 +49,14 @@ class Connection {
 
  private:
   std::unique_ptr<grpc::ClientContext> UnaryContext() const;
+  // Adds the bearer token, if any, to a call.
+  void Authorize(grpc::ClientContext* context) const;
   // The gRPC status as an absl::Status, with a hint where the cause is probably the address.
   absl::Status Check(const grpc::Status& status) const;
 
   std::string server_;
   absl::Duration timeout_;
+  std::string token_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::KbenchService::Stub> stub_;
 };

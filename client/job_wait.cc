@@ -33,7 +33,10 @@ bool IsTerminal(v1::JobState state) {
 absl::StatusOr<std::optional<v1::Job>> SubmitAndWait(Session& session, const SpecFlags& flags,
                                                      SubmitCommand command) {
   absl::StatusOr<v1::SubmitJobRequest> request =
-      BuildSubmitRequest(flags, command, session.GetEnv("USER").value_or(""));
+      BuildSubmitRequest(
+          flags, command,
+          // With credentials the server names the owner; $USER would only mislabel an admin's job.
+          session.options().security.token.empty() ? session.GetEnv("USER").value_or("") : "");
   if (!request.ok()) return request.status();
   if (absl::Status s = ResolveDefaults(session, &*request); !s.ok()) return s;
   absl::StatusOr<v1::SubmitJobResponse> response = session.connection().SubmitJob(*request);

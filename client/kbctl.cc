@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "client/args.h"
 #include "client/commands/commands.h"
+#include "client/config/resolve.h"
 #include "client/errors.h"
 
 namespace kbench::client {
@@ -15,7 +16,10 @@ constexpr char kFooter[] = R"(Output:
   names, enum value names and every field); nothing else goes to stdout.
 
 Environment:
-  KBENCH_SERVER  the server when --server is not given (default 127.0.0.1:50051)
+  KBENCH_SERVER  the server when --server is not given (default: the context's, else
+                 127.0.0.1:50051)
+  KBENCH_TOKEN   the bearer token when --token is not given (default: the context's)
+  KBENCH_CONFIG  the config file of contexts (default ~/.config/kbench/config.yaml)
 
 Exit codes:
   0  success
@@ -26,18 +30,22 @@ Exit codes:
      "kbctl: <CODE>: <message>")";
 
 struct GlobalFlags {
-  std::string server;
+  ConnectionFlags connection;
   std::string output = "table";
   std::string timeout = "30s";
 };
 
-absl::StatusOr<GlobalOptions> ResolveGlobals(const GlobalFlags& flags, const Io& io) {
+// `offline`: the command needs no server (kbctl config ...), so nothing about one is resolved.
+absl::StatusOr<GlobalOptions> ResolveGlobals(const GlobalFlags& flags, const Io& io,
+                                             bool offline) {
   GlobalOptions options;
-  options.server = flags.server;
-  if (options.server.empty() && io.getenv) {
-    options.server = io.getenv("KBENCH_SERVER").value_or("");
+  if (!offline) {
+    absl::StatusOr<ResolvedConnection> connection =
+        ResolveConnection(flags.connection, io, kDefaultServer);
+    if (!connection.ok()) return connection.status();
+    options.server = connection->server;
+    options.security = connection->security;
   }
-  if (options.server.empty()) options.server = kDefaultServer;
   if (flags.output == "table") {
     options.output = OutputFormat::kTable;
   } else if (flags.output == "json") {
@@ -74,10 +82,20 @@ int RunKbctl(const std::vector<std::string>& args, const Io& io) {
   app.require_subcommand(1);
   app.set_version_flag("--version", KBENCH_VERSION);
   GlobalFlags globals;
-  app.add_option(
-         "--server", globals.server,
-         absl::StrCat("kbenchd address (default $KBENCH_SERVER, else ", kDefaultServer, ")"))
+  app.add_option("--server", globals.connection.server,
+                 absl::StrCat("kbenchd address (default $KBENCH_SERVER, the context's, else ",
+                              kDefaultServer, ")"))
       ->type_name("HOST:PORT");
+  app.add_option("--token", globals.connection.token,
+                 "Bearer token (default $KBENCH_TOKEN, else the context's); never printed")
+      ->type_name("TOKEN");
+  app.add_option("--ca-file", globals.connection.ca_file,
+                 "Use TLS, verifying the server against this PEM CA")
+      ->type_name("FILE");
+  app.add_flag("--tls", globals.connection.tls, "Use TLS, verifying with the system's CAs");
+  app.add_option("--context", globals.connection.context,
+                 "Context of the config file to use (default: its current-context)")
+      ->type_name("NAME");
   app.add_option("-o,--output", globals.output, "Output format: table or json")
       ->type_name("FORMAT");
   app.add_option("--timeout", globals.timeout,
@@ -92,6 +110,7 @@ int RunKbctl(const std::vector<std::string>& args, const Io& io) {
   AddArtifactCommands(app, &action);
   AddProfileCommand(app, &action);
   AddHealthCommand(app, &action);
+  AddConfigCommands(app, &action);
 
   std::vector<const char*> argv = {"kbctl"};
   for (const std::string& a : args) argv.push_back(a.c_str());
@@ -116,7 +135,8 @@ int RunKbctl(const std::vector<std::string>& args, const Io& io) {
     return static_cast<int>(ExitCode::kUsage);
   }
 
-  absl::StatusOr<GlobalOptions> options = ResolveGlobals(globals, io);
+  absl::StatusOr<GlobalOptions> options =
+      ResolveGlobals(globals, io, app.got_subcommand("config"));
   absl::Status status = options.status();
   if (status.ok()) {
     Session session(*options, io);

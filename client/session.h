@@ -33,6 +33,7 @@ struct GlobalOptions {
   std::string server;
   OutputFormat output = OutputFormat::kTable;
   absl::Duration timeout = absl::Seconds(30);
+  ConnectionSecurity security;
 };
 
 class Session {

@@ -10,7 +10,7 @@ packages=(
   libabsl-dev prometheus-cpp-dev libsqlite3-dev libssl-dev
   libgtest-dev libgmock-dev libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
   prometheus patchelf python3 python3-yaml python3-numpy dpkg-dev file
-  ccache clang-format
+  ccache clang-format libyaml-cpp-dev openssl
 )
 missing=()
 for p in "${packages[@]}"; do

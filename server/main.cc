@@ -17,7 +17,11 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "server/api/kbench_service.h"
+#include "server/auth/authenticator.h"
+#include "server/auth/authorizer.h"
+#include "server/auth/server_security.h"
 #include "server/common/logging.h"
 #include "server/metrics/metrics.h"
 #include "server/scheduler/job_events.h"
@@ -42,6 +46,7 @@ struct Flags {
   int64_t artifact_max_age_seconds = 30 * 24 * 3600;
   // kbench-executor; empty: next to this program.
   std::string executor_path;
+  kbench::auth::SecurityFlags security;
 };
 
 int Fail(const std::string& message) {
@@ -71,11 +76,49 @@ sigset_t StopSignals() {
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGTERM);
   sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGHUP);  // not a stop: reloads the auth file (WaitForStop)
   return stop_signals;
+}
+
+// Who may call, and how: the listening policy, the authenticator and the TLS credentials.
+struct Security {
+  std::unique_ptr<kbench::auth::Authenticator> authenticator;
+  std::shared_ptr<grpc::ServerCredentials> credentials;
+};
+
+absl::StatusOr<Security> SetUpSecurity(const Flags& flags) {
+  KBENCH_RETURN_IF_ERROR(kbench::auth::CheckListenPolicy(flags.security, flags.listen));
+  Security security;
+  KBENCH_ASSIGN_OR_RETURN(security.authenticator,
+                          kbench::auth::Authenticator::Create(
+                              kbench::auth::AuthOptionsOf(flags.security)));
+  KBENCH_ASSIGN_OR_RETURN(security.credentials,
+                          kbench::auth::ServerCredentialsFor(flags.security));
+  if (flags.security.insecure && !kbench::auth::IsLoopbackAddress(flags.listen)) {
+    kbench::logging::Log(Level::kWarn, "--insecure: the queue is open to whoever reaches it",
+                         {Field("listen", flags.listen)});
+  }
+  return security;
+}
+
+// Returns the stop signal; SIGHUP in between reloads the auth file, keeping the users loaded
+// before if the new file is wrong. Jobs and connections are untouched.
+int WaitForStop(const sigset_t& signals, kbench::auth::Authenticator& authenticator) {
+  while (true) {
+    int sig = 0;
+    sigwait(&signals, &sig);
+    if (sig != SIGHUP) return sig;
+    const absl::Status reloaded = authenticator.Reload();
+    kbench::logging::Log(reloaded.ok() ? Level::kInfo : Level::kError,
+                         reloaded.ok() ? "auth file reloaded" : "auth file not reloaded",
+                         {Field("error", reloaded.ToString())});
+  }
 }
 
 int Serve(const Flags& flags) {
   sigset_t stop_signals = StopSignals();
+  absl::StatusOr<Security> security = SetUpSecurity(flags);
+  if (!security.ok()) return Fail(std::string(security.status().message()));
   // A write to an executor that just died must be an error, not a fatal signal.
   std::signal(SIGPIPE, SIG_IGN);
 
@@ -104,13 +147,14 @@ int Serve(const Flags& flags) {
 
   kbench::api::SubmitLimits limits;
   limits.cpu_max_bytes = flags.cpu_max_bytes;
+  kbench::auth::Authorizer authorizer(security->authenticator.get(), jobs->get());
   kbench::api::KbenchService service(jobs->get(), &artifacts, &scheduler, &events, metrics->get(),
-                                     limits);
+                                     limits, &authorizer);
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(flags.listen, grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort(flags.listen, security->credentials, &port);
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) {
@@ -128,10 +172,10 @@ int Serve(const Flags& flags) {
   std::printf("kbenchd: ready\n");
   std::fflush(stdout);
   kbench::logging::Log(Level::kInfo, "kbenchd ready",
-                       {Field("listen", absl::StrCat(host, ":", port)), Field("data_dir", data_dir)});
+                       {Field("listen", absl::StrCat(host, ":", port)), Field("data_dir", data_dir),
+                        Field("security", kbench::auth::DescribeSecurity(flags.security))});
 
-  int sig = 0;
-  sigwait(&stop_signals, &sig);
+  const int sig = WaitForStop(stop_signals, *security->authenticator);
   kbench::logging::Log(Level::kInfo, "shutting down", {Field("signal", strsignal(sig))});
   service.StopStreams();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
@@ -173,7 +217,11 @@ int main(int argc, char** argv) {
   app.add_flag("--no-cuda", flags.no_cuda, "Serve the cpu device only");
   app.add_option("--executor-path", flags.executor_path,
                  "The kbench-executor program (default: next to kbenchd)");
+  kbench::auth::AddSecurityFlags(app, &flags.security);
+  std::function<int()> token_command;
+  kbench::auth::AddTokenCommand(app, &token_command);
   CLI11_PARSE(app, argc, argv);
+  if (token_command) return token_command();
 
   if (absl::Status s = kbench::logging::InitLogging(flags.log_format, flags.log_level); !s.ok()) {
     return Fail(s.ToString());

@@ -71,13 +71,15 @@ std::string KindName(v1::JobKind kind) {
 
 KbenchService::KbenchService(store::JobStore* jobs, store::ArtifactStore* artifacts,
                              scheduler::Scheduler* scheduler, scheduler::JobEvents* events,
-                             metrics::Metrics* metrics, SubmitLimits limits)
+                             metrics::Metrics* metrics, SubmitLimits limits,
+                             const auth::Authorizer* authorizer)
     : jobs_(jobs),
       artifacts_(artifacts),
       scheduler_(scheduler),
       events_(events),
       metrics_(metrics),
-      limits_(limits) {}
+      limits_(limits),
+      authorizer_(authorizer) {}
 
 grpc::Status KbenchService::Finish(const char* method, Clock::time_point start,
                                    const absl::Status& status) {
@@ -91,16 +93,22 @@ grpc::Status KbenchService::Finish(const char* method, Clock::time_point start,
   return ToGrpcStatus(status);
 }
 
-grpc::Status KbenchService::ListKernels(grpc::ServerContext*, const v1::ListKernelsRequest*,
+grpc::Status KbenchService::ListKernels(grpc::ServerContext* context,
+                                        const v1::ListKernelsRequest*,
                                         v1::ListKernelsResponse* response) {
   const auto start = Clock::now();
+  absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, "ListKernels");
+  if (!caller.ok()) return Finish("ListKernels", start, caller.status());
   for (const kernels::Operation& op : kernels::Catalogue()) *response->add_kernels() = KernelInfoOf(op);
   return Finish("ListKernels", start, absl::OkStatus());
 }
 
-grpc::Status KbenchService::ListDevices(grpc::ServerContext*, const v1::ListDevicesRequest*,
+grpc::Status KbenchService::ListDevices(grpc::ServerContext* context,
+                                        const v1::ListDevicesRequest*,
                                         v1::ListDevicesResponse* response) {
   const auto start = Clock::now();
+  absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, "ListDevices");
+  if (!caller.ok()) return Finish("ListDevices", start, caller.status());
   for (const v1::DeviceInfo& d : scheduler_->Devices()) *response->add_devices() = d;
   return Finish("ListDevices", start, absl::OkStatus());
 }
@@ -173,15 +181,21 @@ absl::Status KbenchService::Submit(const v1::SubmitJobRequest& request,
   return absl::OkStatus();
 }
 
-grpc::Status KbenchService::SubmitJob(grpc::ServerContext*, const v1::SubmitJobRequest* request,
+grpc::Status KbenchService::SubmitJob(grpc::ServerContext* context,
+                                      const v1::SubmitJobRequest* request,
                                       v1::SubmitJobResponse* response) {
   const auto start = Clock::now();
-  return Finish("SubmitJob", start, Submit(*request, response));
+  v1::SubmitJobRequest owned = *request;  // its owner becomes the caller
+  absl::StatusOr<auth::Identity> caller = authorizer_->Submit(*context, &owned);
+  if (!caller.ok()) return Finish("SubmitJob", start, caller.status());
+  return Finish("SubmitJob", start, Submit(owned, response));
 }
 
-grpc::Status KbenchService::GetJob(grpc::ServerContext*, const v1::GetJobRequest* request,
+grpc::Status KbenchService::GetJob(grpc::ServerContext* context, const v1::GetJobRequest* request,
                                    v1::GetJobResponse* response) {
   const auto start = Clock::now();
+  absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, "GetJob");
+  if (!caller.ok()) return Finish("GetJob", start, caller.status());
   absl::StatusOr<v1::Job> job = LoadJob(request->job_id());
   if (job.ok()) *response->mutable_job() = *job;
   return Finish("GetJob", start, job.status());
@@ -215,12 +229,17 @@ grpc::Status KbenchService::WatchJob(grpc::ServerContext* context,
                                      const v1::WatchJobRequest* request,
                                      grpc::ServerWriter<v1::WatchJobResponse>* writer) {
   const auto start = Clock::now();
+  absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, "WatchJob");
+  if (!caller.ok()) return Finish("WatchJob", start, caller.status());
   return Finish("WatchJob", start, Watch(context, request->job_id(), writer));
 }
 
-grpc::Status KbenchService::CancelJob(grpc::ServerContext*, const v1::CancelJobRequest* request,
+grpc::Status KbenchService::CancelJob(grpc::ServerContext* context,
+                                      const v1::CancelJobRequest* request,
                                       v1::CancelJobResponse* response) {
   const auto start = Clock::now();
+  absl::StatusOr<auth::Identity> caller = authorizer_->Cancel(*context, request->job_id());
+  if (!caller.ok()) return Finish("CancelJob", start, caller.status());
   absl::Status status = request->job_id().empty()
                             ? absl::InvalidArgumentError("job_id: must be given")
                             : scheduler_->Cancel(request->job_id(), std::chrono::seconds(10));
@@ -271,9 +290,12 @@ absl::Status KbenchService::List(const v1::ListJobsRequest& request,
   return absl::OkStatus();
 }
 
-grpc::Status KbenchService::ListJobs(grpc::ServerContext*, const v1::ListJobsRequest* request,
+grpc::Status KbenchService::ListJobs(grpc::ServerContext* context,
+                                     const v1::ListJobsRequest* request,
                                      v1::ListJobsResponse* response) {
   const auto start = Clock::now();
+  absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, "ListJobs");
+  if (!caller.ok()) return Finish("ListJobs", start, caller.status());
   return Finish("ListJobs", start, List(*request, response));
 }
 
@@ -333,6 +355,8 @@ grpc::Status KbenchService::GetArtifact(grpc::ServerContext* context,
                                         const v1::GetArtifactRequest* request,
                                         grpc::ServerWriter<v1::GetArtifactResponse>* writer) {
   const auto start = Clock::now();
+  absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, "GetArtifact");
+  if (!caller.ok()) return Finish("GetArtifact", start, caller.status());
   return Finish("GetArtifact", start, StreamArtifact(context, *request, writer));
 }
 

@@ -8,6 +8,7 @@
 
 #include "kbench/v1/service.grpc.pb.h"
 #include "server/api/submit_validation.h"
+#include "server/auth/authorizer.h"
 #include "server/metrics/metrics.h"
 #include "server/scheduler/job_events.h"
 #include "server/scheduler/scheduler.h"
@@ -20,7 +21,8 @@ class KbenchService final : public v1::KbenchService::Service {
  public:
   KbenchService(store::JobStore* jobs, store::ArtifactStore* artifacts,
                 scheduler::Scheduler* scheduler, scheduler::JobEvents* events,
-                metrics::Metrics* metrics, SubmitLimits limits);
+                metrics::Metrics* metrics, SubmitLimits limits,
+                const auth::Authorizer* authorizer);
 
   // Ends open WatchJob streams promptly (graceful shutdown).
   void StopStreams() { stopping_ = true; }
@@ -60,6 +62,8 @@ class KbenchService final : public v1::KbenchService::Service {
   scheduler::JobEvents* events_;
   metrics::Metrics* metrics_;
   SubmitLimits limits_;
+  // Every handler asks it first (who calls, may they); see server/auth/authorizer.h.
+  const auth::Authorizer* authorizer_;
   std::atomic<bool> stopping_{false};
 };
 

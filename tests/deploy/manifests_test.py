@@ -84,8 +84,12 @@ def main():
     check(port_of(args["--metrics-listen"]) == ports.get("metrics"),
           "--metrics-listen port != metrics containerPort")
     for probe in ("readinessProbe", "livenessProbe", "startupProbe"):
-        check(kb.get(probe, {}).get("grpc", {}).get("port") == ports.get("grpc"),
-              f"{probe} is not a gRPC health probe on the grpc port")
+        # Kubernetes' grpc probe has no TLS: over TLS, an exec of `kbctl ... health` on the port.
+        command = kb.get(probe, {}).get("exec", {}).get("command", [])
+        exec_health = (command[-1:] == ["health"] and "--server" in command and
+                       port_of(command[command.index("--server") + 1]) == ports.get("grpc"))
+        check(kb.get(probe, {}).get("grpc", {}).get("port") == ports.get("grpc") or exec_health,
+              f"{probe} is not a gRPC health check on the grpc port")
     mounts = {m["mountPath"]: m["name"] for m in kb["volumeMounts"]}
     data_volume = mounts.get(args["--data-dir"])
     check(data_volume is not None, "--data-dir is not a mounted volume")

@@ -1,0 +1,97 @@
+// Resolution of kbctl's server and credentials (see resolve.h).
+#include "client/config/resolve.h"
+
+#include <sys/stat.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "client/config/config_file.h"
+#include "client/errors.h"
+#include "common/status_macros.h"
+
+namespace kbench::client {
+namespace {
+
+std::optional<std::string> Env(const Io& io, const char* name) {
+  if (!io.getenv) return std::nullopt;
+  std::optional<std::string> value = io.getenv(name);
+  if (value && value->empty()) return std::nullopt;
+  return value;
+}
+
+absl::StatusOr<std::string> ReadTokenFile(const std::string& path, const Io& io) {
+  std::ifstream in(path);
+  if (!in) return UsageError(absl::StrCat("token-file ", path, ": cannot be read"));
+  std::stringstream s;
+  s << in.rdbuf();
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0 && (st.st_mode & 0044) != 0) {
+    *io.err << "kbctl: warning: token file " << path << " is readable by others; run chmod 600 "
+            << path << "\n";
+  }
+  return std::string(absl::StripAsciiWhitespace(s.str()));
+}
+
+absl::StatusOr<const KbctlContext*> ChooseContext(const KbctlConfig& config,
+                                                  const std::string& flag,
+                                                  const std::string& path) {
+  const std::string& name = flag.empty() ? config.current_context : flag;
+  if (name.empty()) return static_cast<const KbctlContext*>(nullptr);
+  const KbctlContext* context = config.Find(name);
+  if (context == nullptr) {
+    return UsageError(absl::StrCat(flag.empty() ? "current-context" : "--context", ": no context '",
+                                   name, "' in ", path, " (kbctl config get-contexts)"));
+  }
+  return context;
+}
+
+}  // namespace
+
+bool IsLoopbackServer(const std::string& server) {
+  absl::string_view host = server;
+  if (absl::StartsWith(host, "[")) {
+    host = host.substr(1, host.find(']') - 1);
+  } else if (const size_t colon = host.rfind(':'); colon != absl::string_view::npos) {
+    host = host.substr(0, colon);
+  }
+  return host == "localhost" || host == "::1" || absl::StartsWith(host, "127.");
+}
+
+absl::StatusOr<ResolvedConnection> ResolveConnection(const ConnectionFlags& flags, const Io& io,
+                                                     const std::string& default_server) {
+  const std::string path = ConfigPath(Env(io, "KBENCH_CONFIG"), Env(io, "HOME"));
+  KBENCH_ASSIGN_OR_RETURN(KbctlConfig config, LoadConfig(path));
+  if (std::string warning = PermissionWarning(path, config); !warning.empty()) {
+    *io.err << warning << "\n";
+  }
+  KBENCH_ASSIGN_OR_RETURN(const KbctlContext* context, ChooseContext(config, flags.context, path));
+  const KbctlContext none;
+  const KbctlContext& c = context != nullptr ? *context : none;
+
+  ResolvedConnection out;
+  out.server =
+      !flags.server.empty()
+          ? flags.server
+          : Env(io, "KBENCH_SERVER").value_or(c.server.empty() ? default_server : c.server);
+  out.security.token =
+      !flags.token.empty() ? flags.token : Env(io, "KBENCH_TOKEN").value_or(c.token);
+  if (out.security.token.empty() && !c.token_file.empty()) {
+    KBENCH_ASSIGN_OR_RETURN(out.security.token, ReadTokenFile(c.token_file, io));
+  }
+  out.security.ca_file = !flags.ca_file.empty() ? flags.ca_file : c.ca_file;
+  out.security.tls = flags.tls || c.tls || !out.security.ca_file.empty();
+  if (!out.security.ca_file.empty() && !std::ifstream(out.security.ca_file)) {
+    return UsageError(absl::StrCat("--ca-file ", out.security.ca_file, ": cannot be read"));
+  }
+  if (!out.security.token.empty() && !out.security.tls && !IsLoopbackServer(out.server)) {
+    return UsageError(absl::StrCat("refusing to send a token in plaintext to ", out.server,
+                                   "; use TLS (--ca-file FILE, or --tls for the system's CAs)"));
+  }
+  return out;
+}
+
+}  // namespace kbench::client

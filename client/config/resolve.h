@@ -1,0 +1,35 @@
+// Where kbctl connects and with which credentials: flags first, then $KBENCH_SERVER /
+// $KBENCH_TOKEN, then the config file's context (--context, else its current context), then
+// the defaults. The token is read here and never printed.
+#pragma once
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "client/connection.h"
+#include "client/session.h"
+
+namespace kbench::client {
+
+struct ConnectionFlags {
+  std::string server;
+  std::string token;
+  std::string ca_file;
+  std::string context;
+  bool tls = false;
+};
+
+struct ResolvedConnection {
+  std::string server;
+  ConnectionSecurity security;
+};
+
+// Writes warnings (a token in a file others can read) to io.err. A token bound for a
+// non-loopback server over plaintext is a usage error: it would cross the network readable.
+absl::StatusOr<ResolvedConnection> ResolveConnection(const ConnectionFlags& flags, const Io& io,
+                                                     const std::string& default_server);
+
+// True for 127.0.0.0/8, [::1] and localhost HOST:PORT addresses.
+bool IsLoopbackServer(const std::string& server);
+
+}  // namespace kbench::client

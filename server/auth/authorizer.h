@@ -1,0 +1,57 @@
+// What a caller may do with kbench.v1: the service's handlers each call one method here before
+// doing anything. Everyone known may read (the queue, results and artifacts are the lab's); a
+// job's owner is its submitter; only the owner or an admin cancels; only an admin submits on
+// behalf of someone else. Denials are PERMISSION_DENIED naming what was refused and why, and
+// are written to the audit log with cancels and admin actions.
+//
+// Why the handlers call it rather than a gRPC AuthMetadataProcessor: a processor runs only on
+// TLS credentials (the loopback port with an auth file has none) and never sees the method, so
+// it could not leave grpc.health.v1 and reflection open. Thread-safe.
+#pragma once
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "kbench/v1/service.pb.h"
+#include "server/auth/authenticator.h"
+#include "server/store/job_store.h"
+
+namespace grpc {
+class ServerContextBase;
+}
+
+namespace kbench::auth {
+
+class Authorizer {
+ public:
+  // Both must outlive this object.
+  Authorizer(const Authenticator* authenticator, store::JobStore* jobs)
+      : authenticator_(authenticator), jobs_(jobs) {}
+
+  // Reading methods (ListKernels, ListDevices, GetJob, WatchJob, ListJobs, GetArtifact): any
+  // authenticated caller.
+  absl::StatusOr<Identity> Read(const grpc::ServerContextBase& context,
+                                absl::string_view method) const;
+  // SubmitJob: sets the spec's owner to the caller; a user's owner field is ignored, an admin's
+  // names whom the job is for (audited). A request without a spec is left for validation.
+  absl::StatusOr<Identity> Submit(const grpc::ServerContextBase& context,
+                                  v1::SubmitJobRequest* request) const;
+  // CancelJob: the job's owner or an admin. A job that does not exist is NOT_FOUND.
+  absl::StatusOr<Identity> Cancel(const grpc::ServerContextBase& context,
+                                  const std::string& job_id) const;
+
+  // The decisions without gRPC, for unit tests: `caller` already authenticated.
+  static absl::Status DecideSubmit(const Identity& caller, v1::JobSpec* spec);
+  static absl::Status DecideCancel(const Identity& caller, const std::string& job_id,
+                                   const std::string& owner);
+
+ private:
+  absl::StatusOr<Identity> Authenticate(const grpc::ServerContextBase& context,
+                                        absl::string_view method) const;
+
+  const Authenticator* authenticator_;
+  store::JobStore* jobs_;
+};
+
+}  // namespace kbench::auth

@@ -1,0 +1,145 @@
+// kbctl's contexts: set/use/get/current-context, which context, env variable or flag wins, the
+// token never printed, and the warning for a config file others can read.
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "client/config/resolve.h"
+#include "client/kbctl.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace kbench::client {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr char kSecret[] = "kbt_s3cret";
+
+ConnectionFlags Flags(std::string server, std::string token, std::string context, bool tls) {
+  ConnectionFlags flags;
+  flags.server = std::move(server);
+  flags.token = std::move(token);
+  flags.context = std::move(context);
+  flags.tls = tls;
+  return flags;
+}
+
+class KbctlConfigTest : public ::testing::Test {
+ protected:
+  KbctlConfigTest() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "kbctl-config-XXXXXX").string();
+    dir_ = mkdtemp(tmpl.data());
+    env_["KBENCH_CONFIG"] = dir_ + "/config.yaml";
+  }
+  ~KbctlConfigTest() override { std::filesystem::remove_all(dir_); }
+
+  Io MakeIo() {
+    Io io;
+    io.out = &out_;
+    io.err = &err_;
+    io.getenv = [this](const std::string& name) -> std::optional<std::string> {
+      auto it = env_.find(name);
+      if (it == env_.end()) return std::nullopt;
+      return it->second;
+    };
+    return io;
+  }
+  int Kbctl(const std::vector<std::string>& args) {
+    out_.str("");
+    err_.str("");
+    return RunKbctl(args, MakeIo());
+  }
+  absl::StatusOr<ResolvedConnection> Resolve(const ConnectionFlags& flags = {}) {
+    err_.str("");
+    return ResolveConnection(flags, MakeIo(), "127.0.0.1:50051");
+  }
+
+  std::string dir_;
+  std::map<std::string, std::string> env_;
+  std::ostringstream out_, err_;
+};
+
+TEST_F(KbctlConfigTest, SetUseAndListContextsWithoutPrintingTokens) {
+  ASSERT_EQ(Kbctl({"config", "set-context", "lab", "--server", "gpu1:50051", "--token", kSecret,
+                   "--tls"}),
+            0)
+      << err_.str();
+  ASSERT_EQ(Kbctl({"config", "set-context", "home", "--server", "127.0.0.1:7"}), 0);
+  ASSERT_EQ(Kbctl({"config", "current-context"}), 0);
+  EXPECT_EQ(out_.str(), "lab\n");  // the first context becomes current
+  ASSERT_EQ(Kbctl({"config", "use-context", "home"}), 0);
+  ASSERT_EQ(Kbctl({"config", "current-context"}), 0);
+  EXPECT_EQ(out_.str(), "home\n");
+  ASSERT_EQ(Kbctl({"config", "get-contexts"}), 0);
+  EXPECT_THAT(out_.str(), HasSubstr("gpu1:50051"));
+  EXPECT_THAT(out_.str(), HasSubstr("*        home"));
+  EXPECT_THAT(out_.str() + err_.str(), Not(HasSubstr(kSecret)));
+  EXPECT_EQ(Kbctl({"config", "use-context", "nowhere"}), 2);
+  struct stat st {};
+  ASSERT_EQ(stat(env_["KBENCH_CONFIG"].c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+}
+
+TEST_F(KbctlConfigTest, TheCurrentContextThenEnvThenFlagsDecide) {
+  ASSERT_EQ(Kbctl({"config", "set-context", "lab", "--server", "gpu1:50051", "--token", kSecret,
+                   "--tls"}),
+            0);
+  ASSERT_EQ(Kbctl({"config", "set-context", "local", "--server", "127.0.0.1:9"}), 0);
+  absl::StatusOr<ResolvedConnection> lab = Resolve();
+  ASSERT_TRUE(lab.ok()) << lab.status();
+  EXPECT_EQ(lab->server, "gpu1:50051");
+  EXPECT_EQ(lab->security.token, kSecret);
+  EXPECT_TRUE(lab->security.tls);
+
+  ASSERT_EQ(Kbctl({"config", "use-context", "local"}), 0);
+  absl::StatusOr<ResolvedConnection> local = Resolve();
+  ASSERT_TRUE(local.ok());
+  EXPECT_EQ(local->server, "127.0.0.1:9");
+  EXPECT_EQ(local->security.token, "");
+
+  env_["KBENCH_SERVER"] = "127.0.0.1:11";
+  env_["KBENCH_TOKEN"] = "from-env";
+  absl::StatusOr<ResolvedConnection> env = Resolve(Flags("", "", "lab", false));
+  ASSERT_TRUE(env.ok()) << env.status();
+  EXPECT_EQ(env->server, "127.0.0.1:11");
+  EXPECT_EQ(env->security.token, "from-env");
+  absl::StatusOr<ResolvedConnection> flags = Resolve(Flags("127.0.0.1:12", "from-flag", "", false));
+  ASSERT_TRUE(flags.ok());
+  EXPECT_EQ(flags->server, "127.0.0.1:12");
+  EXPECT_EQ(flags->security.token, "from-flag");
+  EXPECT_FALSE(Resolve(Flags("", "", "missing", false)).ok());
+}
+
+TEST_F(KbctlConfigTest, ReadsTokenFilesAndRefusesPlaintextTokensToTheNetwork) {
+  const std::string token_file = dir_ + "/lab.token";
+  std::ofstream(token_file) << "kbt_fromfile\n";
+  chmod(token_file.c_str(), 0600);
+  ASSERT_EQ(
+      Kbctl({"config", "set-context", "lab", "--server", "gpu1:50051", "--token-file", token_file}),
+      0);
+  absl::StatusOr<ResolvedConnection> plain = Resolve();
+  ASSERT_FALSE(plain.ok());
+  EXPECT_THAT(std::string(plain.status().message()), HasSubstr("plaintext to gpu1:50051"));
+  absl::StatusOr<ResolvedConnection> tls = Resolve(Flags("", "", "", true));
+  ASSERT_TRUE(tls.ok()) << tls.status();
+  EXPECT_EQ(tls->security.token, "kbt_fromfile");
+}
+
+TEST_F(KbctlConfigTest, WarnsWhenAConfigHoldingATokenIsReadableByOthers) {
+  ASSERT_EQ(Kbctl({"config", "set-context", "lab", "--server", "127.0.0.1:1", "--token", kSecret}),
+            0);
+  ASSERT_TRUE(Resolve().ok());
+  EXPECT_EQ(err_.str(), "");
+  chmod(env_["KBENCH_CONFIG"].c_str(), 0644);
+  ASSERT_TRUE(Resolve().ok());
+  EXPECT_THAT(err_.str(), HasSubstr("holds a token and is readable by others (mode 644)"));
+  EXPECT_THAT(err_.str(), Not(HasSubstr(kSecret)));
+}
+
+}  // namespace
+}  // namespace kbench::client
