@@ -1,7 +1,7 @@
 // gelu's CUDA variants: unfused (one kernel per primitive op, intermediates in device memory, as
 // eager code without fusion runs it) and fused (one read, one write), in tanh and erf forms.
 #include "kernels/cuda/elementwise.cuh"
-#include "kernels/cuda/launchers.h"
+#include "kernels/cuda/variant_tables.h"
 
 namespace kbench::kernels::cuda {
 namespace {
@@ -47,8 +47,6 @@ absl::Status CheckWorkspace(const Problem& problem, const LaunchArgs& args) {
 
 constexpr auto kV = ElementwiseKind::kVectorized;
 constexpr const float* kNone = nullptr;
-
-}  // namespace
 
 absl::Status LaunchGeluTanhUnfused(const Problem& problem, const LaunchArgs& args) {
   KBENCH_RETURN_IF_ERROR(CheckWorkspace(problem, args));
@@ -107,6 +105,17 @@ absl::Status LaunchGeluErfFused(const Problem& problem, const LaunchArgs& args) 
                                 static_cast<const T*>(nullptr), static_cast<T*>(args.outputs[0]),
                                 Elements(problem), GeluErfOp{}, args);
   });
+}
+
+}  // namespace
+
+CudaVariantTable GeluCudaVariants() {
+  return {
+      {"gelu", "tanh_unfused", LaunchGeluTanhUnfused},
+      {"gelu", "tanh_fused", LaunchGeluTanhFused},
+      {"gelu", "erf_unfused", LaunchGeluErfUnfused},
+      {"gelu", "erf_fused", LaunchGeluErfFused},
+  };
 }
 
 }  // namespace kbench::kernels::cuda

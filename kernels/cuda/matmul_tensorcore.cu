@@ -6,9 +6,10 @@
 #include <cudaTypedefs.h>
 
 #include "kernels/cuda/common.cuh"
-#include "kernels/cuda/launchers.h"
+#include "kernels/cuda/variant_tables.h"
 
 namespace kbench::kernels::cuda {
+namespace {
 namespace {
 
 // A CTA computes a 128 x 256 tile of C in K steps of 64; each consumer warpgroup owns 64 rows.
@@ -350,6 +351,14 @@ absl::Status LaunchMatmulTensorCore(const Problem& problem, const LaunchArgs& ar
       return absl::InvalidArgumentError(absl::StrCat(
           "dtype: matmul/tensorcore takes bf16 or f16, got ", DTypeName(problem.dtype)));
   }
+}
+
+}  // namespace
+
+CudaVariantTable MatmulTensorCoreCudaVariants() {
+  return {
+      {"matmul", "tensorcore", LaunchMatmulTensorCore},
+  };
 }
 
 }  // namespace kbench::kernels::cuda

@@ -5,9 +5,10 @@
 
 #include "kernels/cuda/common.cuh"
 #include "kernels/cuda/cublas_util.h"
-#include "kernels/cuda/launchers.h"
+#include "kernels/cuda/variant_tables.h"
 
 namespace kbench::kernels::cuda {
+namespace {
 namespace {
 
 constexpr float kInvSqrt2 = 0.7071067811865476f;
@@ -178,6 +179,15 @@ absl::Status LaunchMlpUnfused(const Problem& problem, const LaunchArgs& args) {
 
 absl::Status LaunchMlpFused(const Problem& problem, const LaunchArgs& args) {
   return LaunchMlp(problem, args, /*fused=*/true);
+}
+
+}  // namespace
+
+CudaVariantTable MlpCudaVariants() {
+  return {
+      {"mlp", "unfused", LaunchMlpUnfused, /*needs_cublas=*/true},
+      {"mlp", "fused", LaunchMlpFused, /*needs_cublas=*/true},
+  };
 }
 
 }  // namespace kbench::kernels::cuda

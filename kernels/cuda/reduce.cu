@@ -1,9 +1,10 @@
 // reduce's CUDA variants: row sums (thread, warp or block per row) and full sums (two-pass and
 // single-pass with a last-block ticket). Accumulation in f32, output rounded to the dtype.
 #include "kernels/cuda/common.cuh"
-#include "kernels/cuda/launchers.h"
+#include "kernels/cuda/variant_tables.h"
 
 namespace kbench::kernels::cuda {
+namespace {
 namespace {
 
 // Must match kernels/ops/reduce.cc's workspace: kMaxPartials floats, then the ticket counter.
@@ -226,6 +227,18 @@ absl::Status LaunchReduceFullTwoPass(const Problem& problem, const LaunchArgs& a
 
 absl::Status LaunchReduceFullSinglePass(const Problem& problem, const LaunchArgs& args) {
   return LaunchFull(problem, args, /*single_pass=*/true);
+}
+
+}  // namespace
+
+CudaVariantTable ReduceCudaVariants() {
+  return {
+      {"reduce", "rows_thread", LaunchReduceRowsThread},
+      {"reduce", "rows_warp", LaunchReduceRowsWarp},
+      {"reduce", "rows_block", LaunchReduceRowsBlock},
+      {"reduce", "full_two_pass", LaunchReduceFullTwoPass},
+      {"reduce", "full_single_pass", LaunchReduceFullSinglePass},
+  };
 }
 
 }  // namespace kbench::kernels::cuda

@@ -1,9 +1,10 @@
 // softmax's CUDA variants (row-wise, max-subtracted): naive five-kernel, fused block-per-row,
 // warp-per-row, and online (single pass for max and sum).
 #include "kernels/cuda/common.cuh"
-#include "kernels/cuda/launchers.h"
+#include "kernels/cuda/variant_tables.h"
 
 namespace kbench::kernels::cuda {
+namespace {
 namespace {
 
 template <typename T, bool kVec>
@@ -435,6 +436,17 @@ absl::Status LaunchSoftmaxOnline(const Problem& problem, const LaunchArgs& args)
     KBENCH_CUDA_CHECK_LAUNCH("SoftmaxOnlineKernel");
     return absl::OkStatus();
   });
+}
+
+}  // namespace
+
+CudaVariantTable SoftmaxCudaVariants() {
+  return {
+      {"softmax", "naive", LaunchSoftmaxNaive},
+      {"softmax", "fused", LaunchSoftmaxFused},
+      {"softmax", "warp_per_row", LaunchSoftmaxWarpPerRow},
+      {"softmax", "online", LaunchSoftmaxOnline},
+  };
 }
 
 }  // namespace kbench::kernels::cuda
