@@ -138,9 +138,20 @@ inline int64_t Elements(const Problem& p) {
   return n;
 }
 
+// OK when args carry the `need` bytes of workspace that the operation's workspace function
+// (kernels/ops/workspace.h, the one the catalogue's Layout calls) asks for this problem.
+inline absl::Status CheckWorkspace(int64_t need, const Problem& problem, const LaunchArgs& args) {
+  if (need == 0) return absl::OkStatus();
+  if (args.workspace == nullptr || args.workspace_bytes < static_cast<size_t>(need)) {
+    return absl::InvalidArgumentError(absl::StrCat("workspace: ", problem.op, "/", problem.variant,
+                                                   " needs ", need, " bytes, got ",
+                                                   args.workspace_bytes));
+  }
+  return absl::OkStatus();
+}
+
 // The largest grid.x a launch may use.
 constexpr int64_t kMaxGridX = 2147483647;
 constexpr int64_t kMaxGridY = 65535;
 
 }  // namespace kbench::kernels::cuda
-

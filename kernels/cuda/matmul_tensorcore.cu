@@ -7,6 +7,7 @@
 
 #include "kernels/cuda/common.cuh"
 #include "kernels/cuda/variant_tables.h"
+#include "kernels/ops/workspace.h"
 
 namespace kbench::kernels::cuda {
 namespace {
@@ -293,8 +294,6 @@ absl::Status Encode(CUtensorMap* map, CUtensorMapDataType type, const void* base
   return absl::OkStatus();
 }
 
-int64_t RoundUp8(int64_t x) { return (x + 7) / 8 * 8; }
-
 template <typename T>
 absl::Status LaunchT(const Problem& problem, const LaunchArgs& args, CUtensorMapDataType type) {
   const int64_t m = problem.dim(0), n = problem.dim(1), k = problem.dim(2);
@@ -304,15 +303,10 @@ absl::Status LaunchT(const Problem& problem, const LaunchArgs& args, CUtensorMap
   if (!Aligned16(a) || !Aligned16(b) || (reinterpret_cast<uintptr_t>(c) & 3) != 0) {
     return absl::InvalidArgumentError("matmul/tensorcore: buffers must be 16-byte aligned");
   }
-  // Row pitches that are not multiples of 16 bytes go through a padded copy in the workspace
-  // (the sizes must match MatmulTensorCoreWorkspace in kernels/ops/matmul.cc).
-  const int64_t lda = k % 8 == 0 ? k : RoundUp8(k);
-  const int64_t ldb = n % 8 == 0 ? n : RoundUp8(n);
-  const size_t need = static_cast<size_t>((lda != k ? m * lda : 0) + (ldb != n ? k * ldb : 0)) * 2;
-  if (need > 0 && (args.workspace == nullptr || args.workspace_bytes < need)) {
-    return absl::InvalidArgumentError(absl::StrCat("workspace: matmul/tensorcore needs ", need,
-                                                   " bytes, got ", args.workspace_bytes));
-  }
+  // Row pitches that are not multiples of 16 bytes go through padded copies in the workspace,
+  // laid out as MatmulWorkspaceBytes says.
+  const auto [lda, ldb] = MatmulTensorCorePitches(problem);
+  KBENCH_RETURN_IF_ERROR(CheckWorkspace(MatmulWorkspaceBytes(problem), problem, args));
   T* ws = static_cast<T*>(args.workspace);
   if (lda != k) {
     PadRowsKernel<T><<<1024, 256, 0, args.stream>>>(a, ws, m, k, lda);

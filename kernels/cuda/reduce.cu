@@ -2,13 +2,14 @@
 // single-pass with a last-block ticket). Accumulation in f32, output rounded to the dtype.
 #include "kernels/cuda/common.cuh"
 #include "kernels/cuda/variant_tables.h"
+#include "kernels/ops/workspace.h"
 
 namespace kbench::kernels::cuda {
 namespace {
 namespace {
 
-// Must match kernels/ops/reduce.cc's workspace: kMaxPartials floats, then the ticket counter.
-constexpr int kMaxPartials = 1024;
+// The full sums' partials and ticket live in the workspace (ReduceWorkspaceBytes).
+constexpr int kMaxPartials = static_cast<int>(kReduceMaxPartials);
 constexpr int kThreads = 256;
 
 // Sums chunks i = first, first + step, ... < items of a row with two accumulators (for ILP) that
@@ -133,17 +134,8 @@ bool VectorRows(const void* in, int64_t cols) {
   return Aligned16(in) && (cols * static_cast<int64_t>(sizeof(T))) % 16 == 0;
 }
 
-absl::Status CheckWorkspace(const Problem& problem, const LaunchArgs& args) {
-  const size_t need = kMaxPartials * sizeof(float) + 16;
-  if (args.workspace == nullptr || args.workspace_bytes < need) {
-    return absl::InvalidArgumentError(absl::StrCat("workspace: reduce/", problem.variant, " needs ",
-                                                   need, " bytes, got ", args.workspace_bytes));
-  }
-  return absl::OkStatus();
-}
-
 absl::Status LaunchFull(const Problem& problem, const LaunchArgs& args, bool single_pass) {
-  KBENCH_RETURN_IF_ERROR(CheckWorkspace(problem, args));
+  KBENCH_RETURN_IF_ERROR(CheckWorkspace(ReduceWorkspaceBytes(problem), problem, args));
   const int64_t n = problem.dim(0) * problem.dim(1);
   float* partials = static_cast<float*>(args.workspace);
   unsigned* ticket = reinterpret_cast<unsigned*>(partials + kMaxPartials);

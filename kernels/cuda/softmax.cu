@@ -2,6 +2,7 @@
 // warp-per-row, and online (single pass for max and sum).
 #include "kernels/cuda/common.cuh"
 #include "kernels/cuda/variant_tables.h"
+#include "kernels/ops/workspace.h"
 
 namespace kbench::kernels::cuda {
 namespace {
@@ -369,11 +370,7 @@ absl::Status LaunchWarpRowT(const T* in, T* out, RowProblem rp, cudaStream_t str
 absl::Status LaunchSoftmaxNaive(const Problem& problem, const LaunchArgs& args) {
   const RowProblem rp = Rows(problem);
   const int64_t n = rp.rows * rp.cols;
-  const size_t need = static_cast<size_t>(n + 2 * rp.rows) * sizeof(float);
-  if (args.workspace == nullptr || args.workspace_bytes < need) {
-    return absl::InvalidArgumentError(absl::StrCat("workspace: softmax/naive needs ", need,
-                                                   " bytes, got ", args.workspace_bytes));
-  }
+  KBENCH_RETURN_IF_ERROR(CheckWorkspace(SoftmaxWorkspaceBytes(problem), problem, args));
   float* tmp = static_cast<float*>(args.workspace);
   float* row_max = tmp + n;
   float* row_sum = row_max + rp.rows;
