@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/cuda/cuda_variants.h"
 #include "kernels/dtype.h"
@@ -121,13 +122,13 @@ __device__ __forceinline__ float BlockReduce(float v, Op op, float* scratch) {
 
 inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// SM count of the device the args run on (from args.prop when given).
-inline int SmCount(const LaunchArgs& args) {
+// SM count of the device the args run on (from args.prop when given, else asked of the current
+// device: a failure is the launch's error, not a guessed count).
+inline absl::StatusOr<int> SmCount(const LaunchArgs& args) {
   if (args.prop != nullptr) return args.prop->multiProcessorCount;
   int device = 0, sms = 0;
-  if (cudaGetDevice(&device) != cudaSuccess) return 132;
-  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
-    return 132;
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaGetDevice(&device));
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   return sms;
 }
 

@@ -256,28 +256,29 @@ __global__ void PadRowsKernel(const T* __restrict__ in, T* __restrict__ out, int
   }
 }
 
-PFN_cuTensorMapEncodeTiled_v12000 EncodeFn() {
-  static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult q;
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault,
-                                         &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess) {
-      return static_cast<PFN_cuTensorMapEncodeTiled_v12000>(nullptr);
-    }
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
-  }();
+// The driver's tensor-map encoder, looked up through the runtime so that nothing links
+// libcuda; looked up once per process.
+absl::StatusOr<PFN_cuTensorMapEncodeTiled_v12000> LookUpEncodeFn() {
+  void* p = nullptr;
+  cudaDriverEntryPointQueryResult q;
+  KBENCH_CUDA_RETURN_IF_ERROR(
+      cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q));
+  if (q != cudaDriverEntryPointSuccess || p == nullptr) {
+    return absl::FailedPreconditionError(
+        "matmul/tensorcore: the driver has no cuTensorMapEncodeTiled (needs CUDA 12+ driver)");
+  }
+  return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+}
+
+absl::StatusOr<PFN_cuTensorMapEncodeTiled_v12000> EncodeFn() {
+  static const absl::StatusOr<PFN_cuTensorMapEncodeTiled_v12000> fn = LookUpEncodeFn();
   return fn;
 }
 
 // A 2-D row-major tensor map (inner dim first) with a box of box_inner x box_outer elements.
 absl::Status Encode(CUtensorMap* map, CUtensorMapDataType type, const void* base, int64_t inner,
                     int64_t outer, int64_t ld, uint32_t box_inner, uint32_t box_outer) {
-  const PFN_cuTensorMapEncodeTiled_v12000 encode = EncodeFn();
-  if (encode == nullptr) {
-    return absl::FailedPreconditionError(
-        "matmul/tensorcore: the driver has no cuTensorMapEncodeTiled (needs CUDA 12+ driver)");
-  }
+  KBENCH_ASSIGN_OR_RETURN(const PFN_cuTensorMapEncodeTiled_v12000 encode, EncodeFn());
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(inner), static_cast<cuuint64_t>(outer)};
   const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * 2};
   const cuuint32_t box[2] = {box_inner, box_outer};
@@ -292,6 +293,18 @@ absl::Status Encode(CUtensorMap* map, CUtensorMapDataType type, const void* base
                                             " matrix"));
   }
   return absl::OkStatus();
+}
+
+// Lets MatmulWgmmaKernel<T> use kSmemBytes of dynamic shared memory (over the 48 KiB default);
+// the attribute belongs to the kernel, so it is set once per process.
+template <typename T>
+absl::Status AllowWgmmaSharedMemory() {
+  static const absl::Status status = []() -> absl::Status {
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaFuncSetAttribute(
+        MatmulWgmmaKernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+    return absl::OkStatus();
+  }();
+  return status;
 }
 
 template <typename T>
@@ -322,9 +335,7 @@ absl::Status LaunchT(const Problem& problem, const LaunchArgs& args, CUtensorMap
   CUtensorMap map_a, map_b;
   KBENCH_RETURN_IF_ERROR(Encode(&map_a, type, a, k, m, lda, kBK, kBM));
   KBENCH_RETURN_IF_ERROR(Encode(&map_b, type, b, n, k, ldb, 64, kBK));
-  static const cudaError_t attr = cudaFuncSetAttribute(
-      MatmulWgmmaKernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
-  KBENCH_CUDA_RETURN_IF_ERROR(attr);
+  KBENCH_RETURN_IF_ERROR(AllowWgmmaSharedMemory<T>());
   const dim3 grid(static_cast<unsigned>(CeilDiv(n, kBN)), static_cast<unsigned>(CeilDiv(m, kBM)));
   if (grid.y > kMaxGridY) return absl::InvalidArgumentError("shape: m too large for tensorcore");
   MatmulWgmmaKernel<T><<<grid, kThreads, kSmemBytes, args.stream>>>(

@@ -111,8 +111,9 @@ absl::Status LaunchMlp(const Problem& problem, const LaunchArgs& args, bool fuse
                                                                 ? CUBLAS_COMPUTE_32F_FAST_TF32
                                                                 : CUBLAS_COMPUTE_32F};
   const float alpha = 1.0f / std::sqrt(static_cast<float>(d));
+  KBENCH_ASSIGN_OR_RETURN(const int sms, SmCount(args));
   const unsigned blocks =
-      static_cast<unsigned>(std::min<int64_t>(CeilDiv(n, kThreads), int64_t{SmCount(args)} * 8));
+      static_cast<unsigned>(std::min<int64_t>(CeilDiv(n, kThreads), int64_t{sms} * 8));
   cudaStream_t stream = args.stream;
 
   FillKernel<<<static_cast<unsigned>(std::min<int64_t>(CeilDiv(B, kThreads), 1024)), kThreads, 0,

@@ -140,9 +140,9 @@ absl::Status LaunchFull(const Problem& problem, const LaunchArgs& args, bool sin
   float* partials = static_cast<float*>(args.workspace);
   unsigned* ticket = reinterpret_cast<unsigned*>(partials + kMaxPartials);
   // Four 256-thread blocks per SM keep enough loads in flight; never more than the partials.
-  const int blocks = static_cast<int>(
-      std::max<int64_t>(1, std::min<int64_t>({int64_t{kMaxPartials}, int64_t{SmCount(args)} * 4,
-                                              CeilDiv(n, kThreads * 4)})));
+  KBENCH_ASSIGN_OR_RETURN(const int sms, SmCount(args));
+  const int blocks = static_cast<int>(std::max<int64_t>(
+      1, std::min<int64_t>({int64_t{kMaxPartials}, int64_t{sms} * 4, CeilDiv(n, kThreads * 4)})));
   if (single_pass) {
     KBENCH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(ticket, 0, sizeof(unsigned), args.stream));
   }
