@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/cuda/cuda_variants.h"
 #include "kernels/dtype.h"
@@ -121,13 +122,13 @@ __device__ __forceinline__ float BlockReduce(float v, Op op, float* scratch) {
 
 inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// SM count of the device the args run on (from args.prop when given).
-inline int SmCount(const LaunchArgs& args) {
+// SM count of the device the args run on (from args.prop when given, else asked of the current
+// device: a failure is the launch's error, not a guessed count).
+inline absl::StatusOr<int> SmCount(const LaunchArgs& args) {
   if (args.prop != nullptr) return args.prop->multiProcessorCount;
   int device = 0, sms = 0;
-  if (cudaGetDevice(&device) != cudaSuccess) return 132;
-  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
-    return 132;
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaGetDevice(&device));
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   return sms;
 }
 
@@ -138,9 +139,20 @@ inline int64_t Elements(const Problem& p) {
   return n;
 }
 
+// OK when args carry the `need` bytes of workspace that the operation's workspace function
+// (kernels/ops/workspace.h, the one the catalogue's Layout calls) asks for this problem.
+inline absl::Status CheckWorkspace(int64_t need, const Problem& problem, const LaunchArgs& args) {
+  if (need == 0) return absl::OkStatus();
+  if (args.workspace == nullptr || args.workspace_bytes < static_cast<size_t>(need)) {
+    return absl::InvalidArgumentError(absl::StrCat("workspace: ", problem.op, "/", problem.variant,
+                                                   " needs ", need, " bytes, got ",
+                                                   args.workspace_bytes));
+  }
+  return absl::OkStatus();
+}
+
 // The largest grid.x a launch may use.
 constexpr int64_t kMaxGridX = 2147483647;
 constexpr int64_t kMaxGridY = 65535;
 
 }  // namespace kbench::kernels::cuda
-

@@ -1,9 +1,10 @@
 // copy's CUDA variants: the vectorized kernel that sets the bandwidth ceiling, and the driver's
 // device-to-device memcpy.
 #include "kernels/cuda/elementwise.cuh"
-#include "kernels/cuda/launchers.h"
+#include "kernels/cuda/variant_tables.h"
 
 namespace kbench::kernels::cuda {
+namespace {
 
 absl::Status LaunchCopyVectorized(const Problem& problem, const LaunchArgs& args) {
   return DispatchFloat(problem.dtype, [&](auto tag) {
@@ -19,6 +20,15 @@ absl::Status LaunchCopyCudaMemcpy(const Problem& problem, const LaunchArgs& args
   KBENCH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(args.outputs[0], args.inputs[0], bytes,
                                               cudaMemcpyDeviceToDevice, args.stream));
   return absl::OkStatus();
+}
+
+}  // namespace
+
+CudaVariantTable CopyCudaVariants() {
+  return {
+      {"copy", "vectorized", LaunchCopyVectorized},
+      {"copy", "cuda_memcpy", LaunchCopyCudaMemcpy},
+  };
 }
 
 }  // namespace kbench::kernels::cuda

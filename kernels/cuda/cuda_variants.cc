@@ -1,8 +1,9 @@
-// The one list of CUDA variants, and the CUDA error -> Status translation.
+// The one list of CUDA variants (the per-operation tables concatenated), and the CUDA error ->
+// Status translation.
 #include "kernels/cuda/cuda_variants.h"
 
 #include "absl/strings/str_cat.h"
-#include "kernels/cuda/launchers.h"
+#include "kernels/cuda/variant_tables.h"
 
 namespace kbench::kernels::cuda {
 
@@ -15,35 +16,27 @@ absl::Status CudaStatus(cudaError_t error, const char* call, const char* file, i
 }
 
 const std::vector<CudaVariant>& CudaVariants() {
-  static const std::vector<CudaVariant>* variants = new std::vector<CudaVariant>{
-      {"copy", "vectorized", LaunchCopyVectorized},
-      {"copy", "cuda_memcpy", LaunchCopyCudaMemcpy},
-      {"square", "naive_2d", LaunchSquareNaive2d},
-      {"square", "grid_stride", LaunchSquareGridStride},
-      {"square", "vectorized", LaunchSquareVectorized},
-      {"add", "naive", LaunchAddNaive},
-      {"add", "vectorized", LaunchAddVectorized},
-      {"gelu", "tanh_unfused", LaunchGeluTanhUnfused},
-      {"gelu", "tanh_fused", LaunchGeluTanhFused},
-      {"gelu", "erf_unfused", LaunchGeluErfUnfused},
-      {"gelu", "erf_fused", LaunchGeluErfFused},
-      {"softmax", "naive", LaunchSoftmaxNaive},
-      {"softmax", "fused", LaunchSoftmaxFused},
-      {"softmax", "warp_per_row", LaunchSoftmaxWarpPerRow},
-      {"softmax", "online", LaunchSoftmaxOnline},
-      {"reduce", "rows_thread", LaunchReduceRowsThread},
-      {"reduce", "rows_warp", LaunchReduceRowsWarp},
-      {"reduce", "rows_block", LaunchReduceRowsBlock},
-      {"reduce", "full_two_pass", LaunchReduceFullTwoPass},
-      {"reduce", "full_single_pass", LaunchReduceFullSinglePass},
-      {"matmul", "naive", LaunchMatmulNaive},
-      {"matmul", "tiled", LaunchMatmulTiled},
-      {"matmul", "register_blocked", LaunchMatmulRegisterBlocked},
-      {"matmul", "tensorcore", LaunchMatmulTensorCore},
-      {"matmul", "cublas", LaunchMatmulCublas, /*needs_cublas=*/true},
-      {"mlp", "unfused", LaunchMlpUnfused, /*needs_cublas=*/true},
-      {"mlp", "fused", LaunchMlpFused, /*needs_cublas=*/true},
-  };
+  static const std::vector<CudaVariant>* variants = [] {
+    // In catalogue order (kernels/catalogue.cc), so that listings read the same way.
+    const CudaVariantTable tables[] = {
+        CopyCudaVariants(),
+        SquareCudaVariants(),
+        AddCudaVariants(),
+        GeluCudaVariants(),
+        SoftmaxCudaVariants(),
+        ReduceCudaVariants(),
+        MatmulNaiveCudaVariants(),
+        MatmulTiledCudaVariants(),
+        MatmulRegisterBlockedCudaVariants(),
+        MatmulTensorCoreCudaVariants(),
+        MatmulCublasCudaVariants(),
+        MlpCudaVariants(),
+    };
+    auto* all = new std::vector<CudaVariant>;
+    for (const CudaVariantTable& table : tables)
+      all->insert(all->end(), table.begin(), table.end());
+    return all;
+  }();
   return *variants;
 }
 

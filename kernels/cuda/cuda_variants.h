@@ -1,5 +1,5 @@
-// The CUDA variants of the catalogue: one launch function per (operation, variant), listed in
-// cuda_variants.cc. Only the CUDA executor includes this header.
+// The CUDA variants of the catalogue: one launch function per (operation, variant), each .cu
+// exporting its own table (variant_tables.h). Only the CUDA executor includes this header.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -55,6 +55,6 @@ absl::Status CudaStatus(cudaError_t error, const char* call, const char* file, i
 
 // After a kernel launch: the launch's own error (bad configuration, no device), naming the
 // kernel `what` (a string literal) so that the message says which launch failed.
-#define KBENCH_CUDA_CHECK_LAUNCH(what)                                             \
-  KBENCH_RETURN_IF_ERROR(::kbench::kernels::cuda::CudaStatus(                      \
+#define KBENCH_CUDA_CHECK_LAUNCH(what)                        \
+  KBENCH_RETURN_IF_ERROR(::kbench::kernels::cuda::CudaStatus( \
       cudaGetLastError(), "launch of " what " (cudaGetLastError)", __FILE__, __LINE__))

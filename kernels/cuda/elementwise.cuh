@@ -176,7 +176,8 @@ absl::Status LaunchElementwise(ElementwiseKind kind, const TA* a, const TB* b, T
     }
     case ElementwiseKind::kGridStride: {
       // Enough 256-thread blocks to fill every SM's 2048 thread slots once.
-      const int64_t fill = int64_t{SmCount(args)} * (2048 / kElementwiseThreads);
+      KBENCH_ASSIGN_OR_RETURN(const int sms, SmCount(args));
+      const int64_t fill = int64_t{sms} * (2048 / kElementwiseThreads);
       const int64_t blocks = std::min(fill, CeilDiv(n, kElementwiseThreads));
       GridStrideKernel<kInputs, TA, TB, TO, Op>
           <<<static_cast<unsigned>(blocks), kElementwiseThreads, 0, args.stream>>>(a, b, out, n,

@@ -1,7 +1,8 @@
 // gelu's CUDA variants: unfused (one kernel per primitive op, intermediates in device memory, as
 // eager code without fusion runs it) and fused (one read, one write), in tanh and erf forms.
 #include "kernels/cuda/elementwise.cuh"
-#include "kernels/cuda/launchers.h"
+#include "kernels/cuda/variant_tables.h"
+#include "kernels/ops/workspace.h"
 
 namespace kbench::kernels::cuda {
 namespace {
@@ -20,10 +21,10 @@ struct GeluErfOp {
   }
 };
 
-// The unfused forms keep their two intermediates in the workspace as f32 (2 n floats): every
-// operator reads and writes device memory, as eager code does, while rounding only the output
-// to the dtype. (Rounding each f16/bf16 intermediate loses the tails: 1 + tanh(z) cancels for
-// negative x, and a one-element check fails by 10%.)
+// The unfused forms keep their two intermediates in the workspace as f32 (GeluWorkspaceBytes):
+// every operator reads and writes device memory, as eager code does, while rounding only the
+// output to the dtype. (Rounding each f16/bf16 intermediate loses the tails: 1 + tanh(z) cancels
+// for negative x, and a one-element check fails by 10%.)
 struct UnfusedBuffers {
   float* w0;
   float* w1;
@@ -36,22 +37,11 @@ UnfusedBuffers Buffers(const Problem& problem, const LaunchArgs& args) {
   return {ws, ws + n, n};
 }
 
-absl::Status CheckWorkspace(const Problem& problem, const LaunchArgs& args) {
-  const size_t need = 2 * static_cast<size_t>(Elements(problem)) * sizeof(float);
-  if (args.workspace == nullptr || args.workspace_bytes < need) {
-    return absl::InvalidArgumentError(absl::StrCat("workspace: gelu/", problem.variant, " needs ",
-                                                   need, " bytes, got ", args.workspace_bytes));
-  }
-  return absl::OkStatus();
-}
-
 constexpr auto kV = ElementwiseKind::kVectorized;
 constexpr const float* kNone = nullptr;
 
-}  // namespace
-
 absl::Status LaunchGeluTanhUnfused(const Problem& problem, const LaunchArgs& args) {
-  KBENCH_RETURN_IF_ERROR(CheckWorkspace(problem, args));
+  KBENCH_RETURN_IF_ERROR(CheckWorkspace(GeluWorkspaceBytes(problem), problem, args));
   return DispatchFloat(problem.dtype, [&](auto tag) -> absl::Status {
     using T = decltype(tag);
     const T* x = static_cast<const T*>(args.inputs[0]);
@@ -74,7 +64,7 @@ absl::Status LaunchGeluTanhUnfused(const Problem& problem, const LaunchArgs& arg
 }
 
 absl::Status LaunchGeluErfUnfused(const Problem& problem, const LaunchArgs& args) {
-  KBENCH_RETURN_IF_ERROR(CheckWorkspace(problem, args));
+  KBENCH_RETURN_IF_ERROR(CheckWorkspace(GeluWorkspaceBytes(problem), problem, args));
   return DispatchFloat(problem.dtype, [&](auto tag) -> absl::Status {
     using T = decltype(tag);
     const T* x = static_cast<const T*>(args.inputs[0]);
@@ -107,6 +97,17 @@ absl::Status LaunchGeluErfFused(const Problem& problem, const LaunchArgs& args) 
                                 static_cast<const T*>(nullptr), static_cast<T*>(args.outputs[0]),
                                 Elements(problem), GeluErfOp{}, args);
   });
+}
+
+}  // namespace
+
+CudaVariantTable GeluCudaVariants() {
+  return {
+      {"gelu", "tanh_unfused", LaunchGeluTanhUnfused},
+      {"gelu", "tanh_fused", LaunchGeluTanhFused},
+      {"gelu", "erf_unfused", LaunchGeluErfUnfused},
+      {"gelu", "erf_fused", LaunchGeluErfFused},
+  };
 }
 
 }  // namespace kbench::kernels::cuda

@@ -2,9 +2,10 @@
 // cores), f16 and bf16 (f32 accumulate).
 #include "kernels/cuda/common.cuh"
 #include "kernels/cuda/cublas_util.h"
-#include "kernels/cuda/launchers.h"
+#include "kernels/cuda/variant_tables.h"
 
 namespace kbench::kernels::cuda {
+namespace {
 
 absl::Status LaunchMatmulCublas(const Problem& problem, const LaunchArgs& args) {
   if (args.cublas == nullptr) {
@@ -35,6 +36,14 @@ absl::Status LaunchMatmulCublas(const Problem& problem, const LaunchArgs& args) 
       args.inputs[0], type, static_cast<int>(k), &beta, args.outputs[0], type, static_cast<int>(n),
       compute, CUBLAS_GEMM_DEFAULT));
   return absl::OkStatus();
+}
+
+}  // namespace
+
+CudaVariantTable MatmulCublasCudaVariants() {
+  return {
+      {"matmul", "cublas", LaunchMatmulCublas, /*needs_cublas=*/true},
+  };
 }
 
 }  // namespace kbench::kernels::cuda

@@ -1,7 +1,7 @@
 // matmul naive: one thread per output element, both operands read from global memory; every
 // A row and B column is fetched k times from L2 or DRAM.
 #include "kernels/cuda/common.cuh"
-#include "kernels/cuda/launchers.h"
+#include "kernels/cuda/variant_tables.h"
 
 namespace kbench::kernels::cuda {
 namespace {
@@ -22,8 +22,6 @@ __global__ void MatmulNaiveKernel(const float* __restrict__ a, const float* __re
   }
 }
 
-}  // namespace
-
 absl::Status LaunchMatmulNaive(const Problem& problem, const LaunchArgs& args) {
   const int64_t m = problem.dim(0), n = problem.dim(1), k = problem.dim(2);
   const dim3 block(kBlock, kBlock);
@@ -34,6 +32,14 @@ absl::Status LaunchMatmulNaive(const Problem& problem, const LaunchArgs& args) {
                                                      static_cast<float*>(args.outputs[0]), m, n, k);
   KBENCH_CUDA_CHECK_LAUNCH("MatmulNaiveKernel");
   return absl::OkStatus();
+}
+
+}  // namespace
+
+CudaVariantTable MatmulNaiveCudaVariants() {
+  return {
+      {"matmul", "naive", LaunchMatmulNaive},
+  };
 }
 
 }  // namespace kbench::kernels::cuda

@@ -2,7 +2,7 @@
 // registers, operands staged through shared memory 8 k-steps at a time; each shared-memory
 // value read feeds 8 multiply-adds instead of 1 (f32).
 #include "kernels/cuda/common.cuh"
-#include "kernels/cuda/launchers.h"
+#include "kernels/cuda/variant_tables.h"
 
 namespace kbench::kernels::cuda {
 namespace {
@@ -64,8 +64,6 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-}  // namespace
-
 absl::Status LaunchMatmulRegisterBlocked(const Problem& problem, const LaunchArgs& args) {
   const int64_t m = problem.dim(0), n = problem.dim(1), k = problem.dim(2);
   const int64_t tiles_m = CeilDiv(m, kBM);
@@ -79,6 +77,14 @@ absl::Status LaunchMatmulRegisterBlocked(const Problem& problem, const LaunchArg
       static_cast<float*>(args.outputs[0]), m, n, k);
   KBENCH_CUDA_CHECK_LAUNCH("MatmulRegisterBlockedKernel");
   return absl::OkStatus();
+}
+
+}  // namespace
+
+CudaVariantTable MatmulRegisterBlockedCudaVariants() {
+  return {
+      {"matmul", "register_blocked", LaunchMatmulRegisterBlocked},
+  };
 }
 
 }  // namespace kbench::kernels::cuda

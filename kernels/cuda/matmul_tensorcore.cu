@@ -6,9 +6,11 @@
 #include <cudaTypedefs.h>
 
 #include "kernels/cuda/common.cuh"
-#include "kernels/cuda/launchers.h"
+#include "kernels/cuda/variant_tables.h"
+#include "kernels/ops/workspace.h"
 
 namespace kbench::kernels::cuda {
+namespace {
 namespace {
 
 // A CTA computes a 128 x 256 tile of C in K steps of 64; each consumer warpgroup owns 64 rows.
@@ -62,82 +64,59 @@ __device__ __forceinline__ void TmaLoad(void* dst, const CUtensorMap* map, int c
       : "memory");
 }
 
+// D += A * B, m64 n256 k16, for A and B of PTX type `ptx_type` ("bf16" or "f16", a string
+// literal: asm text must be one), f32 accumulators d[0..127]. A K-major (row-major A), B MN-major
+// (row-major B): imm-trans-b = 1. One macro, so the two dtypes share a single operand list.
+#define KBENCH_WGMMA_M64N256K16(ptx_type, d, desc_a, desc_b)                                       \
+  asm volatile(                                                                                    \
+      "{\n"                                                                                        \
+      "wgmma.mma_async.sync.aligned.m64n256k16.f32." ptx_type "." ptx_type                         \
+      " "                                                                                          \
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "     \
+      "%19, "                                                                                      \
+      "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, " \
+      "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, " \
+      "%56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, " \
+      "%74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, " \
+      "%92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, "   \
+      "%108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, " \
+      "%123, %124, %125, %126, %127}, "                                                            \
+      "%128, %129, 1, 1, 1, 0, 1;\n"                                                               \
+      "}\n"                                                                                        \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),        \
+        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
+        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), \
+        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), \
+        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), \
+        "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), \
+        "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), \
+        "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), \
+        "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), \
+        "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), \
+        "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), \
+        "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), \
+        "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), \
+        "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),          \
+        "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]),        \
+        "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]),        \
+        "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]),        \
+        "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])         \
+      : "l"(desc_a), "l"(desc_b));
+
 template <typename T>
 __device__ __forceinline__ void Wgmma(float (&d)[128], uint64_t desc_a, uint64_t desc_b);
-// D += A * B, m64 n256 k16. A K-major (row-major A), B MN-major (row-major B): imm-trans-b = 1.
 template <>
 __device__ __forceinline__ void Wgmma<__nv_bfloat16>(float (&d)[128], uint64_t desc_a,
                                                      uint64_t desc_b) {
-  asm volatile(
-      "{\n"
-      "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 "
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, "
-      "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, "
-      "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, "
-      "%56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, "
-      "%74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, "
-      "%92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, "
-      "%108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, "
-      "%123, %124, %125, %126, %127}, "
-      "%128, %129, 1, 1, 1, 0, 1;\n"
-      "}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
-        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
-        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),
-        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
-        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),
-        "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
-        "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),
-        "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]),
-        "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]),
-        "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]),
-        "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]),
-        "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]),
-        "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]),
-        "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
-        "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]),
-        "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]),
-        "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]),
-        "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-      : "l"(desc_a), "l"(desc_b));
+  KBENCH_WGMMA_M64N256K16("bf16", d, desc_a, desc_b);
 }
 template <>
 __device__ __forceinline__ void Wgmma<__half>(float (&d)[128], uint64_t desc_a, uint64_t desc_b) {
-  asm volatile(
-      "{\n"
-      "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 "
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, "
-      "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, "
-      "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, "
-      "%56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, "
-      "%74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, "
-      "%92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, "
-      "%108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, "
-      "%123, %124, %125, %126, %127}, "
-      "%128, %129, 1, 1, 1, 0, 1;\n"
-      "}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
-        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
-        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),
-        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
-        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),
-        "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
-        "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),
-        "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]),
-        "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]),
-        "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]),
-        "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]),
-        "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]),
-        "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]),
-        "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
-        "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]),
-        "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]),
-        "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]),
-        "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-      : "l"(desc_a), "l"(desc_b));
+  KBENCH_WGMMA_M64N256K16("f16", d, desc_a, desc_b);
 }
+
+#undef KBENCH_WGMMA_M64N256K16
 
 // Keeps the compiler from moving accumulator reads or writes across wgmma fences.
 __device__ __forceinline__ void FenceOperands(float (&d)[128]) {
@@ -254,28 +233,29 @@ __global__ void PadRowsKernel(const T* __restrict__ in, T* __restrict__ out, int
   }
 }
 
-PFN_cuTensorMapEncodeTiled_v12000 EncodeFn() {
-  static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult q;
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault,
-                                         &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess) {
-      return static_cast<PFN_cuTensorMapEncodeTiled_v12000>(nullptr);
-    }
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
-  }();
+// The driver's tensor-map encoder, looked up through the runtime so that nothing links
+// libcuda; looked up once per process.
+absl::StatusOr<PFN_cuTensorMapEncodeTiled_v12000> LookUpEncodeFn() {
+  void* p = nullptr;
+  cudaDriverEntryPointQueryResult q;
+  KBENCH_CUDA_RETURN_IF_ERROR(
+      cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q));
+  if (q != cudaDriverEntryPointSuccess || p == nullptr) {
+    return absl::FailedPreconditionError(
+        "matmul/tensorcore: the driver has no cuTensorMapEncodeTiled (needs CUDA 12+ driver)");
+  }
+  return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+}
+
+absl::StatusOr<PFN_cuTensorMapEncodeTiled_v12000> EncodeFn() {
+  static const absl::StatusOr<PFN_cuTensorMapEncodeTiled_v12000> fn = LookUpEncodeFn();
   return fn;
 }
 
 // A 2-D row-major tensor map (inner dim first) with a box of box_inner x box_outer elements.
 absl::Status Encode(CUtensorMap* map, CUtensorMapDataType type, const void* base, int64_t inner,
                     int64_t outer, int64_t ld, uint32_t box_inner, uint32_t box_outer) {
-  const PFN_cuTensorMapEncodeTiled_v12000 encode = EncodeFn();
-  if (encode == nullptr) {
-    return absl::FailedPreconditionError(
-        "matmul/tensorcore: the driver has no cuTensorMapEncodeTiled (needs CUDA 12+ driver)");
-  }
+  KBENCH_ASSIGN_OR_RETURN(const PFN_cuTensorMapEncodeTiled_v12000 encode, EncodeFn());
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(inner), static_cast<cuuint64_t>(outer)};
   const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * 2};
   const cuuint32_t box[2] = {box_inner, box_outer};
@@ -292,7 +272,17 @@ absl::Status Encode(CUtensorMap* map, CUtensorMapDataType type, const void* base
   return absl::OkStatus();
 }
 
-int64_t RoundUp8(int64_t x) { return (x + 7) / 8 * 8; }
+// Lets MatmulWgmmaKernel<T> use kSmemBytes of dynamic shared memory (over the 48 KiB default);
+// the attribute belongs to the kernel, so it is set once per process.
+template <typename T>
+absl::Status AllowWgmmaSharedMemory() {
+  static const absl::Status status = []() -> absl::Status {
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaFuncSetAttribute(
+        MatmulWgmmaKernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+    return absl::OkStatus();
+  }();
+  return status;
+}
 
 template <typename T>
 absl::Status LaunchT(const Problem& problem, const LaunchArgs& args, CUtensorMapDataType type) {
@@ -303,15 +293,10 @@ absl::Status LaunchT(const Problem& problem, const LaunchArgs& args, CUtensorMap
   if (!Aligned16(a) || !Aligned16(b) || (reinterpret_cast<uintptr_t>(c) & 3) != 0) {
     return absl::InvalidArgumentError("matmul/tensorcore: buffers must be 16-byte aligned");
   }
-  // Row pitches that are not multiples of 16 bytes go through a padded copy in the workspace
-  // (the sizes must match MatmulTensorCoreWorkspace in kernels/ops/matmul.cc).
-  const int64_t lda = k % 8 == 0 ? k : RoundUp8(k);
-  const int64_t ldb = n % 8 == 0 ? n : RoundUp8(n);
-  const size_t need = static_cast<size_t>((lda != k ? m * lda : 0) + (ldb != n ? k * ldb : 0)) * 2;
-  if (need > 0 && (args.workspace == nullptr || args.workspace_bytes < need)) {
-    return absl::InvalidArgumentError(absl::StrCat("workspace: matmul/tensorcore needs ", need,
-                                                   " bytes, got ", args.workspace_bytes));
-  }
+  // Row pitches that are not multiples of 16 bytes go through padded copies in the workspace,
+  // laid out as MatmulWorkspaceBytes says.
+  const auto [lda, ldb] = MatmulTensorCorePitches(problem);
+  KBENCH_RETURN_IF_ERROR(CheckWorkspace(MatmulWorkspaceBytes(problem), problem, args));
   T* ws = static_cast<T*>(args.workspace);
   if (lda != k) {
     PadRowsKernel<T><<<1024, 256, 0, args.stream>>>(a, ws, m, k, lda);
@@ -327,9 +312,7 @@ absl::Status LaunchT(const Problem& problem, const LaunchArgs& args, CUtensorMap
   CUtensorMap map_a, map_b;
   KBENCH_RETURN_IF_ERROR(Encode(&map_a, type, a, k, m, lda, kBK, kBM));
   KBENCH_RETURN_IF_ERROR(Encode(&map_b, type, b, n, k, ldb, 64, kBK));
-  static const cudaError_t attr = cudaFuncSetAttribute(
-      MatmulWgmmaKernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
-  KBENCH_CUDA_RETURN_IF_ERROR(attr);
+  KBENCH_RETURN_IF_ERROR(AllowWgmmaSharedMemory<T>());
   const dim3 grid(static_cast<unsigned>(CeilDiv(n, kBN)), static_cast<unsigned>(CeilDiv(m, kBM)));
   if (grid.y > kMaxGridY) return absl::InvalidArgumentError("shape: m too large for tensorcore");
   MatmulWgmmaKernel<T><<<grid, kThreads, kSmemBytes, args.stream>>>(
@@ -350,6 +333,14 @@ absl::Status LaunchMatmulTensorCore(const Problem& problem, const LaunchArgs& ar
       return absl::InvalidArgumentError(absl::StrCat(
           "dtype: matmul/tensorcore takes bf16 or f16, got ", DTypeName(problem.dtype)));
   }
+}
+
+}  // namespace
+
+CudaVariantTable MatmulTensorCoreCudaVariants() {
+  return {
+      {"matmul", "tensorcore", LaunchMatmulTensorCore},
+  };
 }
 
 }  // namespace kbench::kernels::cuda

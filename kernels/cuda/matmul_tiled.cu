@@ -1,7 +1,7 @@
 // matmul tiled: 32x32 tiles of A and B staged in shared memory, so each operand element is read
 // from global memory once per tile instead of once per multiply.
 #include "kernels/cuda/common.cuh"
-#include "kernels/cuda/launchers.h"
+#include "kernels/cuda/variant_tables.h"
 
 namespace kbench::kernels::cuda {
 namespace {
@@ -33,8 +33,6 @@ __global__ void __launch_bounds__(kTile* kTile)
   }
 }
 
-}  // namespace
-
 absl::Status LaunchMatmulTiled(const Problem& problem, const LaunchArgs& args) {
   const int64_t m = problem.dim(0), n = problem.dim(1), k = problem.dim(2);
   const dim3 block(kTile, kTile);
@@ -45,6 +43,14 @@ absl::Status LaunchMatmulTiled(const Problem& problem, const LaunchArgs& args) {
                                                      static_cast<float*>(args.outputs[0]), m, n, k);
   KBENCH_CUDA_CHECK_LAUNCH("MatmulTiledKernel");
   return absl::OkStatus();
+}
+
+}  // namespace
+
+CudaVariantTable MatmulTiledCudaVariants() {
+  return {
+      {"matmul", "tiled", LaunchMatmulTiled},
+  };
 }
 
 }  // namespace kbench::kernels::cuda

@@ -5,9 +5,11 @@
 
 #include "kernels/cuda/common.cuh"
 #include "kernels/cuda/cublas_util.h"
-#include "kernels/cuda/launchers.h"
+#include "kernels/cuda/variant_tables.h"
+#include "kernels/ops/workspace.h"
 
 namespace kbench::kernels::cuda {
+namespace {
 namespace {
 
 constexpr float kInvSqrt2 = 0.7071067811865476f;
@@ -89,17 +91,14 @@ absl::Status LaunchMlp(const Problem& problem, const LaunchArgs& args, bool fuse
   const int64_t B = problem.dim(0), d = problem.dim(1);
   const int64_t L = problem.param("layers"), steps = problem.param("steps");
   const int64_t n = B * d;
-  const size_t need = static_cast<size_t>((2 * L + 1) * n + B) * sizeof(float);
-  if (args.workspace == nullptr || args.workspace_bytes < need) {
-    return absl::InvalidArgumentError(absl::StrCat("workspace: mlp/", problem.variant, " needs ",
-                                                   need, " bytes, got ", args.workspace_bytes));
-  }
+  KBENCH_RETURN_IF_ERROR(CheckWorkspace(MlpWorkspaceBytes(problem), problem, args));
   const float* x = static_cast<const float*>(args.inputs[0]);
   const float* w = static_cast<const float*>(args.inputs[1]);
   const float* bias = static_cast<const float*>(args.inputs[2]);
   float* y = static_cast<float*>(args.outputs[0]);
   float* grad_w = static_cast<float*>(args.outputs[1]);
   float* grad_b = static_cast<float*>(args.outputs[2]);
+  // The workspace in MlpWorkspaceBytes's order.
   float* z = static_cast<float*>(args.workspace);  // L x n pre-activations
   float* hidden = z + L * n;                       // (L-1) x n activations of layers 1..L-1
   float* g = hidden + (L - 1) * n;                 // gradient w.r.t. a layer's output
@@ -112,8 +111,9 @@ absl::Status LaunchMlp(const Problem& problem, const LaunchArgs& args, bool fuse
                                                                 ? CUBLAS_COMPUTE_32F_FAST_TF32
                                                                 : CUBLAS_COMPUTE_32F};
   const float alpha = 1.0f / std::sqrt(static_cast<float>(d));
+  KBENCH_ASSIGN_OR_RETURN(const int sms, SmCount(args));
   const unsigned blocks =
-      static_cast<unsigned>(std::min<int64_t>(CeilDiv(n, kThreads), int64_t{SmCount(args)} * 8));
+      static_cast<unsigned>(std::min<int64_t>(CeilDiv(n, kThreads), int64_t{sms} * 8));
   cudaStream_t stream = args.stream;
 
   FillKernel<<<static_cast<unsigned>(std::min<int64_t>(CeilDiv(B, kThreads), 1024)), kThreads, 0,
@@ -178,6 +178,15 @@ absl::Status LaunchMlpUnfused(const Problem& problem, const LaunchArgs& args) {
 
 absl::Status LaunchMlpFused(const Problem& problem, const LaunchArgs& args) {
   return LaunchMlp(problem, args, /*fused=*/true);
+}
+
+}  // namespace
+
+CudaVariantTable MlpCudaVariants() {
+  return {
+      {"mlp", "unfused", LaunchMlpUnfused, /*needs_cublas=*/true},
+      {"mlp", "fused", LaunchMlpFused, /*needs_cublas=*/true},
+  };
 }
 
 }  // namespace kbench::kernels::cuda

@@ -1,13 +1,15 @@
 // reduce's CUDA variants: row sums (thread, warp or block per row) and full sums (two-pass and
 // single-pass with a last-block ticket). Accumulation in f32, output rounded to the dtype.
 #include "kernels/cuda/common.cuh"
-#include "kernels/cuda/launchers.h"
+#include "kernels/cuda/variant_tables.h"
+#include "kernels/ops/workspace.h"
 
 namespace kbench::kernels::cuda {
 namespace {
+namespace {
 
-// Must match kernels/ops/reduce.cc's workspace: kMaxPartials floats, then the ticket counter.
-constexpr int kMaxPartials = 1024;
+// The full sums' partials and ticket live in the workspace (ReduceWorkspaceBytes).
+constexpr int kMaxPartials = static_cast<int>(kReduceMaxPartials);
 constexpr int kThreads = 256;
 
 // Sums chunks i = first, first + step, ... < items of a row with two accumulators (for ILP) that
@@ -132,24 +134,15 @@ bool VectorRows(const void* in, int64_t cols) {
   return Aligned16(in) && (cols * static_cast<int64_t>(sizeof(T))) % 16 == 0;
 }
 
-absl::Status CheckWorkspace(const Problem& problem, const LaunchArgs& args) {
-  const size_t need = kMaxPartials * sizeof(float) + 16;
-  if (args.workspace == nullptr || args.workspace_bytes < need) {
-    return absl::InvalidArgumentError(absl::StrCat("workspace: reduce/", problem.variant, " needs ",
-                                                   need, " bytes, got ", args.workspace_bytes));
-  }
-  return absl::OkStatus();
-}
-
 absl::Status LaunchFull(const Problem& problem, const LaunchArgs& args, bool single_pass) {
-  KBENCH_RETURN_IF_ERROR(CheckWorkspace(problem, args));
+  KBENCH_RETURN_IF_ERROR(CheckWorkspace(ReduceWorkspaceBytes(problem), problem, args));
   const int64_t n = problem.dim(0) * problem.dim(1);
   float* partials = static_cast<float*>(args.workspace);
   unsigned* ticket = reinterpret_cast<unsigned*>(partials + kMaxPartials);
   // Four 256-thread blocks per SM keep enough loads in flight; never more than the partials.
-  const int blocks = static_cast<int>(
-      std::max<int64_t>(1, std::min<int64_t>({int64_t{kMaxPartials}, int64_t{SmCount(args)} * 4,
-                                              CeilDiv(n, kThreads * 4)})));
+  KBENCH_ASSIGN_OR_RETURN(const int sms, SmCount(args));
+  const int blocks = static_cast<int>(std::max<int64_t>(
+      1, std::min<int64_t>({int64_t{kMaxPartials}, int64_t{sms} * 4, CeilDiv(n, kThreads * 4)})));
   if (single_pass) {
     KBENCH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(ticket, 0, sizeof(unsigned), args.stream));
   }
@@ -226,6 +219,18 @@ absl::Status LaunchReduceFullTwoPass(const Problem& problem, const LaunchArgs& a
 
 absl::Status LaunchReduceFullSinglePass(const Problem& problem, const LaunchArgs& args) {
   return LaunchFull(problem, args, /*single_pass=*/true);
+}
+
+}  // namespace
+
+CudaVariantTable ReduceCudaVariants() {
+  return {
+      {"reduce", "rows_thread", LaunchReduceRowsThread},
+      {"reduce", "rows_warp", LaunchReduceRowsWarp},
+      {"reduce", "rows_block", LaunchReduceRowsBlock},
+      {"reduce", "full_two_pass", LaunchReduceFullTwoPass},
+      {"reduce", "full_single_pass", LaunchReduceFullSinglePass},
+  };
 }
 
 }  // namespace kbench::kernels::cuda

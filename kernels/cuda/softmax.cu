@@ -1,9 +1,11 @@
 // softmax's CUDA variants (row-wise, max-subtracted): naive five-kernel, fused block-per-row,
 // warp-per-row, and online (single pass for max and sum).
 #include "kernels/cuda/common.cuh"
-#include "kernels/cuda/launchers.h"
+#include "kernels/cuda/variant_tables.h"
+#include "kernels/ops/workspace.h"
 
 namespace kbench::kernels::cuda {
+namespace {
 namespace {
 
 template <typename T, bool kVec>
@@ -368,11 +370,7 @@ absl::Status LaunchWarpRowT(const T* in, T* out, RowProblem rp, cudaStream_t str
 absl::Status LaunchSoftmaxNaive(const Problem& problem, const LaunchArgs& args) {
   const RowProblem rp = Rows(problem);
   const int64_t n = rp.rows * rp.cols;
-  const size_t need = static_cast<size_t>(n + 2 * rp.rows) * sizeof(float);
-  if (args.workspace == nullptr || args.workspace_bytes < need) {
-    return absl::InvalidArgumentError(absl::StrCat("workspace: softmax/naive needs ", need,
-                                                   " bytes, got ", args.workspace_bytes));
-  }
+  KBENCH_RETURN_IF_ERROR(CheckWorkspace(SoftmaxWorkspaceBytes(problem), problem, args));
   float* tmp = static_cast<float*>(args.workspace);
   float* row_max = tmp + n;
   float* row_sum = row_max + rp.rows;
@@ -435,6 +433,17 @@ absl::Status LaunchSoftmaxOnline(const Problem& problem, const LaunchArgs& args)
     KBENCH_CUDA_CHECK_LAUNCH("SoftmaxOnlineKernel");
     return absl::OkStatus();
   });
+}
+
+}  // namespace
+
+CudaVariantTable SoftmaxCudaVariants() {
+  return {
+      {"softmax", "naive", LaunchSoftmaxNaive},
+      {"softmax", "fused", LaunchSoftmaxFused},
+      {"softmax", "warp_per_row", LaunchSoftmaxWarpPerRow},
+      {"softmax", "online", LaunchSoftmaxOnline},
+  };
 }
 
 }  // namespace kbench::kernels::cuda

@@ -1,6 +1,6 @@
 // square's CUDA variants: the lecture's 2-D kernel, a grid-stride loop, 16-byte vectors.
 #include "kernels/cuda/elementwise.cuh"
-#include "kernels/cuda/launchers.h"
+#include "kernels/cuda/variant_tables.h"
 
 namespace kbench::kernels::cuda {
 namespace {
@@ -21,8 +21,6 @@ __global__ void Square2dKernel(const T* __restrict__ in, T* __restrict__ out, in
     out[i] = FromFloat<T>(x * x);
   }
 }
-
-}  // namespace
 
 absl::Status LaunchSquareNaive2d(const Problem& problem, const LaunchArgs& args) {
   const int64_t cols = problem.shape.back();
@@ -55,6 +53,16 @@ absl::Status LaunchSquareVectorized(const Problem& problem, const LaunchArgs& ar
                                 static_cast<const T*>(nullptr), static_cast<T*>(args.outputs[0]),
                                 Elements(problem), SquareOp{}, args);
   });
+}
+
+}  // namespace
+
+CudaVariantTable SquareCudaVariants() {
+  return {
+      {"square", "naive_2d", LaunchSquareNaive2d},
+      {"square", "grid_stride", LaunchSquareGridStride},
+      {"square", "vectorized", LaunchSquareVectorized},
+  };
 }
 
 }  // namespace kbench::kernels::cuda

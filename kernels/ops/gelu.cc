@@ -5,6 +5,7 @@
 #include "absl/strings/match.h"
 #include "kernels/ops/elementwise_common.h"
 #include "kernels/ops/ops.h"
+#include "kernels/ops/workspace.h"
 
 namespace kbench::kernels {
 namespace {
@@ -15,6 +16,11 @@ constexpr double kInvSqrt2 = 0.7071067811865476;
 bool IsErfForm(const Problem& p) { return absl::StartsWith(p.variant, "erf"); }
 
 }  // namespace
+
+int64_t GeluWorkspaceBytes(const Problem& problem) {
+  if (!absl::EndsWith(problem.variant, "_unfused")) return 0;
+  return 2 * ElementCount(problem) * static_cast<int64_t>(sizeof(float));
+}
 
 Operation MakeGeluOp() {
   Operation op;
@@ -41,11 +47,7 @@ Operation MakeGeluOp() {
   op.layout = [](const Problem& p) {
     Layout layout = ElementwiseLayout(p, {"in"});
     layout.input_scale = 3.0;  // cover both tails of the curve, not only its linear middle
-    // Unfused variants keep two f32 intermediates in device memory (f32 whatever the dtype, so
-    // that rounding intermediates to f16/bf16 does not fail the check in the tails).
-    if (absl::EndsWith(p.variant, "_unfused")) {
-      layout.workspace_bytes = 2 * ElementCount(p) * static_cast<int64_t>(sizeof(float));
-    }
+    layout.workspace_bytes = GeluWorkspaceBytes(p);
     return layout;
   };
   op.cost = [](const Problem& p) { return Cost{ElementwiseBytes(p, 1), 8 * ElementCount(p)}; };

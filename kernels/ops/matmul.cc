@@ -3,8 +3,24 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/ops/ops.h"
+#include "kernels/ops/workspace.h"
 
 namespace kbench::kernels {
+
+TensorCorePitches MatmulTensorCorePitches(const Problem& problem) {
+  const int64_t n = problem.dim(1), k = problem.dim(2);
+  auto up8 = [](int64_t x) { return (x + 7) / 8 * 8; };
+  return {up8(k), up8(n)};
+}
+
+int64_t MatmulWorkspaceBytes(const Problem& problem) {
+  if (problem.variant != "tensorcore") return 0;
+  const int64_t m = problem.dim(0), n = problem.dim(1), k = problem.dim(2);
+  const TensorCorePitches pitches = MatmulTensorCorePitches(problem);
+  const int64_t elements =
+      (pitches.lda != k ? m * pitches.lda : 0) + (pitches.ldb != n ? k * pitches.ldb : 0);
+  return elements * static_cast<int64_t>(StorageBytes(problem.dtype));
+}
 
 Operation MakeMatmulOp() {
   Operation op;
@@ -35,13 +51,7 @@ Operation MakeMatmulOp() {
     Layout layout;
     layout.inputs = {{"a", m * k}, {"b", k * n}};
     layout.outputs = {{"c", m * n}};
-    // The tensor-core kernel's copy engine needs 16-byte row pitches: A and B rows whose pitch
-    // is not get a padded copy (kernels/cuda/matmul_tensorcore.cu).
-    if (p.variant == "tensorcore") {
-      auto up8 = [](int64_t x) { return (x + 7) / 8 * 8; };
-      layout.workspace_bytes = ((k % 8 ? m * up8(k) : 0) + (n % 8 ? k * up8(n) : 0)) *
-                               static_cast<int64_t>(StorageBytes(p.dtype));
-    }
+    layout.workspace_bytes = MatmulWorkspaceBytes(p);
     return layout;
   };
   op.cost = [](const Problem& p) {

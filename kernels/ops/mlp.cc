@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/ops/ops.h"
+#include "kernels/ops/workspace.h"
 
 namespace kbench::kernels {
 namespace {
@@ -135,6 +136,12 @@ void MlpStep(const Dims& s, const In* x, const In* w, const In* b, R* y, R* grad
 
 }  // namespace
 
+int64_t MlpWorkspaceBytes(const Problem& problem) {
+  if (problem.variant == "host") return 0;
+  const Dims s = DimsOf(problem);
+  return ((2 * s.layers + 1) * s.batch * s.dim + s.batch) * static_cast<int64_t>(sizeof(float));
+}
+
 Operation MakeMlpOp() {
   Operation op;
   op.name = "mlp";
@@ -172,12 +179,7 @@ Operation MakeMlpOp() {
     layout.outputs = {{"y", s.batch * s.dim},
                       {"grad_weights", s.layers * s.dim * s.dim},
                       {"grad_biases", s.layers * s.dim}};
-    if (p.variant != "host") {
-      // f32: pre-activations of every layer, hidden activations of layers 1..L-1, two gradient
-      // buffers, and a vector of ones for the bias-gradient GEMV. Must match kernels/cuda/mlp.cu.
-      layout.workspace_bytes =
-          ((2 * s.layers + 1) * s.batch * s.dim + s.batch) * static_cast<int64_t>(sizeof(float));
-    }
+    layout.workspace_bytes = MlpWorkspaceBytes(p);
     return layout;
   };
   op.cost = [](const Problem& p) {

@@ -7,15 +7,12 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/ops/elementwise_common.h"
 #include "kernels/ops/ops.h"
+#include "kernels/ops/workspace.h"
 
 namespace kbench::kernels {
 namespace {
 
 bool IsFullSum(const Problem& p) { return absl::StartsWith(p.variant, "full"); }
-
-// Partial sums the full-sum variants keep between their two phases (one per block), plus a
-// completion counter for the single-pass variant. Must match kernels/cuda/reduce.cu.
-constexpr int64_t kMaxPartials = 1024;
 
 // Sums in chunks of 1024 so that a long f32 sum does not lose the small terms.
 float ChunkedSum(const float* x, int64_t n) {
@@ -30,6 +27,11 @@ float ChunkedSum(const float* x, int64_t n) {
 }
 
 }  // namespace
+
+int64_t ReduceWorkspaceBytes(const Problem& problem) {
+  if (!IsFullSum(problem) || problem.variant == "full_host") return 0;
+  return kReduceMaxPartials * static_cast<int64_t>(sizeof(float)) + 16;
+}
 
 Operation MakeReduceOp() {
   Operation op;
@@ -62,9 +64,7 @@ Operation MakeReduceOp() {
     Layout layout;
     layout.inputs.push_back({"in", p.dim(0) * p.dim(1)});
     layout.outputs.push_back({IsFullSum(p) ? "sum" : "row_sums", IsFullSum(p) ? 1 : p.dim(0)});
-    if (IsFullSum(p) && p.variant != "full_host") {
-      layout.workspace_bytes = kMaxPartials * static_cast<int64_t>(sizeof(float)) + 16;
-    }
+    layout.workspace_bytes = ReduceWorkspaceBytes(p);
     return layout;
   };
   op.cost = [](const Problem& p) {

@@ -5,8 +5,15 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/ops/elementwise_common.h"
 #include "kernels/ops/ops.h"
+#include "kernels/ops/workspace.h"
 
 namespace kbench::kernels {
+
+int64_t SoftmaxWorkspaceBytes(const Problem& problem) {
+  if (problem.variant != "naive") return 0;
+  const int64_t rows = problem.dim(0), cols = problem.dim(1);
+  return (rows * cols + 2 * rows) * static_cast<int64_t>(sizeof(float));
+}
 
 Operation MakeSoftmaxOp() {
   Operation op;
@@ -31,9 +38,7 @@ Operation MakeSoftmaxOp() {
     layout.inputs.push_back({"in", p.dim(0) * p.dim(1)});
     layout.outputs.push_back({"out", p.dim(0) * p.dim(1)});
     layout.input_scale = 4.0;  // a spread of exponents, so the max subtraction matters
-    if (p.variant == "naive") {
-      layout.workspace_bytes = (p.dim(0) * p.dim(1) + 2 * p.dim(0)) * 4;
-    }
+    layout.workspace_bytes = SoftmaxWorkspaceBytes(p);
     return layout;
   };
   op.cost = [](const Problem& p) {

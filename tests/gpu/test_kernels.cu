@@ -58,6 +58,16 @@ absl::Status CopyBytes(const void* in, void* out, int64_t bytes,
 
 }  // namespace
 
+bool HasCudaDevice() {
+  static const bool have = [] {
+    int count = 0;
+    const bool ok = cudaGetDeviceCount(&count) == cudaSuccess;
+    cudaGetLastError();  // a failed probe must not be reported by the next launch check
+    return ok && count > 0;
+  }();
+  return have;
+}
+
 absl::Status TestCopyLaunch(const kernels::Problem& p, const kernels::cuda::LaunchArgs& a) {
   return CopyBytes(a.inputs[0], a.outputs[0],
                    Elements(p) * static_cast<int64_t>(kernels::StorageBytes(p.dtype)), a);

@@ -7,6 +7,10 @@
 
 namespace kbench::testing {
 
+// Whether a CUDA device is usable, probed once per process (the first call) and cached, so that
+// a GPU test binary run without a device skips every case for the price of one probe.
+bool HasCudaDevice();
+
 // f32/f16/bf16: copies ElementCount x dtype bytes.
 absl::Status TestCopyLaunch(const kernels::Problem& problem, const kernels::cuda::LaunchArgs& args);
 // f32 only: out = in * in.

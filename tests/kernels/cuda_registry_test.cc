@@ -1,10 +1,14 @@
-// The catalogue's metadata agrees with the CUDA launch list in both directions (no device
-// needed: the list is only read). Built with KBENCH_CUDA only.
+// The catalogue's metadata agrees with the CUDA variant tables in both directions, and every
+// launcher sizes its workspace with the function the catalogue's Layout uses. No device needed:
+// the tables are only read, and a launcher refuses a short workspace before touching the device.
+// Built with KBENCH_CUDA only.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "kernels/catalogue.h"
 #include "kernels/cuda/cuda_variants.h"
@@ -34,6 +38,39 @@ TEST(Catalogue, EveryLaunchFunctionIsACudaVariantInMetadata) {
     EXPECT_TRUE(seen.insert({cv.op, cv.variant}).second)
         << cv.op << "/" << cv.variant << " listed twice";
   }
+}
+
+// Stands in for device memory that a launcher must not touch: it refuses first.
+void* const kUntouched = reinterpret_cast<void*>(uintptr_t{1} << 20);
+
+TEST(CudaVariants, RefuseAWorkspaceOneByteShorterThanTheCatalogueLayout) {
+  int checked = 0;
+  for (const Operation& op : Catalogue()) {
+    for (const VariantDesc& v : op.variants) {
+      if (v.backend != Backend::kCuda) continue;
+      Problem p;
+      p.op = op.name;
+      p.variant = v.name;
+      p.dtype = v.dtypes.front();
+      // matmul's default shape needs no padded copy; an odd k and n make tensorcore pad both.
+      if (op.name == "matmul") p.shape = {33, 65, 17};
+      ASSERT_TRUE(ValidateProblem(&p).ok()) << ValidateProblem(&p);
+      const Layout layout = op.layout(p);
+      if (layout.workspace_bytes == 0) continue;
+      cuda::LaunchArgs args;
+      args.inputs.assign(layout.inputs.size(), kUntouched);
+      args.outputs.assign(layout.outputs.size(), kUntouched);
+      args.cublas = kUntouched;
+      args.workspace = kUntouched;
+      args.workspace_bytes = static_cast<size_t>(layout.workspace_bytes) - 1;
+      const absl::Status s = cuda::FindCudaVariant(p.op, p.variant)->launch(p, args);
+      EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument)
+          << op.name << "/" << v.name << ": " << s;
+      EXPECT_NE(s.message().find("workspace"), absl::string_view::npos) << s;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 0) << "no CUDA variant needs a workspace: the test checks nothing";
 }
 
 }  // namespace

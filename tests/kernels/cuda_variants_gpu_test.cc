@@ -1,7 +1,7 @@
 // GPU test (ctest label `gpu`): every CUDA variant in the catalogue, in every dtype it lists, on
-// odd shapes (non-multiples of the block size, one row, one column, primes), against its float64
-// reference, with a minimal allocate / generate / launch / compare routine of its own; also each
-// launch captured in a CUDA graph and replayed twice (the launch contract: capturable and
+// odd shapes (odd_shapes.h: non-multiples of the block size, one row, one column, primes), against
+// its float64 reference, with a minimal allocate / generate / launch / compare routine of its own;
+// also each launch captured in a CUDA graph and replayed twice (the launch contract: capturable and
 // idempotent). Skips without a device.
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
@@ -18,15 +18,22 @@
 #include "absl/strings/str_join.h"
 #include "kernels/catalogue.h"
 #include "kernels/check.h"
+#include "kernels/cuda/cublas_util.h"
 #include "kernels/cuda/cuda_variants.h"
 #include "kernels/random.h"
+#include "tests/kernels/odd_shapes.h"
 
 namespace kbench::kernels {
 namespace {
 
+// Probed once per process: a binary run without a device skips every case for the price of one
+// probe.
 bool HaveDevice() {
-  int count = 0;
-  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+  static const bool have = [] {
+    int count = 0;
+    return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+  }();
+  return have;
 }
 
 struct Case {
@@ -165,24 +172,136 @@ std::vector<double> FromStorage(const std::vector<char>& bytes, DType dtype) {
   return v;
 }
 
-#define ASSERT_CUDA(call)                                                              \
-  do {                                                                                 \
-    const cudaError_t kbench_e_ = (call);                                              \
-    ASSERT_EQ(kbench_e_, cudaSuccess) << #call << ": " << cudaGetErrorName(kbench_e_); \
-  } while (0)
+// One variant's problem on the device: buffers laid out as the catalogue's Layout says (offset
+// by one element when the case is misaligned), inputs from a fixed seed, and a stream, device
+// properties and, for variants that need it, a cuBLAS handle. Every CUDA and cuBLAS call goes
+// through the macro family, so a failure names the call; everything is freed on destruction.
+class DeviceProblem {
+ public:
+  DeviceProblem(const Problem& p, const Layout& layout, bool misaligned)
+      : p_(p), layout_(layout), offset_(misaligned ? StorageBytes(p.dtype) : 0) {}
+  ~DeviceProblem() {
+    if (cublas_ != nullptr) cublasDestroy(cublas_);
+    if (stream_ != nullptr) cudaStreamDestroy(stream_);
+    for (void* ptr : owned_) cudaFree(ptr);
+  }
 
-// Device buffers freed on scope exit.
-struct DeviceBuffers {
-  std::vector<void*> ptrs;
-  ~DeviceBuffers() {
-    for (void* p : ptrs) cudaFree(p);
+  // Allocates and fills everything; `inputs64` receives the inputs as the reference sees them
+  // (rounded to the dtype).
+  absl::Status Prepare(bool needs_cublas, HostTensors* inputs64) {
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    int device = 0;
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaGetDevice(&device));
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaGetDeviceProperties(&prop_, device));
+    args_.stream = stream_;
+    args_.prop = &prop_;
+    KBENCH_RETURN_IF_ERROR(PrepareInputs(inputs64));
+    for (const TensorSpec& t : layout_.outputs) {
+      out_bytes_.push_back(static_cast<size_t>(t.elements) * StorageBytes(p_.dtype));
+      KBENCH_ASSIGN_OR_RETURN(char* d, Alloc(out_bytes_.back() + 16));
+      args_.outputs.push_back(d + offset_);
+    }
+    if (layout_.workspace_bytes > 0) {
+      args_.workspace_bytes = static_cast<size_t>(layout_.workspace_bytes);
+      KBENCH_ASSIGN_OR_RETURN(args_.workspace, Alloc(args_.workspace_bytes));
+      // Garbage in the workspace: a variant must not rely on it being zero.
+      KBENCH_CUDA_RETURN_IF_ERROR(cudaMemset(args_.workspace, 0xFF, args_.workspace_bytes));
+    }
+    if (needs_cublas) KBENCH_RETURN_IF_ERROR(PrepareCublas());
+    return absl::OkStatus();
   }
-  void* Alloc(size_t bytes) {
-    void* p = nullptr;
-    if (cudaMalloc(&p, bytes) != cudaSuccess) return nullptr;
-    ptrs.push_back(p);
-    return p;
+
+  // Fills the outputs with 0xFF bytes, NaN in every float type.
+  absl::Status PoisonOutputs() {
+    for (size_t o = 0; o < args_.outputs.size(); ++o) {
+      KBENCH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(args_.outputs[o], 0xFF, out_bytes_[o], stream_));
+    }
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_));
+    return absl::OkStatus();
   }
+
+  // Captures one launch in a CUDA graph and replays it twice: the launch contract says it
+  // allocates and synchronises nothing, and leaves no state that changes a second run.
+  absl::Status LaunchInAGraphTwice(const cuda::CudaVariant& cv) {
+    cudaGraph_t graph = nullptr;
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeGlobal));
+    const absl::Status launched = cv.launch(p_, args_);
+    const cudaError_t ended = cudaStreamEndCapture(stream_, &graph);
+    KBENCH_RETURN_IF_ERROR(launched);
+    KBENCH_CUDA_RETURN_IF_ERROR(ended);
+    cudaGraphExec_t exec = nullptr;
+    absl::Status status = cuda::CudaStatus(cudaGraphInstantiate(&exec, graph, 0),
+                                           "cudaGraphInstantiate", __FILE__, __LINE__);
+    for (int i = 0; i < 2 && status.ok(); ++i) {
+      status =
+          cuda::CudaStatus(cudaGraphLaunch(exec, stream_), "cudaGraphLaunch", __FILE__, __LINE__);
+    }
+    if (exec != nullptr) cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    return status;
+  }
+
+  // The outputs in float64, after the stream's work is done.
+  absl::StatusOr<HostTensors> ReadOutputs() {
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_));
+    HostTensors outputs;
+    for (size_t o = 0; o < args_.outputs.size(); ++o) {
+      std::vector<char> bytes(out_bytes_[o]);
+      KBENCH_CUDA_RETURN_IF_ERROR(
+          cudaMemcpy(bytes.data(), args_.outputs[o], bytes.size(), cudaMemcpyDeviceToHost));
+      outputs.push_back(FromStorage(bytes, p_.dtype));
+    }
+    return outputs;
+  }
+
+  const cuda::LaunchArgs& args() const { return args_; }
+
+ private:
+  absl::StatusOr<char*> Alloc(size_t bytes) {
+    void* ptr = nullptr;
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaMalloc(&ptr, bytes));
+    owned_.push_back(ptr);
+    return static_cast<char*>(ptr);
+  }
+
+  // Seeded uniform values rounded to the dtype.
+  absl::Status PrepareInputs(HostTensors* inputs64) {
+    for (size_t t = 0; t < layout_.inputs.size(); ++t) {
+      std::vector<float> v(layout_.inputs[t].elements);
+      for (size_t i = 0; i < v.size(); ++i) {
+        v[i] =
+            UniformAt(1234, static_cast<uint32_t>(t), i, static_cast<float>(layout_.input_scale));
+      }
+      const std::vector<char> bytes = ToStorage(v, p_.dtype);
+      inputs64->push_back(FromStorage(bytes, p_.dtype));
+      KBENCH_ASSIGN_OR_RETURN(char* d, Alloc(bytes.size() + 16));
+      KBENCH_CUDA_RETURN_IF_ERROR(
+          cudaMemcpy(d + offset_, bytes.data(), bytes.size(), cudaMemcpyHostToDevice));
+      args_.inputs.push_back(d + offset_);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status PrepareCublas() {
+    KBENCH_CUBLAS_RETURN_IF_ERROR(cublasCreate(&cublas_));
+    KBENCH_CUBLAS_RETURN_IF_ERROR(cublasSetStream(cublas_, stream_));
+    // A workspace of our own, so that cuBLAS allocates nothing while a graph is captured.
+    constexpr size_t kCublasWorkspace = 32 << 20;
+    KBENCH_ASSIGN_OR_RETURN(char* ws, Alloc(kCublasWorkspace));
+    KBENCH_CUBLAS_RETURN_IF_ERROR(cublasSetWorkspace(cublas_, ws, kCublasWorkspace));
+    args_.cublas = cublas_;
+    return absl::OkStatus();
+  }
+
+  const Problem p_;
+  const Layout layout_;
+  const size_t offset_;
+  cudaStream_t stream_ = nullptr;
+  cudaDeviceProp prop_{};
+  cublasHandle_t cublas_ = nullptr;
+  cuda::LaunchArgs args_;
+  std::vector<size_t> out_bytes_;
+  std::vector<void*> owned_;
 };
 
 class CudaVariantTest : public ::testing::TestWithParam<Case> {
@@ -191,6 +310,17 @@ class CudaVariantTest : public ::testing::TestWithParam<Case> {
     if (!HaveDevice()) GTEST_SKIP() << "no CUDA device";
   }
 };
+
+// Each output against the float64 reference under the operation's tolerance.
+void ExpectMatches(const std::string& how, const HostTensors& got, const HostTensors& ref,
+                   const Layout& layout, double tolerance) {
+  for (size_t o = 0; o < got.size(); ++o) {
+    const CheckResult r = CompareRelativeL2(got[o], ref[o], tolerance);
+    EXPECT_TRUE(r.passed) << how << ", output '" << layout.outputs[o].name << "': " << r.detail
+                          << " (relative L2 " << r.relative_l2_error << ", tolerance " << tolerance
+                          << ")";
+  }
+}
 
 TEST_P(CudaVariantTest, MatchesFloat64ReferenceDirectAndInAGraph) {
   const Case& c = GetParam();
@@ -205,128 +335,35 @@ TEST_P(CudaVariantTest, MatchesFloat64ReferenceDirectAndInAGraph) {
   const cuda::CudaVariant* cv = cuda::FindCudaVariant(p.op, p.variant);
   ASSERT_NE(cv, nullptr);
   const Layout layout = op.layout(p);
-  const size_t esize = StorageBytes(p.dtype);
-  const size_t offset = c.misaligned ? esize : 0;
-
-  DeviceBuffers buffers;
-  cuda::LaunchArgs args;
-  cudaStream_t stream;
-  ASSERT_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  args.stream = stream;
-  cudaDeviceProp prop;
-  int device = 0;
-  ASSERT_CUDA(cudaGetDevice(&device));
-  ASSERT_CUDA(cudaGetDeviceProperties(&prop, device));
-  args.prop = &prop;
-
-  // Inputs: seeded uniform values rounded to the dtype; the reference sees the rounded values.
+  DeviceProblem device(p, layout, c.misaligned);
   HostTensors inputs64;
-  for (size_t t = 0; t < layout.inputs.size(); ++t) {
-    std::vector<float> v(layout.inputs[t].elements);
-    for (size_t i = 0; i < v.size(); ++i) {
-      v[i] = UniformAt(1234, static_cast<uint32_t>(t), i, static_cast<float>(layout.input_scale));
-    }
-    const std::vector<char> bytes = ToStorage(v, p.dtype);
-    inputs64.push_back(FromStorage(bytes, p.dtype));
-    char* d = static_cast<char*>(buffers.Alloc(bytes.size() + 16));
-    ASSERT_NE(d, nullptr);
-    ASSERT_CUDA(cudaMemcpy(d + offset, bytes.data(), bytes.size(), cudaMemcpyHostToDevice));
-    args.inputs.push_back(d + offset);
-  }
-  std::vector<size_t> out_bytes;
-  for (const TensorSpec& t : layout.outputs) {
-    out_bytes.push_back(static_cast<size_t>(t.elements) * esize);
-    char* d = static_cast<char*>(buffers.Alloc(out_bytes.back() + 16));
-    ASSERT_NE(d, nullptr);
-    args.outputs.push_back(d + offset);
-  }
-  if (layout.workspace_bytes > 0) {
-    args.workspace = buffers.Alloc(static_cast<size_t>(layout.workspace_bytes));
-    ASSERT_NE(args.workspace, nullptr);
-    args.workspace_bytes = static_cast<size_t>(layout.workspace_bytes);
-    // Garbage in the workspace: a variant must not rely on it being zero.
-    ASSERT_CUDA(cudaMemset(args.workspace, 0xFF, args.workspace_bytes));
-  }
-  cublasHandle_t handle = nullptr;
-  if (cv->needs_cublas) {
-    ASSERT_EQ(cublasCreate(&handle), CUBLAS_STATUS_SUCCESS);
-    ASSERT_EQ(cublasSetStream(handle, stream), CUBLAS_STATUS_SUCCESS);
-    // A workspace of our own, so that cuBLAS allocates nothing while a graph is captured.
-    void* ws = buffers.Alloc(32 << 20);
-    ASSERT_NE(ws, nullptr);
-    ASSERT_EQ(cublasSetWorkspace(handle, ws, 32 << 20), CUBLAS_STATUS_SUCCESS);
-    args.cublas = handle;
-  }
-
-  // The float64 reference.
+  absl::Status s = device.Prepare(cv->needs_cublas, &inputs64);
+  ASSERT_TRUE(s.ok()) << s;
   HostTensors ref;
   for (const TensorSpec& t : layout.outputs) ref.emplace_back(t.elements, 0.0);
   op.reference(p, inputs64, &ref);
-  const double tolerance = op.tolerance(p);
 
-  auto poison = [&]() {
-    for (size_t o = 0; o < args.outputs.size(); ++o) {
-      ASSERT_CUDA(cudaMemsetAsync(args.outputs[o], 0xFF, out_bytes[o], stream));
-    }
-  };
-  auto compare = [&](const std::string& how) {
-    ASSERT_CUDA(cudaStreamSynchronize(stream));
-    for (size_t o = 0; o < args.outputs.size(); ++o) {
-      std::vector<char> bytes(out_bytes[o]);
-      ASSERT_CUDA(cudaMemcpy(bytes.data(), args.outputs[o], bytes.size(), cudaMemcpyDeviceToHost));
-      const std::vector<double> got = FromStorage(bytes, p.dtype);
-      const CheckResult r = CompareRelativeL2(got, ref[o], tolerance);
-      EXPECT_TRUE(r.passed) << how << ", output '" << layout.outputs[o].name << "': " << r.detail
-                            << " (relative L2 " << r.relative_l2_error << ", tolerance "
-                            << tolerance << ")";
-    }
-  };
+  // 1. A direct launch on poisoned outputs.
+  ASSERT_TRUE((s = device.PoisonOutputs()).ok()) << s;
+  ASSERT_TRUE((s = cv->launch(p, device.args())).ok()) << s;
+  absl::StatusOr<HostTensors> got = device.ReadOutputs();
+  ASSERT_TRUE(got.ok()) << got.status();
+  ExpectMatches("direct launch", *got, ref, layout, op.tolerance(p));
 
-  // 1. A direct launch on poisoned outputs (0xFF bytes are NaN in every float type).
-  poison();
-  absl::Status s = cv->launch(p, args);
-  ASSERT_TRUE(s.ok()) << s;
-  compare("direct launch");
-
-  // 2. The same launch captured in a graph, replayed twice: no allocation or sync inside the
-  //    launch, and a second run gives the same result (no state left from the first).
-  poison();
-  ASSERT_CUDA(cudaStreamSynchronize(stream));
-  cudaGraph_t graph = nullptr;
-  ASSERT_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-  s = cv->launch(p, args);
-  const cudaError_t end = cudaStreamEndCapture(stream, &graph);
-  ASSERT_TRUE(s.ok()) << "launch during capture: " << s;
-  ASSERT_EQ(end, cudaSuccess) << "capture: " << cudaGetErrorName(end);
-  cudaGraphExec_t exec = nullptr;
-  ASSERT_CUDA(cudaGraphInstantiate(&exec, graph, 0));
-  ASSERT_CUDA(cudaGraphLaunch(exec, stream));
-  ASSERT_CUDA(cudaGraphLaunch(exec, stream));
-  compare("graph replayed twice");
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(graph);
-
-  if (handle != nullptr) cublasDestroy(handle);
-  cudaStreamDestroy(stream);
-  ASSERT_CUDA(cudaGetLastError());
+  // 2. The same launch captured in a graph, replayed twice.
+  ASSERT_TRUE((s = device.PoisonOutputs()).ok()) << s;
+  ASSERT_TRUE((s = device.LaunchInAGraphTwice(*cv)).ok()) << s;
+  got = device.ReadOutputs();
+  ASSERT_TRUE(got.ok()) << got.status();
+  ExpectMatches("graph replayed twice", *got, ref, layout, op.tolerance(p));
+  s = cuda::CudaStatus(cudaGetLastError(), "cudaGetLastError", __FILE__, __LINE__);
+  EXPECT_TRUE(s.ok()) << s;
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryVariant, CudaVariantTest, ::testing::ValuesIn(AllCases()),
                          [](const ::testing::TestParamInfo<Case>& info) {
                            return CaseName(info.param);
                          });
-
-// Runs without a device: a catalogue operation with CUDA variants but no odd shapes listed here
-// would silently go untested.
-TEST(CudaVariantCases, OddShapesCoverEveryOperationWithCudaVariants) {
-  for (const Operation& op : Catalogue()) {
-    for (const VariantDesc& v : op.variants) {
-      if (v.backend == Backend::kCuda) {
-        EXPECT_FALSE(OddShapes(op.name, v.name).empty()) << op.name << " has no odd shapes";
-      }
-    }
-  }
-}
 
 // A bad launch reports an error naming the CUDA error instead of crashing: a block size over the
 // device's limit is refused at launch.
