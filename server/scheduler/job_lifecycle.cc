@@ -53,6 +53,10 @@ absl::StatusOr<store::JobRecord> JobLifecycle::Start(const std::string& id) {
 
 void JobLifecycle::Finish(const store::JobRecord& job, const JobEnd& end,
                           std::optional<absl::Duration> ran) {
+  if (absl::StatusOr<store::JobRecord> now = jobs_->Get(job.id);
+      !now.ok() || store::IsTerminal(now->state)) {
+    return;
+  }
   const std::string state = store::JobStateName(end.state);
   metrics_->JobFinished(job.kind, job.device, state);
   if (ran) metrics_->ObserveRunDuration(job.kind, job.device, absl::ToDoubleSeconds(*ran));

@@ -50,6 +50,7 @@ class JobLifecycle {
   // -> terminal. The metrics are counted before the store is written: a client that sees the
   // terminal state (GetJob, WatchJob) must find the job already counted in a scrape.
   // `ran`: how long it ran on an executor, when it did.
+  // A job already terminal is left as it is (and not counted twice).
   void Finish(const store::JobRecord& job, const JobEnd& end,
               std::optional<absl::Duration> ran = std::nullopt);
   // RUNNING -> QUEUED: interrupted by a shutdown, not failed.
