@@ -114,8 +114,8 @@ std::optional<Scheduler::AdmittedJob> Scheduler::AdmitJob(const Device& device,
   }
   AdmittedJob job;
   if (!job.spec.ParseFromString(record->spec)) {
-    lifecycle_.Finish(*record, JobEnd::Failed(absl::StatusCode::kDataLoss,
-                                              "the stored job spec is unreadable"));
+    lifecycle_.Finish(
+        *record, JobEnd::Failed(absl::StatusCode::kDataLoss, "the stored job spec is unreadable"));
     return std::nullopt;
   }
   absl::StatusOr<store::JobRecord> running = lifecycle_.Start(id);
@@ -143,8 +143,8 @@ Scheduler::RunResult Scheduler::SuperviseRun(Device* device, const AdmittedJob& 
   if (!work_dir.ok()) {
     run.outcome.emplace();
     run.outcome->set_code(static_cast<int>(absl::StatusCode::kInternal));
-    run.outcome->set_message(absl::StrCat("cannot create the job's work directory: ",
-                                          work_dir.status().message()));
+    run.outcome->set_message(
+        absl::StrCat("cannot create the job's work directory: ", work_dir.status().message()));
     return run;
   }
   request.set_artifact_dir(*work_dir);
@@ -238,11 +238,11 @@ void Scheduler::RecordLostExecutor(Device* device, const AdmittedJob& job, const
   logging::LogJob(Level::kError, job.record.id, "executor lost",
                   {Field("device", device->id), Field("error", run.lost_message)});
   ReplaceExecutor(device, run.failure);
-  lifecycle_.Finish(job.record,
-                    cancelled ? JobEnd::Cancelled(
-                                    "cancelled; the executor did not stop in time and was killed")
-                              : JobEnd::Failed(absl::StatusCode::kUnavailable, run.lost_message),
-                    run.ran);
+  lifecycle_.Finish(
+      job.record,
+      cancelled ? JobEnd::Cancelled("cancelled; the executor did not stop in time and was killed")
+                : JobEnd::Failed(absl::StatusCode::kUnavailable, run.lost_message),
+      run.ran);
 }
 
 void Scheduler::ImportArtifacts(const std::string& job_id,

@@ -152,7 +152,8 @@ absl::Status ExecutorProcess::ReadUntil(internal::v1::ExecutorMessage* message,
         100, std::chrono::duration_cast<std::chrono::milliseconds>(until - now).count() + 1);
     pollfd pfd{fd_, POLLIN, 0};
     const int r = poll(&pfd, 1, static_cast<int>(wait));
-    if (r < 0 && errno != EINTR) return absl::InternalError(absl::StrCat("poll: ", std::strerror(errno)));
+    if (r < 0 && errno != EINTR)
+      return absl::InternalError(absl::StrCat("poll: ", std::strerror(errno)));
     if (r > 0) return ReadDelimited(fd_, message);
   }
 }
@@ -168,8 +169,8 @@ absl::Status ExecutorProcess::Send(const internal::v1::RunJob& job) {
 }
 
 ExecutorEvent ExecutorProcess::Next(const std::string& job_id, absl::Time until) {
-  const auto steady_until =
-      Steady::now() + absl::ToChronoNanoseconds(std::max(absl::ZeroDuration(), until - clock_->Now()));
+  const auto steady_until = Steady::now() + absl::ToChronoNanoseconds(std::max(
+                                                absl::ZeroDuration(), until - clock_->Now()));
   while (true) {
     internal::v1::ExecutorMessage m;
     const absl::Status s = ReadUntil(&m, steady_until);
@@ -236,10 +237,10 @@ std::string ExecutorProcess::Bury() {
 namespace kbench::scheduler {
 
 absl::StatusOr<std::unique_ptr<Executor>> ProcessLauncher::Start(const std::string& device) {
-  KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<ExecutorProcess> p,
-                          ExecutorProcess::Start(options_.executable, device,
-                                                 options_.executor_args, options_.ready_timeout,
-                                                 clock_));
+  KBENCH_ASSIGN_OR_RETURN(
+      std::unique_ptr<ExecutorProcess> p,
+      ExecutorProcess::Start(options_.executable, device, options_.executor_args,
+                             options_.ready_timeout, clock_));
   return std::unique_ptr<Executor>(std::move(p));
 }
 

@@ -60,7 +60,8 @@ void JobLifecycle::Finish(const store::JobRecord& job, const JobEnd& end,
   const std::string state = store::JobStateName(end.state);
   metrics_->JobFinished(job.kind, job.device, state);
   if (ran) metrics_->ObserveRunDuration(job.kind, job.device, absl::ToDoubleSeconds(*ran));
-  const std::string code = end.code == absl::StatusCode::kOk ? "" : absl::StatusCodeToString(end.code);
+  const std::string code =
+      end.code == absl::StatusCode::kOk ? "" : absl::StatusCodeToString(end.code);
   if (absl::Status s = jobs_->Finish(job.id, end.state, code, end.message, end.result, NowNs());
       !s.ok()) {
     logging::LogJob(Level::kError, job.id, "cannot be finished",
@@ -86,11 +87,11 @@ absl::StatusOr<std::vector<store::JobRecord>> JobLifecycle::Recover() {
                           jobs_->ListByState(store::JobState::kRunning));
   for (const store::JobRecord& r : running) {
     if (r.attempts >= kMaxAttempts) {
-      Finish(r, JobEnd::Failed(absl::StatusCode::kAborted,
-                               absl::StrCat("the daemon stopped while this job was running, ",
-                                            r.attempts,
-                                            " times; not retried again (a job that crashes "
-                                            "kbenchd would do it forever)")));
+      Finish(r, JobEnd::Failed(
+                    absl::StatusCode::kAborted,
+                    absl::StrCat("the daemon stopped while this job was running, ", r.attempts,
+                                 " times; not retried again (a job that crashes "
+                                 "kbenchd would do it forever)")));
       continue;
     }
     KBENCH_RETURN_IF_ERROR(jobs_->Requeue(r.id));

@@ -49,7 +49,8 @@ absl::Status Scheduler::Start() {
     QueueRecoveredJobs(queued);
     // Each worker starts its own executor: the thread that forks a child must live as long as
     // the daemon (PR_SET_PDEATHSIG follows the forking thread), and the starts run in parallel.
-    for (auto& [id, d] : devices_) d->worker = std::thread([this, dev = d.get()] { WorkerLoop(dev); });
+    for (auto& [id, d] : devices_)
+      d->worker = std::thread([this, dev = d.get()] { WorkerLoop(dev); });
   }
   return AwaitFirstStarts();
 }
@@ -171,10 +172,11 @@ std::vector<v1::DeviceInfo> Scheduler::Devices() {
 absl::StatusOr<v1::DeviceInfo> Scheduler::ResolveDevice(const std::string& requested) {
   std::lock_guard lock(mu_);
   const bool has_cuda = order_.size() > 1;  // cpu first, then the CUDA devices
-  absl::StatusOr<DeviceId> parsed =
-      requested.empty() ? (has_cuda ? DeviceId::AnyCuda() : DeviceId::Cpu())
-                        : ParseDeviceId(requested);
-  if (!parsed.ok()) return absl::InvalidArgumentError(absl::StrCat("device: ", parsed.status().message()));
+  absl::StatusOr<DeviceId> parsed = requested.empty()
+                                        ? (has_cuda ? DeviceId::AnyCuda() : DeviceId::Cpu())
+                                        : ParseDeviceId(requested);
+  if (!parsed.ok())
+    return absl::InvalidArgumentError(absl::StrCat("device: ", parsed.status().message()));
   const Device* chosen = nullptr;
   if (parsed->kind == DeviceId::Kind::kAnyCuda) {
     if (!has_cuda) {
@@ -187,8 +189,9 @@ absl::StatusOr<v1::DeviceInfo> Scheduler::ResolveDevice(const std::string& reque
       if (chosen == nullptr || load(d.get()) < load(chosen)) chosen = d.get();
     }
     if (chosen == nullptr) {
-      return absl::UnavailableError("device: every CUDA device is unavailable now (their "
-                                    "executors do not start); retry later");
+      return absl::UnavailableError(
+          "device: every CUDA device is unavailable now (their "
+          "executors do not start); retry later");
     }
   } else {
     auto it = devices_.find(parsed->ToString());
@@ -215,7 +218,8 @@ void Scheduler::Enqueue(const store::JobRecord& record) {
       why = absl::StrCat("device ", record.device, " is not present on this host");
     } else if (!Usable(it->second->info)) {
       // It failed between the submit's ResolveDevice and now: fail, do not strand the job.
-      why = absl::StrCat("device ", record.device, " became unavailable: its executor fails to start");
+      why = absl::StrCat("device ", record.device,
+                         " became unavailable: its executor fails to start");
     } else {
       it->second->queue.Push({record.id, record.priority, record.seq, record.create_time_ns});
       UpdateQueueGauge(*it->second);

@@ -1,8 +1,8 @@
 // A real kbenchd for integration tests.
 #include "tests/integration/daemon.h"
 
-#include <signal.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -63,8 +63,8 @@ bool Daemon::AwaitReady(int fd) {
 Daemon::Daemon(const std::string& data_dir, std::vector<std::string> extra_args) {
   int out[2];
   if (pipe(out) != 0) std::abort();
-  std::vector<std::string> args = {KBENCHD_PATH, "--listen", "127.0.0.1:0", "--data-dir", data_dir,
-                                   "--log-level", "warn"};
+  std::vector<std::string> args = {KBENCHD_PATH, "--listen",    "127.0.0.1:0", "--data-dir",
+                                   data_dir,     "--log-level", "warn"};
   args.insert(args.end(), extra_args.begin(), extra_args.end());
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
@@ -166,7 +166,8 @@ absl::StatusOr<v1::Job> Submit(v1::KbenchService::Stub& stub, const v1::JobSpec&
   req.set_idempotency_key(idempotency_key);
   v1::SubmitJobResponse resp;
   const grpc::Status s = stub.SubmitJob(&ctx, req, &resp);
-  if (!s.ok()) return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
+  if (!s.ok())
+    return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
   return resp.job();
 }
 

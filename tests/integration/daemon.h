@@ -2,6 +2,7 @@
 // temporary data directory, and a gRPC stub to it.
 #pragma once
 
+#include <grpcpp/grpcpp.h>
 #include <sys/types.h>
 
 #include <chrono>
@@ -10,10 +11,7 @@
 #include <string>
 #include <vector>
 
-#include <grpcpp/grpcpp.h>
-
 #include "absl/status/statusor.h"
-
 #include "kbench/v1/service.grpc.pb.h"
 
 namespace kbench::testing {

@@ -74,8 +74,9 @@ class SchedulerTest : public store::testing::TempDataDirTest {
     uint64_t seen = events_.Version(id);
     while (std::chrono::steady_clock::now() < until) {
       if (Job(id).state == state) return true;
-      seen = events_.WaitForChange(id, seen, std::min(until, std::chrono::steady_clock::now() +
-                                                                 std::chrono::milliseconds(50)));
+      seen = events_.WaitForChange(
+          id, seen,
+          std::min(until, std::chrono::steady_clock::now() + std::chrono::milliseconds(50)));
     }
     return Job(id).state == state;
   }
@@ -169,7 +170,8 @@ TEST_F(SchedulerTest, ACancelRacingTheJobsFinishDoesNotKillTheNextJob) {
   ExecutorEvent outcome;
   outcome.type = ExecutorEvent::Type::kOutcome;
   outcome.outcome.set_job_id(a);
-  cpu->Push(outcome, [&] { EXPECT_TRUE(scheduler_->Cancel(a, std::chrono::milliseconds(0)).ok()); });
+  cpu->Push(outcome,
+            [&] { EXPECT_TRUE(scheduler_->Cancel(a, std::chrono::milliseconds(0)).ok()); });
   ASSERT_TRUE(cpu->AwaitRuns(2));  // B is running on the same executor
   EXPECT_EQ(Job(a).state, store::JobState::kSucceeded);
   EXPECT_EQ(cpu->cancels, std::vector<std::string>{a});
@@ -252,10 +254,9 @@ TEST_F(SchedulerTest, RetriesAFailingExecutorWithCappedBackoffAndServesAgainWhen
   std::vector<absl::Time> at = launcher_.Attempts("cuda:0");
   std::vector<absl::Duration> gaps;
   for (size_t i = 1; i < at.size(); ++i) gaps.push_back(at[i] - at[i - 1]);
-  const std::vector<absl::Duration> expected = {absl::Seconds(1),  absl::Seconds(2),
-                                                absl::Seconds(4),  absl::Seconds(8),
-                                                absl::Seconds(16), absl::Seconds(30),
-                                                absl::Seconds(30), absl::Seconds(30)};
+  const std::vector<absl::Duration> expected = {
+      absl::Seconds(1),  absl::Seconds(2),  absl::Seconds(4),  absl::Seconds(8),
+      absl::Seconds(16), absl::Seconds(30), absl::Seconds(30), absl::Seconds(30)};
   EXPECT_EQ(gaps, expected);
   ASSERT_TRUE(scheduler_->ResolveDevice("cuda:0").ok());
   EXPECT_EQ(State("cuda:0"), v1::DEVICE_STATE_READY);
