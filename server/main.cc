@@ -25,6 +25,8 @@
 #include "server/common/logging.h"
 #include "server/metrics/metrics.h"
 #include "server/scheduler/job_events.h"
+#include "server/scheduler/clock.h"
+#include "server/scheduler/executor_process.h"
 #include "server/scheduler/scheduler.h"
 #include "server/store/artifact_store.h"
 #include "server/store/job_store.h"
@@ -138,11 +140,13 @@ int Serve(const Flags& flags) {
   kbench::scheduler::JobEvents events;
   absl::StatusOr<std::string> executor = ExecutorPath(flags.executor_path);
   if (!executor.ok()) return Fail(std::string(executor.status().message()));
+  kbench::scheduler::Clock* clock = kbench::scheduler::Clock::Real();
+  kbench::scheduler::ProcessLauncher launcher(
+      {*executor, {"--log-format", flags.log_format, "--log-level", flags.log_level}}, clock);
   kbench::scheduler::SchedulerOptions options;
-  options.executable = *executor;
   options.enable_cuda = !flags.no_cuda;
-  options.executor_args = {"--log-format", flags.log_format, "--log-level", flags.log_level};
-  kbench::scheduler::Scheduler scheduler(options, jobs->get(), &artifacts, metrics->get(), &events);
+  kbench::scheduler::Scheduler scheduler(options, &launcher, clock, jobs->get(), &artifacts,
+                                         metrics->get(), &events);
   if (absl::Status s = scheduler.Start(); !s.ok()) return Fail(s.ToString());
 
   kbench::api::SubmitLimits limits;
@@ -161,6 +165,12 @@ int Serve(const Flags& flags) {
     scheduler.Shutdown();
     return Fail(absl::StrCat("--listen ", flags.listen, ": cannot listen there"));
   }
+  // Per-device health ("kbench.device.cpu", ...) and NOT_SERVING for "" when no device is
+  // usable, kept current by the scheduler from now on.
+  scheduler.ReportHealthTo([health = server->GetHealthCheckService()](const std::string& service,
+                                                                      bool serving) {
+    health->SetServingStatus(service, serving);
+  });
   const std::string host = flags.listen.substr(0, flags.listen.rfind(':'));
   std::printf("kbenchd: listening on %s:%d\n", host.c_str(), port);
   if (!(*metrics)->BoundAddress().empty()) {

@@ -63,8 +63,8 @@ v1::KernelInfo KernelInfoOf(const kernels::Operation& op) {
   return k;
 }
 
-std::string KindName(v1::JobKind kind) {
-  return kind == v1::JOB_KIND_PROFILE ? "profile" : "benchmark";
+JobKind KindOf(v1::JobKind kind) {
+  return kind == v1::JOB_KIND_PROFILE ? JobKind::kProfile : JobKind::kBenchmark;
 }
 
 }  // namespace
@@ -143,7 +143,7 @@ absl::Status KbenchService::Submit(const v1::SubmitJobRequest& request,
   record.state = store::JobState::kQueued;
   record.device = device->id();
   record.kernel = spec.kernel();
-  record.kind = KindName(spec.kind());
+  record.kind = KindOf(spec.kind());
   record.priority = spec.priority();
   record.idempotency_key = request.idempotency_key();
   record.create_time_ns = absl::GetCurrentTimeNanos();
@@ -167,7 +167,7 @@ absl::Status KbenchService::Submit(const v1::SubmitJobRequest& request,
     metrics_->JobSubmitted(record.kind, record.device);
     scheduler_->Enqueue(inserted->first);
     logging::LogJob(logging::Level::kInfo, record.id, "queued",
-                    {logging::Field("device", record.device), logging::Field("kind", record.kind),
+                    {logging::Field("device", record.device), logging::Field("kind", JobKindName(record.kind)),
                      logging::Field("kernel", spec.kernel())});
   }
   if (created) {

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "prometheus/text_serializer.h"
+#include "server/common/device_id.h"
 #include "server/common/logging.h"
 #include "server/metrics/prometheus_metrics.h"
 
@@ -22,16 +23,8 @@
 namespace kbench::metrics {
 namespace {
 
-const std::set<std::string>& Kinds() {
-  static const std::set<std::string> s = {"benchmark", "profile"};
-  return s;
-}
 const std::set<std::string>& FinalStates() {
   static const std::set<std::string> s = {"succeeded", "failed", "cancelled"};
-  return s;
-}
-const std::set<std::string>& RestartCauses() {
-  static const std::set<std::string> s = {"signal", "exit", "sticky_error", "start_failed", "hung"};
   return s;
 }
 const std::set<std::string>& GrpcCodes() {
@@ -55,16 +48,7 @@ const std::set<std::string>& GrpcCodes() {
   return s;
 }
 
-bool IsDevice(const std::string& d) {
-  if (d == "cpu" || d == "cuda:any") return true;
-  if (d.rfind("cuda:", 0) != 0) return false;
-  const std::string n = d.substr(5);
-  if (n.empty() || n.size() > 3) return false;
-  for (char c : n) {
-    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
-  }
-  return true;
-}
+bool IsDevice(const std::string& d) { return ParseDeviceId(d).ok(); }
 
 // An RPC's short name, e.g. "SubmitJob": an identifier, not a free-form string.
 bool IsMethod(const std::string& m) {
@@ -106,13 +90,12 @@ LabelGuard& Guard() {
   return *guard;
 }
 
-std::string Kind(const std::string& v) { return Guard().Check("kind", v, Kinds().count(v) > 0); }
+// Kind and cause are enums: every value is a documented label, nothing to guard.
+std::string Kind(JobKind v) { return JobKindName(v); }
 std::string State(const std::string& v) {
   return Guard().Check("state", v, FinalStates().count(v) > 0);
 }
-std::string Cause(const std::string& v) {
-  return Guard().Check("cause", v, RestartCauses().count(v) > 0);
-}
+std::string Cause(ExecutorFailure v) { return ExecutorFailureName(v); }
 std::string Code(const std::string& v) {
   return Guard().Check("code", v, GrpcCodes().count(v) > 0);
 }
@@ -201,7 +184,7 @@ absl::StatusOr<std::unique_ptr<PrometheusMetrics>> PrometheusMetrics::Create(
   return m;
 }
 
-void PrometheusMetrics::JobSubmitted(const std::string& kind, const std::string& device) {
+void PrometheusMetrics::JobSubmitted(JobKind kind, const std::string& device) {
   const std::string k = Kind(kind);
   const std::string d = Device(device);
   jobs_submitted_->Add({{"kind", k}, {"device", d}}).Increment();
@@ -212,7 +195,7 @@ void PrometheusMetrics::JobSubmitted(const std::string& kind, const std::string&
   }
 }
 
-void PrometheusMetrics::JobFinished(const std::string& kind, const std::string& device,
+void PrometheusMetrics::JobFinished(JobKind kind, const std::string& device,
                                     const std::string& state) {
   jobs_finished_->Add({{"kind", Kind(kind)}, {"device", Device(device)}, {"state", State(state)}})
       .Increment();
@@ -226,13 +209,13 @@ void PrometheusMetrics::ObserveQueueWait(const std::string& device, double secon
   queue_wait_->Add({{"device", Device(device)}}, QueueWaitBuckets()).Observe(NonNegative(seconds));
 }
 
-void PrometheusMetrics::ObserveRunDuration(const std::string& kind, const std::string& device,
+void PrometheusMetrics::ObserveRunDuration(JobKind kind, const std::string& device,
                                            double seconds) {
   run_duration_->Add({{"kind", Kind(kind)}, {"device", Device(device)}}, RunDurationBuckets())
       .Observe(NonNegative(seconds));
 }
 
-void PrometheusMetrics::ExecutorRestarted(const std::string& device, const std::string& cause) {
+void PrometheusMetrics::ExecutorRestarted(const std::string& device, ExecutorFailure cause) {
   executor_restarts_->Add({{"device", Device(device)}, {"cause", Cause(cause)}}).Increment();
 }
 

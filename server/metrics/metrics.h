@@ -7,8 +7,8 @@
 #include <memory>
 #include <string>
 
-
 #include "absl/status/statusor.h"
+#include "server/common/job_types.h"
 
 namespace kbench::metrics {
 
@@ -22,16 +22,16 @@ class Metrics {
   // "host:port" actually bound; empty when not serving.
   virtual std::string BoundAddress() const = 0;
 
-  // kind: "benchmark" | "profile"; state: "succeeded" | "failed" | "cancelled".
-  virtual void JobSubmitted(const std::string& kind, const std::string& device) = 0;
-  virtual void JobFinished(const std::string& kind, const std::string& device,
+  // state: "succeeded" | "failed" | "cancelled".
+  virtual void JobSubmitted(JobKind kind, const std::string& device) = 0;
+  virtual void JobFinished(JobKind kind, const std::string& device,
                            const std::string& state) = 0;
   virtual void SetQueueDepth(const std::string& device, int64_t depth) = 0;
   virtual void ObserveQueueWait(const std::string& device, double seconds) = 0;
-  virtual void ObserveRunDuration(const std::string& kind, const std::string& device,
+  virtual void ObserveRunDuration(JobKind kind, const std::string& device,
                                   double seconds) = 0;
-  // cause: "signal" | "exit" | "sticky_error" | "start_failed" | "hung".
-  virtual void ExecutorRestarted(const std::string& device, const std::string& cause) = 0;
+  // The cause label is ExecutorFailureName(cause): typed where the supervision learns it.
+  virtual void ExecutorRestarted(const std::string& device, ExecutorFailure cause) = 0;
   // method: the RPC's short name; code: gRPC status code name, e.g. "OK", "NOT_FOUND".
   virtual void ObserveRpc(const std::string& method, const std::string& code, double seconds) = 0;
   virtual void SetArtifactBytes(int64_t bytes) = 0;

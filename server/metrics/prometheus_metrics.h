@@ -47,14 +47,14 @@ class PrometheusMetrics final : public Metrics {
   ~PrometheusMetrics() override;
 
   std::string BoundAddress() const override { return bound_address_; }
-  void JobSubmitted(const std::string& kind, const std::string& device) override;
-  void JobFinished(const std::string& kind, const std::string& device,
+  void JobSubmitted(JobKind kind, const std::string& device) override;
+  void JobFinished(JobKind kind, const std::string& device,
                    const std::string& state) override;
   void SetQueueDepth(const std::string& device, int64_t depth) override;
   void ObserveQueueWait(const std::string& device, double seconds) override;
-  void ObserveRunDuration(const std::string& kind, const std::string& device,
+  void ObserveRunDuration(JobKind kind, const std::string& device,
                           double seconds) override;
-  void ExecutorRestarted(const std::string& device, const std::string& cause) override;
+  void ExecutorRestarted(const std::string& device, ExecutorFailure cause) override;
   void ObserveRpc(const std::string& method, const std::string& code, double seconds) override;
   void SetArtifactBytes(int64_t bytes) override;
   void AddGpu(const std::string& device_id, const std::string& uuid, const std::string& model_name,

@@ -15,17 +15,16 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "server/common/wire.h"
 
 namespace kbench::scheduler {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using Steady = std::chrono::steady_clock;
 constexpr int kChildFd = 3;
 // The pseudo-device that asks kbench-executor to list the CUDA devices and exit.
 constexpr char kDiscover[] = "discover";
-
-int64_t Ticks(Clock::time_point t) { return t.time_since_epoch().count(); }
 
 }  // namespace
 
@@ -69,18 +68,10 @@ absl::StatusOr<std::pair<pid_t, int>> ExecutorProcess::Spawn(
   return std::make_pair(pid, fds[0]);
 }
 
-absl::StatusOr<std::unique_ptr<ExecutorProcess>> ExecutorProcess::Launch(
-    const std::string& executable, const std::string& device,
-    const std::vector<std::string>& extra_args) {
-  absl::StatusOr<std::pair<pid_t, int>> spawned = Spawn(executable, device, extra_args);
-  if (!spawned.ok()) return spawned.status();
-  return std::unique_ptr<ExecutorProcess>(new ExecutorProcess(spawned->first, spawned->second));
-}
-
 absl::Status ExecutorProcess::WaitReady(const std::string& device,
                                         std::chrono::milliseconds ready_timeout) {
   internal::v1::ExecutorMessage m;
-  const absl::Status s = ReadUntil(&m, Clock::now() + ready_timeout);
+  const absl::Status s = ReadUntil(&m, Steady::now() + ready_timeout);
   if (s.ok() && m.has_ready()) {
     info_ = m.ready();
     return absl::OkStatus();
@@ -90,17 +81,18 @@ absl::Status ExecutorProcess::WaitReady(const std::string& device,
     Kill();
     cause = "did not become ready in time";
   } else {
-    cause = ReapAndDescribe();
+    cause = Bury();
   }
   return absl::UnavailableError(absl::StrCat("executor for ", device, " failed to start: ", cause));
 }
 
 absl::StatusOr<std::unique_ptr<ExecutorProcess>> ExecutorProcess::Start(
     const std::string& executable, const std::string& device,
-    const std::vector<std::string>& extra_args, std::chrono::milliseconds ready_timeout) {
-  absl::StatusOr<std::unique_ptr<ExecutorProcess>> p = Launch(executable, device, extra_args);
-  if (!p.ok()) return p.status();
-  if (absl::Status s = (*p)->WaitReady(device, ready_timeout); !s.ok()) return s;
+    const std::vector<std::string>& extra_args, std::chrono::milliseconds ready_timeout,
+    scheduler::Clock* clock) {
+  KBENCH_ASSIGN_OR_RETURN(auto spawned, Spawn(executable, device, extra_args));
+  std::unique_ptr<ExecutorProcess> p(new ExecutorProcess(spawned.first, spawned.second, clock));
+  KBENCH_RETURN_IF_ERROR(p->WaitReady(device, ready_timeout));
   return p;
 }
 
@@ -109,13 +101,13 @@ absl::StatusOr<std::vector<v1::DeviceInfo>> ExecutorProcess::Discover(
     std::chrono::milliseconds timeout) {
   absl::StatusOr<std::pair<pid_t, int>> spawned = Spawn(executable, kDiscover, extra_args);
   if (!spawned.ok()) return spawned.status();
-  ExecutorProcess p(spawned->first, spawned->second);
+  ExecutorProcess p(spawned->first, spawned->second, scheduler::Clock::Real());
   internal::v1::ExecutorMessage m;
-  const absl::Status s = p.ReadUntil(&m, Clock::now() + timeout);
+  const absl::Status s = p.ReadUntil(&m, Steady::now() + timeout);
   if (!s.ok()) {
     p.Kill();
-    return absl::UnavailableError(absl::StrCat("device discovery failed: ", s.message(), "; ",
-                                               p.ReapAndDescribe()));
+    return absl::UnavailableError(
+        absl::StrCat("device discovery failed: ", s.message(), "; ", p.Bury()));
   }
   return std::vector<v1::DeviceInfo>(m.devices().devices().begin(), m.devices().devices().end());
 }
@@ -136,8 +128,8 @@ ExecutorProcess::~ExecutorProcess() {
 }
 
 void ExecutorProcess::ReapWithin(std::chrono::milliseconds grace) {
-  const auto until = Clock::now() + grace;
-  while (!reaped_ && Clock::now() < until) {
+  const auto until = Steady::now() + grace;
+  while (!reaped_ && Steady::now() < until) {
     if (waitpid(pid_, &wait_status_, WNOHANG) == pid_) {
       reaped_ = true;
       return;
@@ -152,66 +144,75 @@ void ExecutorProcess::ReapWithin(std::chrono::milliseconds grace) {
 }
 
 absl::Status ExecutorProcess::ReadUntil(internal::v1::ExecutorMessage* message,
-                                        Clock::time_point until) {
+                                        Steady::time_point until) {
   while (true) {
-    const int64_t kill_at = kill_at_.load();
-    if (kill_at != 0 && Ticks(Clock::now()) >= kill_at) {
-      Kill();
-      kill_at_ = 0;
-    }
-    const auto now = Clock::now();
+    const auto now = Steady::now();
     if (now >= until) return absl::DeadlineExceededError("no message from the executor in time");
     const auto wait = std::min<int64_t>(
         100, std::chrono::duration_cast<std::chrono::milliseconds>(until - now).count() + 1);
     pollfd pfd{fd_, POLLIN, 0};
     const int r = poll(&pfd, 1, static_cast<int>(wait));
-    if (r < 0 && errno != EINTR) return absl::InternalError(absl::StrCat("poll: ", std::strerror(errno)));
+    if (r < 0 && errno != EINTR)
+      return absl::InternalError(absl::StrCat("poll: ", std::strerror(errno)));
     if (r > 0) return ReadDelimited(fd_, message);
   }
 }
 
-absl::StatusOr<internal::v1::JobOutcome> ExecutorProcess::Run(
-    const internal::v1::RunJob& job, std::function<void(const v1::Progress&)> on_progress,
-    Clock::time_point deadline) {
+absl::Status ExecutorProcess::Send(const internal::v1::RunJob& job) {
   internal::v1::ExecutorRequest req;
   *req.mutable_run() = job;
-  {
-    std::lock_guard lock(write_mu_);
-    if (absl::Status s = WriteDelimited(fd_, req); !s.ok()) {
-      return absl::UnavailableError(absl::StrCat("executor ", info_.id(), " is gone: ",
-                                                 ReapAndDescribe()));
-    }
+  std::lock_guard lock(write_mu_);
+  if (absl::Status s = WriteDelimited(fd_, req); !s.ok()) {
+    return absl::UnavailableError(absl::StrCat("executor ", info_.id(), " is gone: ", Bury()));
   }
+  return absl::OkStatus();
+}
+
+ExecutorEvent ExecutorProcess::Next(const std::string& job_id, absl::Time until) {
+  const auto steady_until = Steady::now() + absl::ToChronoNanoseconds(std::max(
+                                                absl::ZeroDuration(), until - clock_->Now()));
   while (true) {
     internal::v1::ExecutorMessage m;
-    const absl::Status s = ReadUntil(&m, deadline);
-    if (absl::IsDeadlineExceeded(s)) {
-      Kill();
-      return absl::UnavailableError(absl::StrCat(
-          "executor ", info_.id(), " hung: no outcome before the job's deadline; killed (",
-          ReapAndDescribe(), ")"));
+    const absl::Status s = ReadUntil(&m, steady_until);
+    if (absl::IsDeadlineExceeded(s)) return ExecutorEvent{};
+    if (!s.ok()) return Lost(s);
+    ExecutorEvent event;
+    if (m.has_progress() && m.progress().job_id() == job_id) {
+      event.type = ExecutorEvent::Type::kProgress;
+      event.progress = m.progress().progress();
+      return event;
     }
-    if (!s.ok()) {
-      const std::string how = ReapAndDescribe();
-      return absl::UnavailableError(absl::StrCat("executor ", info_.id(), " died while running the job: ", how));
+    if (m.has_outcome() && m.outcome().job_id() == job_id) {
+      event.type = ExecutorEvent::Type::kOutcome;
+      event.outcome = m.outcome();
+      return event;
     }
-    if (m.has_progress() && m.progress().job_id() == job.job_id()) {
-      if (on_progress) on_progress(m.progress().progress());
-    } else if (m.has_outcome() && m.outcome().job_id() == job.job_id()) {
-      kill_at_ = 0;
-      return m.outcome();
-    }
+    // Anything else (a late message about an earlier job) is not this job's business.
   }
 }
 
-void ExecutorProcess::Cancel(const std::string& job_id, std::chrono::milliseconds grace) {
+ExecutorEvent ExecutorProcess::Lost(const absl::Status& read) {
+  ExecutorEvent event;
+  event.type = ExecutorEvent::Type::kLost;
+  if (absl::IsDataLoss(read)) {
+    // A malformed frame: the stream cannot be resynchronised; the process is replaced.
+    Kill();
+    event.failure = ExecutorFailure::kWireError;
+    event.message = absl::StrCat("executor ", info_.id(), " sent a malformed message (",
+                                 read.message(), "); killed (", Bury(), ")");
+    return event;
+  }
+  const std::string how = Bury();
+  event.failure = WIFSIGNALED(wait_status_) ? ExecutorFailure::kSignal : ExecutorFailure::kExit;
+  event.message = absl::StrCat("executor ", info_.id(), " died while running the job: ", how);
+  return event;
+}
+
+void ExecutorProcess::Cancel(const std::string& job_id) {
   internal::v1::ExecutorRequest req;
   req.mutable_cancel()->set_job_id(job_id);
-  {
-    std::lock_guard lock(write_mu_);
-    (void)WriteDelimited(fd_, req);
-  }
-  kill_at_ = Ticks(Clock::now() + grace);
+  std::lock_guard lock(write_mu_);
+  (void)WriteDelimited(fd_, req);
 }
 
 void ExecutorProcess::Kill() {
@@ -219,7 +220,7 @@ void ExecutorProcess::Kill() {
   kill(pid_, SIGKILL);
 }
 
-std::string ExecutorProcess::ReapAndDescribe() {
+std::string ExecutorProcess::Bury() {
   // The stream closed; the process is exiting or has exited. Wait at most 5 s, then kill.
   ReapWithin(std::chrono::seconds(5));
   if (WIFSIGNALED(wait_status_)) {
@@ -229,6 +230,23 @@ std::string ExecutorProcess::ReapAndDescribe() {
   }
   if (WIFEXITED(wait_status_)) return absl::StrCat("exited with code ", WEXITSTATUS(wait_status_));
   return "ended";
+}
+
+}  // namespace kbench::scheduler
+
+namespace kbench::scheduler {
+
+absl::StatusOr<std::unique_ptr<Executor>> ProcessLauncher::Start(const std::string& device) {
+  KBENCH_ASSIGN_OR_RETURN(
+      std::unique_ptr<ExecutorProcess> p,
+      ExecutorProcess::Start(options_.executable, device, options_.executor_args,
+                             options_.ready_timeout, clock_));
+  return std::unique_ptr<Executor>(std::move(p));
+}
+
+absl::StatusOr<std::vector<v1::DeviceInfo>> ProcessLauncher::Discover() {
+  return ExecutorProcess::Discover(options_.executable, options_.executor_args,
+                                   options_.ready_timeout);
 }
 
 }  // namespace kbench::scheduler

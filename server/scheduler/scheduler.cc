@@ -1,140 +1,120 @@
-// Per-device workers, executor supervision and job recovery.
+// The scheduler's public face: start (devices, recovery, workers), shutdown, device lookup,
+// enqueue and cancel. The per-device worker is in device_worker.cc.
 #include "server/scheduler/scheduler.h"
 
 #include <algorithm>
 
 #include "absl/status/status.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/time/clock.h"
+#include "common/status_macros.h"
 #include "server/common/logging.h"
-#include "server/common/stopping_defaults.h"
 
 namespace kbench::scheduler {
 namespace {
 
 using logging::Field;
 using logging::Level;
-using Clock = std::chrono::steady_clock;
 
-int64_t NowNs() { return absl::GetCurrentTimeNanos(); }
-
-// The restart cause label of an executor that died: bounded set for the metric.
-std::string CauseLabel(const std::string& message) {
-  if (absl::StrContains(message, "hung")) return "hung";
-  if (absl::StrContains(message, "signal")) return "signal";
-  return "exit";
-}
+bool Usable(const v1::DeviceInfo& info) { return info.state() != v1::DEVICE_STATE_FAILED; }
 
 }  // namespace
 
-Scheduler::Scheduler(SchedulerOptions options, store::JobStore* jobs,
-                     store::ArtifactStore* artifacts, metrics::Metrics* metrics, JobEvents* events)
+std::string DeviceHealthService(const std::string& device) {
+  return absl::StrCat("kbench.device.", device);
+}
+
+Scheduler::Scheduler(SchedulerOptions options, ExecutorLauncher* launcher, Clock* clock,
+                     store::JobStore* jobs, store::ArtifactStore* artifacts,
+                     metrics::Metrics* metrics, JobEvents* events)
     : options_(std::move(options)),
-      jobs_(jobs),
+      launcher_(launcher),
+      clock_(clock),
       artifacts_(artifacts),
       metrics_(metrics),
-      events_(events) {}
+      events_(events),
+      lifecycle_(jobs, metrics, events, clock) {}
 
 Scheduler::~Scheduler() { Shutdown(); }
 
 absl::Status Scheduler::Start() {
-  // The cpu device comes up synchronously: without it the daemon is useless.
+  std::vector<std::unique_ptr<Device>> found = FindDevices();
+  KBENCH_ASSIGN_OR_RETURN(std::vector<store::JobRecord> queued, lifecycle_.Recover());
+  {
+    std::lock_guard lock(mu_);
+    for (auto& d : found) {
+      order_.push_back(d->id);
+      devices_[d->id] = std::move(d);
+    }
+    QueueRecoveredJobs(queued);
+    // Each worker starts its own executor: the thread that forks a child must live as long as
+    // the daemon (PR_SET_PDEATHSIG follows the forking thread), and the starts run in parallel.
+    for (auto& [id, d] : devices_)
+      d->worker = std::thread([this, dev = d.get()] { WorkerLoop(dev); });
+  }
+  return AwaitFirstStarts();
+}
+
+std::vector<std::unique_ptr<Scheduler::Device>> Scheduler::FindDevices() {
+  std::vector<std::unique_ptr<Device>> found;
   auto cpu = std::make_unique<Device>();
   cpu->id = "cpu";
-  absl::StatusOr<std::unique_ptr<ExecutorProcess>> cpu_exec =
-      ExecutorProcess::Start(options_.executable, "cpu", options_.executor_args,
-                             options_.executor_ready_timeout);
-  if (!cpu_exec.ok()) return cpu_exec.status();
-  MarkReady(cpu.get(), *std::move(cpu_exec));
-
-  std::vector<std::unique_ptr<Device>> found;
+  cpu->parsed = DeviceId::Cpu();
+  cpu->info.set_id("cpu");
+  cpu->info.set_kind(v1::DEVICE_KIND_CPU);
+  cpu->info.set_state(v1::DEVICE_STATE_STARTING);
   found.push_back(std::move(cpu));
-  if (options_.enable_cuda) {
-    absl::StatusOr<std::vector<v1::DeviceInfo>> cuda =
-        ExecutorProcess::Discover(options_.executable, options_.executor_args,
-                                  options_.executor_ready_timeout);
-    if (!cuda.ok()) {
-      logging::Log(Level::kWarn, "CUDA discovery failed; serving the cpu device only",
-                   {Field("error", cuda.status().ToString())});
-    } else {
-      for (const v1::DeviceInfo& info : *cuda) {
-        auto d = std::make_unique<Device>();
-        d->id = info.id();
-        d->info = info;
-        d->info.set_state(v1::DEVICE_STATE_STARTING);
-        metrics_->AddGpu(info.id(), info.uuid(), info.name(),
-                         std::stoi(info.id().substr(info.id().find(':') + 1)));
-        found.push_back(std::move(d));
-      }
+  if (!options_.enable_cuda) return found;
+  absl::StatusOr<std::vector<v1::DeviceInfo>> cuda = launcher_->Discover();
+  if (!cuda.ok()) {
+    logging::Log(Level::kWarn, "CUDA discovery failed; serving the cpu device only",
+                 {Field("error", cuda.status().ToString())});
+    return found;
+  }
+  for (const v1::DeviceInfo& info : *cuda) {
+    absl::StatusOr<DeviceId> id = ParseDeviceId(info.id());
+    if (!id.ok() || id->kind != DeviceId::Kind::kCuda) {
+      logging::Log(Level::kError, "discovery reported a bad device id; ignored",
+                   {Field("id", info.id())});
+      continue;
     }
+    auto d = std::make_unique<Device>();
+    d->id = id->ToString();
+    d->parsed = *id;
+    d->info = info;
+    d->info.set_state(v1::DEVICE_STATE_STARTING);
+    metrics_->AddGpu(d->id, info.uuid(), info.name(), id->ordinal);
+    found.push_back(std::move(d));
   }
+  return found;
+}
 
-  // CUDA executors start in parallel (each measures its copy bandwidth), so that ListDevices
-  // describes ready devices once the daemon says it is ready. They are forked here, by the
-  // thread that lives as long as the daemon (see ExecutorProcess::Launch), and awaited in
-  // parallel. One that fails here is retried by its worker with back-off.
-  {
-    std::vector<std::thread> waiters;
-    for (auto& d : found) {
-      if (d->executor) continue;
-      absl::StatusOr<std::unique_ptr<ExecutorProcess>> exec =
-          ExecutorProcess::Launch(options_.executable, d->id, options_.executor_args);
-      if (!exec.ok()) continue;
-      waiters.emplace_back([this, dev = d.get(), launched = *std::move(exec)]() mutable {
-        if (absl::Status s = launched->WaitReady(dev->id, options_.executor_ready_timeout);
-            !s.ok()) {
-          logging::Log(Level::kError, "executor failed to start",
-                       {Field("device", dev->id), Field("error", s.ToString())});
-          return;
-        }
-        MarkReady(dev, std::move(launched));
-      });
-    }
-    for (std::thread& t : waiters) t.join();
-  }
-
-  // Recovery: a job RUNNING when the daemon died is re-queued once, then failed.
-  absl::StatusOr<std::vector<store::JobRecord>> running =
-      jobs_->ListByState(store::JobState::kRunning);
-  if (!running.ok()) return running.status();
-  for (const store::JobRecord& r : *running) {
-    if (r.attempts >= 2) {
-      const std::string why = absl::StrCat(
-          "the daemon stopped while this job was running, ", r.attempts,
-          " times; not retried again (a job that crashes kbenchd would do it forever)");
-      FinishJob(r.id, r.device, r.kind, store::JobState::kFailed, "ABORTED", why, r.result);
-    } else if (absl::Status s = jobs_->Requeue(r.id); !s.ok()) {
-      return s;
-    } else {
-      logging::LogJob(Level::kInfo, r.id, "re-queued: the daemon stopped while it was running");
-    }
-  }
-  absl::StatusOr<std::vector<store::JobRecord>> queued =
-      jobs_->ListByState(store::JobState::kQueued);
-  if (!queued.ok()) return queued.status();
-
-  std::lock_guard lock(mu_);
-  for (auto& d : found) {
-    order_.push_back(d->id);
-    devices_[d->id] = std::move(d);
-  }
-  for (const store::JobRecord& r : *queued) {
+void Scheduler::QueueRecoveredJobs(const std::vector<store::JobRecord>& queued) {
+  for (const store::JobRecord& r : queued) {
     auto it = devices_.find(r.device);
     if (it == devices_.end()) {
-      FinishJob(r.id, r.device, r.kind, store::JobState::kFailed, "FAILED_PRECONDITION",
-                absl::StrCat("device ", r.device, " is not present on this host any more"),
-                "");
+      // A GPU that left the host: its jobs end with the cause instead of waiting forever.
+      lifecycle_.Finish(r, JobEnd::Failed(absl::StatusCode::kFailedPrecondition,
+                                          absl::StrCat("device ", r.device,
+                                                       " is not present on this host any more")));
       continue;
     }
     it->second->queue.Push({r.id, r.priority, r.seq, r.create_time_ns});
   }
-  for (auto& [id, d] : devices_) {
-    UpdateQueueGauge(*d);
-    d->worker = std::thread([this, dev = d.get()] { WorkerLoop(dev); });
-  }
-  return absl::OkStatus();
+  for (auto& [id, d] : devices_) UpdateQueueGauge(*d);
+}
+
+absl::Status Scheduler::AwaitFirstStarts() {
+  std::unique_lock lock(mu_);
+  // Bounded by the launcher's own ready timeout: each first start returns, ready or failed.
+  cv_.wait(lock, [&] {
+    return std::all_of(devices_.begin(), devices_.end(),
+                       [](const auto& d) { return d.second->tried_once; });
+  });
+  if (devices_.at("cpu")->executor) return absl::OkStatus();
+  lock.unlock();
+  Shutdown();
+  return absl::UnavailableError("the cpu executor failed to start; see the log for its cause");
 }
 
 void Scheduler::Shutdown() {
@@ -144,7 +124,7 @@ void Scheduler::Shutdown() {
     stopping_ = true;
     // Running jobs are interrupted: their executors are killed and the jobs re-queued.
     for (auto& [id, d] : devices_) {
-      if (!d->running_job.empty() && d->executor) d->executor->Kill();
+      if (d->running && d->executor) d->executor->Kill();
     }
   }
   cv_.notify_all();
@@ -152,12 +132,28 @@ void Scheduler::Shutdown() {
     std::thread* worker = nullptr;
     {
       std::lock_guard lock(mu_);
-      worker = &devices_[id]->worker;
+      worker = &devices_.at(id)->worker;
     }
     if (worker->joinable()) worker->join();
   }
   std::lock_guard lock(mu_);
   for (auto& [id, d] : devices_) d->executor.reset();
+}
+
+void Scheduler::ReportHealthTo(HealthReporter reporter) {
+  std::lock_guard lock(mu_);
+  health_ = std::move(reporter);
+  PublishHealth();
+}
+
+void Scheduler::PublishHealth() {
+  if (!health_) return;
+  bool any = false;
+  for (const auto& [id, d] : devices_) {
+    health_(DeviceHealthService(id), Usable(d->info));
+    any = any || Usable(d->info);
+  }
+  health_("", any);
 }
 
 std::vector<v1::DeviceInfo> Scheduler::Devices() {
@@ -166,7 +162,7 @@ std::vector<v1::DeviceInfo> Scheduler::Devices() {
   for (const std::string& id : order_) {
     const Device& d = *devices_.at(id);
     v1::DeviceInfo info = d.info;
-    info.set_queue_depth(static_cast<int32_t>(d.queue.size() + (d.running_job.empty() ? 0 : 1)));
+    info.set_queue_depth(static_cast<int32_t>(d.queue.size() + (d.running ? 1 : 0)));
     info.set_executor_restarts(d.restarts);
     out.push_back(std::move(info));
   }
@@ -175,63 +171,74 @@ std::vector<v1::DeviceInfo> Scheduler::Devices() {
 
 absl::StatusOr<v1::DeviceInfo> Scheduler::ResolveDevice(const std::string& requested) {
   std::lock_guard lock(mu_);
-  std::vector<const Device*> cuda;
-  for (const std::string& id : order_) {
-    const Device* d = devices_.at(id).get();
-    if (d->info.kind() == v1::DEVICE_KIND_CUDA) cuda.push_back(d);
-  }
+  const bool has_cuda = order_.size() > 1;  // cpu first, then the CUDA devices
+  absl::StatusOr<DeviceId> parsed = requested.empty()
+                                        ? (has_cuda ? DeviceId::AnyCuda() : DeviceId::Cpu())
+                                        : ParseDeviceId(requested);
+  if (!parsed.ok())
+    return absl::InvalidArgumentError(absl::StrCat("device: ", parsed.status().message()));
   const Device* chosen = nullptr;
-  if (requested.empty() || requested == "cuda:any") {
-    if (cuda.empty()) {
-      if (requested.empty()) {
-        chosen = devices_.at("cpu").get();
-      } else {
-        return absl::FailedPreconditionError(
-            "device: cuda:any was requested but this host has no usable CUDA device");
-      }
-    } else {
-      // The least loaded GPU that is not marked failed.
-      for (const Device* d : cuda) {
-        if (d->info.state() == v1::DEVICE_STATE_FAILED) continue;
-        const auto load = [](const Device* x) { return x->queue.size() + !x->running_job.empty(); };
-        if (chosen == nullptr || load(d) < load(chosen)) chosen = d;
-      }
-      if (chosen == nullptr) chosen = cuda.front();
+  if (parsed->kind == DeviceId::Kind::kAnyCuda) {
+    if (!has_cuda) {
+      return absl::FailedPreconditionError(
+          "device: cuda:any was requested but this host has no CUDA device");
+    }
+    const auto load = [](const Device* x) { return x->queue.size() + (x->running ? 1 : 0); };
+    for (const auto& [id, d] : devices_) {
+      if (d->parsed.kind != DeviceId::Kind::kCuda || !Usable(d->info)) continue;
+      if (chosen == nullptr || load(d.get()) < load(chosen)) chosen = d.get();
+    }
+    if (chosen == nullptr) {
+      return absl::UnavailableError(
+          "device: every CUDA device is unavailable now (their "
+          "executors do not start); retry later");
     }
   } else {
-    auto it = devices_.find(requested);
+    auto it = devices_.find(parsed->ToString());
     if (it == devices_.end()) {
       return absl::InvalidArgumentError(absl::StrCat("device: unknown device '", requested,
                                                      "' (available: ", absl::StrJoin(order_, ", "),
-                                                     ", cuda:any)"));
+                                                     has_cuda ? ", cuda:any)" : ")"));
     }
     chosen = it->second.get();
   }
-  if (chosen->info.state() == v1::DEVICE_STATE_FAILED) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "device: ", chosen->id, " is unavailable: its executor failed to start repeatedly"));
+  if (!Usable(chosen->info)) {
+    return absl::UnavailableError(absl::StrCat(
+        "device: ", chosen->id, " is unavailable now: its executor fails to start; retry later"));
   }
   return chosen->info;
 }
 
 void Scheduler::Enqueue(const store::JobRecord& record) {
+  std::string why;
   {
     std::lock_guard lock(mu_);
     auto it = devices_.find(record.device);
-    if (it == devices_.end()) return;  // ResolveDevice guarantees it exists
-    it->second->queue.Push({record.id, record.priority, record.seq, record.create_time_ns});
-    UpdateQueueGauge(*it->second);
+    if (it == devices_.end()) {
+      why = absl::StrCat("device ", record.device, " is not present on this host");
+    } else if (!Usable(it->second->info)) {
+      // It failed between the submit's ResolveDevice and now: fail, do not strand the job.
+      why = absl::StrCat("device ", record.device,
+                         " became unavailable: its executor fails to start");
+    } else {
+      it->second->queue.Push({record.id, record.priority, record.seq, record.create_time_ns});
+      UpdateQueueGauge(*it->second);
+    }
+  }
+  if (!why.empty()) {
+    lifecycle_.Finish(record, JobEnd::Failed(absl::StatusCode::kUnavailable, why));
+    return;
   }
   cv_.notify_all();
 }
 
 absl::Status Scheduler::Cancel(const std::string& job_id, std::chrono::milliseconds wait) {
-  absl::StatusOr<store::JobRecord> record = jobs_->Get(job_id);
+  absl::StatusOr<store::JobRecord> record = lifecycle_.Get(job_id);
   if (!record.ok()) return record.status();
   if (store::IsTerminal(record->state)) {
-    return absl::FailedPreconditionError(absl::StrCat("job ", job_id, " is already ",
-                                                      store::JobStateName(record->state),
-                                                      "; only queued or running jobs can be cancelled"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("job ", job_id, " is already ", store::JobStateName(record->state),
+                     "; only queued or running jobs can be cancelled"));
   }
   bool removed = false;
   {
@@ -241,245 +248,31 @@ absl::Status Scheduler::Cancel(const std::string& job_id, std::chrono::milliseco
       if (d->queue.Remove(job_id)) {
         removed = true;
         UpdateQueueGauge(*d);
-      } else if (d->running_job == job_id && d->executor) {
-        d->executor->Cancel(job_id, options_.cancel_grace);
+      } else if (d->running && d->running->id == job_id && d->executor && !d->running->kill_at) {
+        // The kill deadline belongs to this run of this job: it ends with the run.
+        d->executor->Cancel(job_id);
+        d->running->kill_at = clock_->Now() + options_.cancel_grace;
       }
     }
+    if (removed) cancel_requested_.erase(job_id);
   }
   if (removed) {
-    {
-      std::lock_guard lock(mu_);
-      cancel_requested_.erase(job_id);
-    }
-    FinishJob(job_id, record->device, record->kind, store::JobState::kCancelled, "CANCELLED",
-              "cancelled while queued", "");
+    lifecycle_.Finish(*record, JobEnd::Cancelled("cancelled while queued"));
     return absl::OkStatus();
   }
   // Running (or about to start): the worker finishes it as CANCELLED; wait for that.
-  const auto until = Clock::now() + wait;
+  const auto until = std::chrono::steady_clock::now() + wait;
   uint64_t seen = events_->Version(job_id);
-  while (Clock::now() < until) {
-    absl::StatusOr<store::JobRecord> now = jobs_->Get(job_id);
+  while (std::chrono::steady_clock::now() < until) {
+    absl::StatusOr<store::JobRecord> now = lifecycle_.Get(job_id);
     if (now.ok() && store::IsTerminal(now->state)) break;
-    seen = events_->WaitForChange(job_id, seen, std::min(until, Clock::now() + std::chrono::milliseconds(200)));
+    seen = events_->WaitForChange(job_id, seen, until);
   }
   return absl::OkStatus();
 }
 
-void Scheduler::MarkReady(Device* device, std::unique_ptr<ExecutorProcess> executor) {
-  device->executor = std::move(executor);
-  device->info = device->executor->info();
-  device->info.set_id(device->id);  // the daemon's name for it, whatever the executor says
-  device->info.set_state(v1::DEVICE_STATE_READY);
-  device->start_failures = 0;
-}
-
 void Scheduler::UpdateQueueGauge(const Device& device) {
   metrics_->SetQueueDepth(device.id, static_cast<int64_t>(device.queue.size()));
-}
-
-bool Scheduler::EnsureExecutor(Device* device, std::unique_lock<std::mutex>& lock) {
-  if (device->executor) return true;
-  const bool first = device->info.state() == v1::DEVICE_STATE_STARTING;
-  if (!first) device->info.set_state(v1::DEVICE_STATE_RESTARTING);
-  lock.unlock();
-  absl::StatusOr<std::unique_ptr<ExecutorProcess>> exec =
-      ExecutorProcess::Start(options_.executable, device->id, options_.executor_args,
-                             options_.executor_ready_timeout);
-  lock.lock();
-  if (exec.ok()) {
-    MarkReady(device, *std::move(exec));
-    logging::Log(Level::kInfo, "executor ready",
-                 {Field("device", device->id), Field("pid", device->executor->pid())});
-    return true;
-  }
-  ++device->start_failures;
-  metrics_->ExecutorRestarted(device->id, "start_failed");
-  logging::Log(Level::kError, "executor failed to start",
-               {Field("device", device->id), Field("failures", device->start_failures),
-                Field("max_failures", options_.max_start_failures),
-                Field("error", exec.status().ToString())});
-  if (device->start_failures >= options_.max_start_failures) {
-    device->info.set_state(v1::DEVICE_STATE_FAILED);
-    // Nothing will run there: fail its queued jobs with the cause instead of losing them.
-    std::vector<QueuedJob> doomed;
-    while (auto q = device->queue.Pop()) doomed.push_back(*q);
-    UpdateQueueGauge(*device);
-    const std::string why = absl::StrCat("device ", device->id, " is unavailable: ",
-                                         exec.status().message());
-    lock.unlock();
-    for (const QueuedJob& q : doomed) {
-      absl::StatusOr<store::JobRecord> r = jobs_->Get(q.id);
-      FinishJob(q.id, device->id, r.ok() ? r->kind : "benchmark", store::JobState::kFailed,
-                "UNAVAILABLE", why, "");
-    }
-    lock.lock();
-  }
-  return false;
-}
-
-void Scheduler::WorkerLoop(Device* device) {
-  std::unique_lock lock(mu_);
-  while (!stopping_) {
-    if (device->info.state() == v1::DEVICE_STATE_FAILED) {
-      // Jobs cannot be submitted to a failed device; only shutdown ends this wait.
-      cv_.wait(lock, [&] { return stopping_; });
-      break;
-    }
-    if (!device->executor && !EnsureExecutor(device, lock)) {
-      // Back off before the next start: 1 s, 2 s, 4 s, ... up to 30 s.
-      const auto backoff = std::chrono::seconds(std::min(30, 1 << std::min(device->start_failures, 5)));
-      cv_.wait_for(lock, backoff, [&] { return stopping_; });
-      continue;
-    }
-    cv_.wait(lock, [&] { return stopping_ || !device->queue.empty(); });
-    if (stopping_) break;
-    std::optional<QueuedJob> next = device->queue.Pop();
-    UpdateQueueGauge(*device);
-    if (next) RunJob(device, *next, lock);
-  }
-}
-
-void Scheduler::RunJob(Device* device, const QueuedJob& queued, std::unique_lock<std::mutex>& lock) {
-  const std::string id = queued.id;
-  const bool cancelled_early = cancel_requested_.erase(id) > 0;
-  device->running_job = id;
-  lock.unlock();
-
-  absl::StatusOr<store::JobRecord> record = jobs_->Get(id);
-  auto done = [&] {
-    lock.lock();
-    device->running_job.clear();
-    cancel_requested_.erase(id);
-  };
-  if (!record.ok() || record->state != store::JobState::kQueued) {
-    done();
-    return;
-  }
-  if (cancelled_early) {
-    FinishJob(id, device->id, record->kind, store::JobState::kCancelled, "CANCELLED",
-              "cancelled before it started", "");
-    done();
-    return;
-  }
-  v1::JobSpec spec;
-  if (!spec.ParseFromString(record->spec)) {
-    FinishJob(id, device->id, record->kind, store::JobState::kFailed, "DATA_LOSS",
-              "the stored job spec is unreadable", "");
-    done();
-    return;
-  }
-  const int64_t start_ns = NowNs();
-  if (absl::Status s = jobs_->MarkRunning(id, start_ns); !s.ok()) {
-    logging::LogJob(Level::kError, id, "cannot be marked running", {Field("error", s.ToString())});
-    done();
-    return;
-  }
-  events_->Publish(id);
-  metrics_->ObserveQueueWait(device->id, static_cast<double>(start_ns - record->create_time_ns) / 1e9);
-  logging::LogJob(Level::kInfo, id, "started",
-                  {Field("device", device->id), Field("attempt", record->attempts + 1)});
-
-  internal::v1::RunJob run;
-  run.set_job_id(id);
-  *run.mutable_spec() = spec;
-  absl::StatusOr<std::string> work_dir = artifacts_->WorkDir(id);
-  if (!work_dir.ok()) {
-    FinishJob(id, device->id, record->kind, store::JobState::kFailed, "INTERNAL",
-              absl::StrCat("cannot create the job's work directory: ", work_dir.status().message()), "");
-    done();
-    return;
-  }
-  run.set_artifact_dir(*work_dir);
-  const double timeout_s = spec.stopping().timeout_seconds() > 0 ? spec.stopping().timeout_seconds()
-                                                                 : kDefaultTimeoutSeconds;
-  const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000)) +
-                        options_.hang_slack;
-
-  absl::StatusOr<internal::v1::JobOutcome> outcome = device->executor->Run(
-      run, [&](const v1::Progress& p) { events_->Publish(id, &p); }, deadline);
-  const double run_seconds = static_cast<double>(NowNs() - start_ns) / 1e9;
-
-  if (!outcome.ok()) {
-    // The executor died: the job fails with the cause, a fresh executor takes the next job.
-    lock.lock();
-    const bool interrupted = stopping_;
-    const bool cancelled = cancel_requested_.contains(id);
-    device->executor.reset();
-    ++device->restarts;
-    lock.unlock();
-    if (interrupted) {
-      (void)jobs_->Requeue(id);
-      events_->Publish(id);
-      logging::LogJob(Level::kInfo, id, "interrupted by shutdown; re-queued");
-    } else {
-      metrics_->ExecutorRestarted(device->id, CauseLabel(std::string(outcome.status().message())));
-      logging::LogJob(Level::kError, id, "executor lost",
-                      {Field("device", device->id), Field("error", std::string(outcome.status().message()))});
-      if (cancelled) {
-        FinishJob(id, device->id, record->kind, store::JobState::kCancelled, "CANCELLED",
-                  absl::StrCat("cancelled; the executor did not stop in time and was killed"), "");
-      } else {
-        FinishJob(id, device->id, record->kind, store::JobState::kFailed, "UNAVAILABLE",
-                  std::string(outcome.status().message()), "");
-      }
-      metrics_->ObserveRunDuration(record->kind, device->id, run_seconds);
-    }
-    done();
-    return;
-  }
-
-  for (const internal::v1::ArtifactFile& a : outcome->artifacts()) {
-    absl::StatusOr<store::ArtifactRecord> imported =
-        artifacts_->Import(id, a.name(), a.path(), a.content_type());
-    if (!imported.ok()) {
-      logging::LogJob(Level::kWarn, id, "artifact not stored",
-                      {Field("artifact", a.name()), Field("error", imported.status().ToString())});
-    }
-  }
-  if (absl::StatusOr<int64_t> bytes = artifacts_->TotalBytes(); bytes.ok()) {
-    metrics_->SetArtifactBytes(*bytes);
-  }
-  const std::string result = outcome->result().SerializeAsString();
-  if (outcome->code() == 0) {
-    FinishJob(id, device->id, record->kind, store::JobState::kSucceeded, "", "", result);
-  } else if (outcome->cancelled()) {
-    FinishJob(id, device->id, record->kind, store::JobState::kCancelled, "CANCELLED",
-              outcome->message(), result);
-  } else {
-    const std::string code = absl::StatusCodeToString(static_cast<absl::StatusCode>(outcome->code()));
-    FinishJob(id, device->id, record->kind, store::JobState::kFailed, code, outcome->message(), result);
-  }
-  metrics_->ObserveRunDuration(record->kind, device->id, run_seconds);
-  if (outcome->restart_executor()) {
-    lock.lock();
-    device->executor.reset();
-    ++device->restarts;
-    lock.unlock();
-    metrics_->ExecutorRestarted(device->id, "sticky_error");
-    logging::LogJob(Level::kWarn, id, "left the CUDA context unusable; restarting the executor",
-                    {Field("device", device->id)});
-  }
-  done();
-}
-
-void Scheduler::FinishJob(const std::string& job_id, const std::string& device,
-                          const std::string& kind, store::JobState state, const std::string& code,
-                          const std::string& error, const std::string& result) {
-  const absl::Status s = jobs_->Finish(job_id, state, code, error, result, NowNs());
-  if (!s.ok()) {
-    logging::LogJob(Level::kError, job_id, "cannot be finished",
-                    {Field("state", store::JobStateName(state)), Field("error", s.ToString())});
-    return;
-  }
-  metrics_->JobFinished(kind, device, store::JobStateName(state));
-  events_->Finished(job_id);
-  if (state == store::JobState::kSucceeded) {
-    logging::LogJob(Level::kInfo, job_id, "succeeded", {Field("device", device)});
-  } else {
-    logging::LogJob(Level::kInfo, job_id, store::JobStateName(state),
-                    {Field("device", device), Field("error", error), Field("code", code)});
-  }
 }
 
 }  // namespace kbench::scheduler

@@ -1,13 +1,16 @@
-// The scheduler: one queue and one worker per device, each worker owning that device's
-// executor process. Runs one job at a time per device, restarts executors that die, recovers
-// queued and interrupted jobs from the store at start.
+// The scheduler: one queue and one worker thread per device, each worker owning that device's
+// executor. Runs one job at a time per device, replaces executors that die, keeps retrying
+// executors that do not start (capped back-off), reports each device's health, and recovers
+// queued and interrupted jobs from the store at start. Time and executors are injected.
 #pragma once
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -15,96 +18,158 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "kbench/v1/types.pb.h"
+#include "server/common/device_id.h"
 #include "server/metrics/metrics.h"
+#include "server/scheduler/clock.h"
 #include "server/scheduler/device_queue.h"
-#include "server/scheduler/executor_process.h"
+#include "server/scheduler/executor.h"
 #include "server/scheduler/job_events.h"
+#include "server/scheduler/job_lifecycle.h"
 #include "server/store/artifact_store.h"
 #include "server/store/job_store.h"
 
 namespace kbench::scheduler {
 
 struct SchedulerOptions {
-  // The kbench-executor program.
-  std::string executable;
-  // Extra flags for executor processes (e.g. --log-format json).
-  std::vector<std::string> executor_args;
-  // Start executors for CUDA devices found by discovery.
+  // Start executors for the CUDA devices the launcher discovers.
   bool enable_cuda = true;
-  std::chrono::milliseconds executor_ready_timeout{60000};
   // How long a cancelled running job may take to stop before its executor is killed.
-  std::chrono::milliseconds cancel_grace{5000};
+  absl::Duration cancel_grace = absl::Seconds(5);
   // Slack added to a job's own timeout before its executor counts as hung.
-  std::chrono::seconds hang_slack{300};
-  // Consecutive failed executor starts after which a device is marked FAILED.
+  absl::Duration hang_slack = absl::Seconds(300);
+  // Consecutive failed starts after which a device counts as unusable (FAILED): its queued
+  // jobs fail and new ones are refused, while starts go on being retried.
   int max_start_failures = 5;
+  // Back-off between failed starts: initial, doubling, capped.
+  absl::Duration initial_backoff = absl::Seconds(1);
+  absl::Duration max_backoff = absl::Seconds(30);
+  // How often a worker looks at its running job's deadlines (a cancel arms a new one).
+  absl::Duration supervision_tick = absl::Milliseconds(250);
 };
+
+// The grpc health service name of a device: "kbench.device.cpu", "kbench.device.cuda:0".
+std::string DeviceHealthService(const std::string& device);
+// Told every device's serving state, and the server's ("": some device is usable).
+using HealthReporter = std::function<void(const std::string& service, bool serving)>;
 
 class Scheduler {
  public:
-  Scheduler(SchedulerOptions options, store::JobStore* jobs, store::ArtifactStore* artifacts,
-            metrics::Metrics* metrics, JobEvents* events);
+  // Borrows everything; all must outlive the scheduler.
+  Scheduler(SchedulerOptions options, ExecutorLauncher* launcher, Clock* clock,
+            store::JobStore* jobs, store::ArtifactStore* artifacts, metrics::Metrics* metrics,
+            JobEvents* events);
   ~Scheduler();
 
-  // Discovers devices, starts their executors, and re-queues jobs from the store (a job that
-  // was RUNNING is re-queued once, then failed). Fails only if the cpu executor cannot start.
+  // Finds the devices, recovers jobs from the store, starts a worker per device, and returns
+  // once every device's first executor start was tried. Fails if the cpu executor cannot start.
   absl::Status Start();
 
   // Stops the workers and executors. A running job goes back to QUEUED (it was interrupted,
   // not failed) so the next start runs it.
   void Shutdown();
 
+  // Reports the current health at once, then on every change. Called from under the
+  // scheduler's lock: `reporter` must not call back into the scheduler.
+  void ReportHealthTo(HealthReporter reporter);
+
   // Current devices with queue depth, state and restart counts.
   std::vector<v1::DeviceInfo> Devices();
-  // "cpu", "cuda:N", or "cuda:any" (the CUDA device with the shortest queue); "" picks cuda:any
-  // when a GPU exists, else cpu. INVALID_ARGUMENT naming the device when unknown.
+  // "cpu", "cuda:N", or "cuda:any" (the usable CUDA device with the shortest queue); "" picks
+  // cuda:any when a GPU exists, else cpu. INVALID_ARGUMENT naming the device when unknown,
+  // UNAVAILABLE when it exists but cannot run jobs now.
   absl::StatusOr<v1::DeviceInfo> ResolveDevice(const std::string& requested);
 
-  // Queues a job already written to the store as QUEUED.
+  // Queues a job already written to the store as QUEUED. A job whose device is gone or
+  // unusable is failed at once instead of being stranded.
   void Enqueue(const store::JobRecord& record);
 
-  // Cancels a queued job at once, or asks the running job to stop. FAILED_PRECONDITION when the
-  // job is already terminal. Returns after the job is terminal or `wait` has passed.
+  // Cancels a queued job at once, or asks the running job to stop (its executor is killed when
+  // it does not within the grace period). FAILED_PRECONDITION when the job is already terminal.
+  // Returns after the job is terminal or `wait` has passed.
   absl::Status Cancel(const std::string& job_id, std::chrono::milliseconds wait);
 
+  JobLifecycle& lifecycle() { return lifecycle_; }
+
  private:
+  // The job a device runs now, and the kill deadline a cancel armed for that job only.
+  struct RunningJob {
+    std::string id;
+    std::optional<absl::Time> kill_at;
+  };
   struct Device {
     std::string id;
+    DeviceId parsed;
     v1::DeviceInfo info;
     DeviceQueue queue;
-    std::unique_ptr<ExecutorProcess> executor;
-    std::string running_job;
+    std::unique_ptr<Executor> executor;
+    std::optional<RunningJob> running;
     int64_t restarts = 0;
     int start_failures = 0;
+    bool tried_once = false;
     std::thread worker;
   };
+  // A job taken off the queue and marked RUNNING.
+  struct AdmittedJob {
+    store::JobRecord record;
+    v1::JobSpec spec;
+    absl::Time started;
+    absl::Time hang_deadline;
+  };
+  // What supervising a run produced: an outcome, or the executor lost (with why).
+  struct RunResult {
+    std::optional<internal::v1::JobOutcome> outcome;
+    ExecutorFailure failure = ExecutorFailure::kExit;
+    std::string lost_message;
+    absl::Duration ran;
+  };
 
+  // Start's steps.
+  std::vector<std::unique_ptr<Device>> FindDevices();
+  void QueueRecoveredJobs(const std::vector<store::JobRecord>& queued)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status AwaitFirstStarts();
+
+  // The worker and its steps (device_worker.cc).
   void WorkerLoop(Device* device);
-  // Starts (or restarts) the device's executor; false when it could not be started.
-  bool EnsureExecutor(Device* device, std::unique_lock<std::mutex>& lock);
+  bool StartExecutor(Device* device, std::unique_lock<std::mutex>& lock);
+  void MarkUnusable(Device* device, const std::string& why, std::unique_lock<std::mutex>& lock);
+  void WaitBeforeRetry(Device* device, std::unique_lock<std::mutex>& lock);
   void RunJob(Device* device, const QueuedJob& queued, std::unique_lock<std::mutex>& lock);
-  void FinishJob(const std::string& job_id, const std::string& device, const std::string& kind,
-                 store::JobState state, const std::string& code, const std::string& error,
-                 const std::string& result);
-  void UpdateQueueGauge(const Device& device);
-  // Installs a ready executor on its device: its description (under the device's id), READY.
-  static void MarkReady(Device* device, std::unique_ptr<ExecutorProcess> executor);
+  std::optional<AdmittedJob> AdmitJob(const Device& device, const std::string& id,
+                                      bool cancelled_early);
+  RunResult SuperviseRun(Device* device, const AdmittedJob& job);
+  std::optional<ExecutorFailure> DeadlinePassed(Device* device, const AdmittedJob& job);
+  void RecordOutcome(Device* device, const AdmittedJob& job, const RunResult& run);
+  void RecordLostExecutor(Device* device, const AdmittedJob& job, const RunResult& run);
+  void ImportArtifacts(const std::string& job_id, const internal::v1::JobOutcome& outcome);
+  void ReplaceExecutor(Device* device, ExecutorFailure cause);
 
-  SchedulerOptions options_;
-  store::JobStore* jobs_;
-  store::ArtifactStore* artifacts_;
-  metrics::Metrics* metrics_;
-  JobEvents* events_;
+  void FailJob(const std::string& job_id, absl::StatusCode code, const std::string& why);
+  void UpdateQueueGauge(const Device& device);
+  void PublishHealth() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Installs a ready executor on its device: its description (under the device's id), READY.
+  void MarkReady(Device* device, std::unique_ptr<Executor> executor)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  const SchedulerOptions options_;
+  ExecutorLauncher* const launcher_;
+  Clock* const clock_;
+  store::ArtifactStore* const artifacts_;
+  metrics::Metrics* const metrics_;
+  JobEvents* const events_;
+  JobLifecycle lifecycle_;
 
   std::mutex mu_;
   std::condition_variable cv_;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
-  // Device ids in order: cpu first, then cuda:0, cuda:1, ...
+  // Device ids in order: cpu first, then cuda:0, cuda:1, ... Fixed after Start.
   std::vector<std::string> order_;
   std::map<std::string, std::unique_ptr<Device>> devices_ ABSL_GUARDED_BY(mu_);
-  // Jobs asked to stop: honoured when they start or when their executor dies.
+  // Jobs asked to stop before they started: honoured when they start.
   std::set<std::string> cancel_requested_ ABSL_GUARDED_BY(mu_);
+  HealthReporter health_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace kbench::scheduler

@@ -79,7 +79,12 @@ absl::StatusOr<JobRecord> ReadJob(Statement& row) {
   job.state = *parsed;
   job.device = row.ColumnText(3);
   job.kernel = row.ColumnText(4);
-  job.kind = row.ColumnText(5);
+  const std::string kind = row.ColumnText(5);
+  absl::StatusOr<JobKind> parsed_kind = ParseJobKind(kind);
+  if (!parsed_kind.ok()) {
+    return absl::DataLossError(absl::StrCat("job ", job.id, " has corrupt kind '", kind, "'"));
+  }
+  job.kind = *parsed_kind;
   job.priority = static_cast<int32_t>(row.ColumnInt64(6));
   job.idempotency_key = row.ColumnText(7);
   job.create_time_ns = row.ColumnInt64(8);
@@ -209,7 +214,7 @@ class SqliteJobStore final : public JobStore {
       KBENCH_RETURN_IF_ERROR(insert.BindText(1, record.id));
       KBENCH_RETURN_IF_ERROR(insert.BindText(2, record.device));
       KBENCH_RETURN_IF_ERROR(insert.BindText(3, record.kernel));
-      KBENCH_RETURN_IF_ERROR(insert.BindText(4, record.kind));
+      KBENCH_RETURN_IF_ERROR(insert.BindText(4, JobKindName(record.kind)));
       KBENCH_RETURN_IF_ERROR(insert.BindInt64(5, record.priority));
       KBENCH_RETURN_IF_ERROR(insert.BindTextOrNull(6, record.idempotency_key));
       KBENCH_RETURN_IF_ERROR(insert.BindInt64(7, record.create_time_ns));

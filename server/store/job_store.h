@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "server/common/job_types.h"
 
 namespace kbench::store {
 
@@ -28,8 +29,7 @@ struct JobRecord {
   // Device the job is queued on ("cpu", "cuda:0"; cuda:any already resolved).
   std::string device;
   std::string kernel;
-  // "benchmark" or "profile".
-  std::string kind;
+  JobKind kind = JobKind::kBenchmark;
   int32_t priority = 0;
   // Empty when the client gave none; unique otherwise.
   std::string idempotency_key;

@@ -44,12 +44,12 @@ std::set<std::string> ExportedSeries() {
         std::make_unique<kbench::testing::FakeGpuSource>(state));
   });
   EXPECT_TRUE(m.ok());
-  (*m)->JobSubmitted("benchmark", "cpu");
-  (*m)->JobFinished("benchmark", "cpu", "failed");
+  (*m)->JobSubmitted(kbench::JobKind::kBenchmark, "cpu");
+  (*m)->JobFinished(kbench::JobKind::kBenchmark, "cpu", "failed");
   (*m)->SetQueueDepth("cpu", 1);
   (*m)->ObserveQueueWait("cpu", 1);
-  (*m)->ObserveRunDuration("benchmark", "cpu", 1);
-  (*m)->ExecutorRestarted("cpu", "signal");
+  (*m)->ObserveRunDuration(kbench::JobKind::kBenchmark, "cpu", 1);
+  (*m)->ExecutorRestarted("cpu", kbench::ExecutorFailure::kSignal);
   (*m)->ObserveRpc("SubmitJob", "OK", 0.01);
   (*m)->SetArtifactBytes(1);
   (*m)->AddGpu("cuda:0", "GPU-1", "", 0);

@@ -1,6 +1,7 @@
 // A real kbenchd for integration tests.
 #include "tests/integration/daemon.h"
 
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -32,11 +33,38 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
+bool Daemon::AwaitReady(int fd) {
+  // Reads stdout line by line until the ready line, the end of the stream or the deadline; the
+  // daemon prints its bound addresses before it.
+  const auto until = std::chrono::steady_clock::now() + kReadyTimeout;
+  std::string pending;
+  while (true) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        until - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    pollfd pfd{fd, POLLIN, 0};
+    if (poll(&pfd, 1, static_cast<int>(left.count())) <= 0) continue;
+    char buf[512];
+    const ssize_t n = read(fd, buf, sizeof(buf));
+    if (n <= 0) return false;  // kbenchd exited before it was ready
+    pending.append(buf, static_cast<size_t>(n));
+    size_t eol;
+    while ((eol = pending.find('\n')) != std::string::npos) {
+      std::string line = pending.substr(0, eol);
+      pending.erase(0, eol + 1);
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (absl::StartsWith(line, "kbenchd: listening on ")) address_ = line.substr(22);
+      if (absl::StartsWith(line, "kbenchd: metrics on ")) metrics_address_ = line.substr(20);
+      if (line == "kbenchd: ready") return !address_.empty();
+    }
+  }
+}
+
 Daemon::Daemon(const std::string& data_dir, std::vector<std::string> extra_args) {
   int out[2];
   if (pipe(out) != 0) std::abort();
-  std::vector<std::string> args = {KBENCHD_PATH, "--listen", "127.0.0.1:0", "--data-dir", data_dir,
-                                   "--log-level", "warn"};
+  std::vector<std::string> args = {KBENCHD_PATH, "--listen",    "127.0.0.1:0", "--data-dir",
+                                   data_dir,     "--log-level", "warn"};
   args.insert(args.end(), extra_args.begin(), extra_args.end());
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
@@ -50,30 +78,20 @@ Daemon::Daemon(const std::string& data_dir, std::vector<std::string> extra_args)
     _exit(127);
   }
   close(out[1]);
-  // Read stdout until the ready line; the daemon prints its bound addresses before it.
-  FILE* f = fdopen(out[0], "r");
-  char line[512];
-  bool ready = false;
-  while (std::fgets(line, sizeof(line), f) != nullptr) {
-    std::string s(line);
-    while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
-    if (absl::StartsWith(s, "kbenchd: listening on ")) address_ = s.substr(22);
-    if (absl::StartsWith(s, "kbenchd: metrics on ")) metrics_address_ = s.substr(20);
-    if (s == "kbenchd: ready") {
-      ready = true;
-      break;
-    }
-  }
+  const bool ready = AwaitReady(out[0]);
   // Keep draining stdout in the background so the daemon never blocks on a full pipe.
-  std::thread([f] {
+  std::thread([fd = out[0]] {
     char buf[512];
-    while (std::fgets(buf, sizeof(buf), f) != nullptr) {
+    while (read(fd, buf, sizeof(buf)) > 0) {
     }
-    std::fclose(f);
+    close(fd);
   }).detach();
-  if (!ready || address_.empty()) {
-    ADD_FAILURE() << "kbenchd did not become ready";
-    return;
+  if (!ready) {
+    ADD_FAILURE() << "kbenchd did not print \"kbenchd: ready\" within " << kReadyTimeout.count()
+                  << " s";
+    Stop(SIGKILL);
+    // A stub to nowhere: calls fail with UNAVAILABLE instead of dereferencing null.
+    address_ = "127.0.0.1:1";
   }
   channel_ = grpc::CreateChannel(address_, grpc::InsecureChannelCredentials());
   stub_ = v1::KbenchService::NewStub(channel_);
@@ -148,7 +166,8 @@ absl::StatusOr<v1::Job> Submit(v1::KbenchService::Stub& stub, const v1::JobSpec&
   req.set_idempotency_key(idempotency_key);
   v1::SubmitJobResponse resp;
   const grpc::Status s = stub.SubmitJob(&ctx, req, &resp);
-  if (!s.ok()) return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
+  if (!s.ok())
+    return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
   return resp.job();
 }
 

@@ -2,6 +2,7 @@
 // temporary data directory, and a gRPC stub to it.
 #pragma once
 
+#include <grpcpp/grpcpp.h>
 #include <sys/types.h>
 
 #include <chrono>
@@ -10,10 +11,7 @@
 #include <string>
 #include <vector>
 
-#include <grpcpp/grpcpp.h>
-
 #include "absl/status/statusor.h"
-
 #include "kbench/v1/service.grpc.pb.h"
 
 namespace kbench::testing {
@@ -32,7 +30,8 @@ class TempDir {
 class Daemon {
  public:
   // Starts kbenchd (path from the KBENCHD_PATH compile definition) with --listen 127.0.0.1:0
-  // and --data-dir `data_dir`, and waits for its "ready" line. Aborts the test on failure.
+  // and --data-dir `data_dir`, and waits up to kReadyTimeout for its "ready" line. On failure
+  // the test fails, the process is killed and stub() still works (its calls fail UNAVAILABLE).
   explicit Daemon(const std::string& data_dir, std::vector<std::string> extra_args = {});
   // SIGTERM and wait, unless already stopped.
   ~Daemon();
@@ -49,6 +48,10 @@ class Daemon {
   std::vector<pid_t> ChildPids(const std::string& needle) const;
 
  private:
+  static constexpr std::chrono::seconds kReadyTimeout{60};
+  // Reads the daemon's stdout (fd) until its ready line; false on exit or timeout.
+  bool AwaitReady(int fd);
+
   pid_t pid_ = -1;
   std::string address_;
   std::string metrics_address_;

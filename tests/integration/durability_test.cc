@@ -21,7 +21,8 @@ TEST_P(DurabilityTest, QueuedAndRunningJobsSurviveARestart) {
   std::vector<std::string> queued_ids;
   {
     Daemon daemon(dir.path());
-    absl::StatusOr<v1::Job> running = Submit(daemon.stub(), LongCpuSpec(1.0));
+    // Long enough that the stop lands while it runs; the test synchronises on RUNNING below.
+    absl::StatusOr<v1::Job> running = Submit(daemon.stub(), LongCpuSpec(5.0));
     ASSERT_TRUE(running.ok());
     running_id = running->id();
     for (int i = 0; i < 3; ++i) {
@@ -29,7 +30,7 @@ TEST_P(DurabilityTest, QueuedAndRunningJobsSurviveARestart) {
       ASSERT_TRUE(q.ok());
       queued_ids.push_back(q->id());
     }
-    WaitFor(daemon.stub(), running_id, kRunning);
+    ASSERT_EQ(WaitFor(daemon.stub(), running_id, kRunning).state(), v1::JOB_STATE_RUNNING);
     daemon.Stop(GetParam());
   }
   Daemon again(dir.path());
@@ -45,6 +46,17 @@ TEST_P(DurabilityTest, QueuedAndRunningJobsSurviveARestart) {
 
 INSTANTIATE_TEST_SUITE_P(Signals, DurabilityTest, ::testing::Values(SIGTERM, SIGKILL),
                          [](const auto& info) { return info.param == SIGTERM ? "SIGTERM" : "SIGKILL"; });
+
+TEST(Durability, ExitsCleanlyOnSigtermWithAJobRunning) {
+  TempDir dir;
+  Daemon daemon(dir.path());
+  absl::StatusOr<v1::Job> job = Submit(daemon.stub(), LongCpuSpec(30));
+  ASSERT_TRUE(job.ok());
+  WaitFor(daemon.stub(), job->id(), kRunning);
+  const int status = daemon.Stop(SIGTERM);
+  ASSERT_TRUE(WIFEXITED(status)) << "kbenchd did not exit by itself; wait status " << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
 
 TEST(Durability, JobRunningAtTwoCrashesIsFailedWithTheReason) {
   TempDir dir;

@@ -179,11 +179,34 @@ TEST_F(JobLifecycleTest, HigherPriorityRunsFirstThenSubmissionOrder) {
   const v1::Job a = WaitFor(daemon_.stub(), low1->id(), done);
   const v1::Job b = WaitFor(daemon_.stub(), low2->id(), done);
   const v1::Job c = WaitFor(daemon_.stub(), hi->id(), done);
+  // A job that never started has no start time to compare: each must have run.
+  for (const v1::Job& j : {a, b, c}) {
+    ASSERT_EQ(j.state(), v1::JOB_STATE_SUCCEEDED) << j.id() << ": " << j.error();
+  }
   const auto start = [](const v1::Job& j) {
     return j.start_time().seconds() * 1000000000LL + j.start_time().nanos();
   };
   EXPECT_LT(start(c), start(a));
   EXPECT_LT(start(a), start(b));
+}
+
+TEST_F(JobLifecycleTest, WatchSeesProgressBeforeTheTerminalState) {
+  // Samples for about 2 s: the executor reports progress while it measures.
+  absl::StatusOr<v1::Job> job = Submit(daemon_.stub(), LongCpuSpec(2));
+  ASSERT_TRUE(job.ok()) << job.status();
+  const std::vector<v1::Job> seen = WatchToEnd(daemon_.stub(), job->id());
+  ASSERT_FALSE(seen.empty());
+  EXPECT_EQ(seen.back().state(), v1::JOB_STATE_SUCCEEDED) << seen.back().error();
+  bool progress_before_end = false;
+  for (size_t i = 0; i + 1 < seen.size(); ++i) {
+    const v1::Job& j = seen[i];
+    if (j.state() == v1::JOB_STATE_RUNNING && !j.progress().phase().empty() &&
+        j.progress().samples() > 0 && j.progress().noise() > 0) {
+      progress_before_end = true;
+    }
+  }
+  EXPECT_TRUE(progress_before_end) << "no running snapshot with phase, samples and noise among "
+                                   << seen.size() << " snapshots";
 }
 
 }  // namespace

@@ -37,9 +37,9 @@ std::unique_ptr<PrometheusMetrics> NewMetrics() {
 
 TEST(PrometheusMetrics, CountsSubmittedJobsByKindAndDevice) {
   auto m = NewMetrics();
-  m->JobSubmitted("benchmark", "cpu");
-  m->JobSubmitted("benchmark", "cpu");
-  m->JobSubmitted("profile", "cuda:0");
+  m->JobSubmitted(kbench::JobKind::kBenchmark, "cpu");
+  m->JobSubmitted(kbench::JobKind::kBenchmark, "cpu");
+  m->JobSubmitted(kbench::JobKind::kProfile, "cuda:0");
   const std::string text = m->ScrapeText();
   EXPECT_THAT(
       FindSample(text, "kbench_jobs_submitted_total", {{"kind", "benchmark"}, {"device", "cpu"}}),
@@ -51,7 +51,7 @@ TEST(PrometheusMetrics, CountsSubmittedJobsByKindAndDevice) {
 
 TEST(PrometheusMetrics, CreatesFinishedSeriesAtZeroOnFirstSubmit) {
   auto m = NewMetrics();
-  m->JobSubmitted("benchmark", "cpu");
+  m->JobSubmitted(kbench::JobKind::kBenchmark, "cpu");
   const std::string text = m->ScrapeText();
   for (const char* state : {"succeeded", "failed", "cancelled"}) {
     EXPECT_THAT(FindSample(text, "kbench_jobs_finished_total",
@@ -63,9 +63,9 @@ TEST(PrometheusMetrics, CreatesFinishedSeriesAtZeroOnFirstSubmit) {
 
 TEST(PrometheusMetrics, CountsFinishedJobsByState) {
   auto m = NewMetrics();
-  m->JobFinished("benchmark", "cuda:1", "failed");
-  m->JobFinished("benchmark", "cuda:1", "failed");
-  m->JobFinished("benchmark", "cuda:1", "succeeded");
+  m->JobFinished(kbench::JobKind::kBenchmark, "cuda:1", "failed");
+  m->JobFinished(kbench::JobKind::kBenchmark, "cuda:1", "failed");
+  m->JobFinished(kbench::JobKind::kBenchmark, "cuda:1", "succeeded");
   const std::string text = m->ScrapeText();
   EXPECT_THAT(FindSample(text, "kbench_jobs_finished_total",
                          {{"kind", "benchmark"}, {"device", "cuda:1"}, {"state", "failed"}}),
@@ -114,8 +114,8 @@ TEST(PrometheusMetrics, ObservesQueueWaitIntoSecondBuckets) {
 
 TEST(PrometheusMetrics, ObservesRunDurationByKindAndDevice) {
   auto m = NewMetrics();
-  m->ObserveRunDuration("benchmark", "cuda:0", 3.0);
-  m->ObserveRunDuration("benchmark", "cuda:0", 200.0);
+  m->ObserveRunDuration(kbench::JobKind::kBenchmark, "cuda:0", 3.0);
+  m->ObserveRunDuration(kbench::JobKind::kBenchmark, "cuda:0", 200.0);
   const std::string text = m->ScrapeText();
   const std::map<std::string, std::string> labels = {{"kind", "benchmark"}, {"device", "cuda:0"}};
   EXPECT_THAT(FindSample(text, "kbench_job_run_duration_seconds_count", labels), Optional(2.0));
@@ -135,9 +135,9 @@ TEST(PrometheusMetrics, ObservesRunDurationByKindAndDevice) {
 
 TEST(PrometheusMetrics, CountsExecutorRestartsByCause) {
   auto m = NewMetrics();
-  m->ExecutorRestarted("cuda:0", "signal");
-  m->ExecutorRestarted("cuda:0", "sticky_error");
-  m->ExecutorRestarted("cuda:0", "signal");
+  m->ExecutorRestarted("cuda:0", kbench::ExecutorFailure::kSignal);
+  m->ExecutorRestarted("cuda:0", kbench::ExecutorFailure::kStickyError);
+  m->ExecutorRestarted("cuda:0", kbench::ExecutorFailure::kSignal);
   const std::string text = m->ScrapeText();
   EXPECT_THAT(FindSample(text, "kbench_executor_restarts_total",
                          {{"device", "cuda:0"}, {"cause", "signal"}}),
@@ -188,27 +188,22 @@ TEST(PrometheusMetrics, ReportsBuildInfoWithVersion) {
 
 TEST(PrometheusMetrics, CountsUnexpectedLabelValuesAsOther) {
   auto m = NewMetrics();
-  // A job id where a device belongs, a free-form state, a shape as a kind: none may become a
-  // label value of its own, or series would grow with every job.
-  m->JobSubmitted("4096x4096", "job-0123456789abcdef");
-  m->JobFinished("benchmark", "cpu", "exploded");
-  m->ExecutorRestarted("cpu", "cosmic ray");
+  // A job id where a device belongs, a free-form state: none may become a label value of its
+  // own, or series would grow with every job. (Kind and cause are enums: nothing to guard.)
+  m->JobSubmitted(kbench::JobKind::kBenchmark, "job-0123456789abcdef");
+  m->JobFinished(kbench::JobKind::kBenchmark, "cpu", "exploded");
   m->ObserveRpc("/kbench.v1.KbenchService/SubmitJob?x=1", "NOPE", 0.01);
   const std::string text = m->ScrapeText();
   EXPECT_THAT(
-      FindSample(text, "kbench_jobs_submitted_total", {{"kind", "other"}, {"device", "other"}}),
+      FindSample(text, "kbench_jobs_submitted_total", {{"kind", "benchmark"}, {"device", "other"}}),
       Optional(1.0));
   EXPECT_THAT(FindSample(text, "kbench_jobs_finished_total",
                          {{"kind", "benchmark"}, {"device", "cpu"}, {"state", "other"}}),
               Optional(1.0));
   EXPECT_THAT(
-      FindSample(text, "kbench_executor_restarts_total", {{"device", "cpu"}, {"cause", "other"}}),
-      Optional(1.0));
-  EXPECT_THAT(
       FindSample(text, "kbench_rpc_requests_total", {{"method", "other"}, {"code", "other"}}),
       Optional(1.0));
   EXPECT_FALSE(absl::StrContains(text, "job-0123456789abcdef"));
-  EXPECT_FALSE(absl::StrContains(text, "4096x4096"));
 }
 
 TEST(PrometheusMetrics, AcceptsEveryDocumentedLabelValue) {
@@ -216,7 +211,11 @@ TEST(PrometheusMetrics, AcceptsEveryDocumentedLabelValue) {
   for (const char* device : {"cpu", "cuda:0", "cuda:7", "cuda:any"}) {
     m->SetQueueDepth(device, 1);
   }
-  for (const char* cause : {"signal", "exit", "sticky_error", "start_failed", "hung"}) {
+  for (kbench::ExecutorFailure cause :
+       {kbench::ExecutorFailure::kSignal, kbench::ExecutorFailure::kExit,
+        kbench::ExecutorFailure::kStickyError, kbench::ExecutorFailure::kStartFailed,
+        kbench::ExecutorFailure::kHung, kbench::ExecutorFailure::kCancelKill,
+        kbench::ExecutorFailure::kWireError}) {
     m->ExecutorRestarted("cpu", cause);
   }
   const std::string text = m->ScrapeText();
@@ -247,7 +246,7 @@ TEST(PrometheusMetrics, ServesMetricsOverHttpOnAPickedPort) {
   const std::string bound = (*m)->BoundAddress();
   ASSERT_TRUE(absl::StartsWith(bound, "127.0.0.1:")) << bound;
   EXPECT_NE(bound, "127.0.0.1:0");
-  (*m)->JobSubmitted("benchmark", "cpu");
+  (*m)->JobSubmitted(kbench::JobKind::kBenchmark, "cpu");
   auto got = kbench::testing::HttpGet(bound, "/metrics");
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_EQ(got->status, 200);
@@ -308,12 +307,12 @@ TEST(PrometheusMetrics, ScrapePassesPromtoolCheckMetrics) {
         std::make_unique<kbench::testing::FakeGpuSource>(state));
   });
   ASSERT_TRUE(m.ok());
-  (*m)->JobSubmitted("benchmark", "cpu");
-  (*m)->JobFinished("benchmark", "cpu", "succeeded");
+  (*m)->JobSubmitted(kbench::JobKind::kBenchmark, "cpu");
+  (*m)->JobFinished(kbench::JobKind::kBenchmark, "cpu", "succeeded");
   (*m)->SetQueueDepth("cpu", 1);
   (*m)->ObserveQueueWait("cpu", 1);
-  (*m)->ObserveRunDuration("benchmark", "cpu", 1);
-  (*m)->ExecutorRestarted("cpu", "signal");
+  (*m)->ObserveRunDuration(kbench::JobKind::kBenchmark, "cpu", 1);
+  (*m)->ExecutorRestarted("cpu", kbench::ExecutorFailure::kSignal);
   (*m)->ObserveRpc("SubmitJob", "OK", 0.01);
   (*m)->SetArtifactBytes(1);
   (*m)->AddGpu("cuda:0", "GPU-1", "", 0);

@@ -40,7 +40,7 @@ class ArtifactStoreTest : public testing::TempDataDirTest {
       job.id = id;
       job.device = "cpu";
       job.kernel = "softmax";
-      job.kind = "profile";
+      job.kind = JobKind::kProfile;
       ASSERT_TRUE(jobs_->Insert(job).ok());
     }
   }

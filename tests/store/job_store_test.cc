@@ -38,7 +38,7 @@ class JobStoreTest : public testing::TempDataDirTest {
     job.id = id;
     job.device = device;
     job.kernel = kernel;
-    job.kind = "benchmark";
+    job.kind = JobKind::kBenchmark;
     job.priority = 3;
     job.idempotency_key = key;
     job.create_time_ns = 1'700'000'000'000'000'000;
@@ -150,7 +150,7 @@ TEST_F(JobStoreTest, ReopenKeepsJobsAndTheirFields) {
   EXPECT_EQ(a->state, JobState::kQueued);
   EXPECT_EQ(a->device, "cuda:0");
   EXPECT_EQ(a->kernel, "gelu");
-  EXPECT_EQ(a->kind, "benchmark");
+  EXPECT_EQ(a->kind, JobKind::kBenchmark);
   EXPECT_EQ(a->priority, 3);
   EXPECT_EQ(a->idempotency_key, "key-a");
   EXPECT_EQ(a->create_time_ns, 1'700'000'000'000'000'000);

@@ -1,0 +1,103 @@
+// Job state transitions: store, metrics and watchers in one order.
+#include "server/scheduler/job_lifecycle.h"
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "server/common/logging.h"
+
+namespace kbench::scheduler {
+namespace {
+
+using logging::Field;
+using logging::Level;
+
+// Times a job may be started before a daemon crash under it counts as the job's fault.
+constexpr int32_t kMaxAttempts = 2;
+
+}  // namespace
+
+JobEnd JobEnd::Succeeded(std::string result) {
+  return {store::JobState::kSucceeded, absl::StatusCode::kOk, "", std::move(result)};
+}
+
+JobEnd JobEnd::Cancelled(std::string message, std::string result) {
+  return {store::JobState::kCancelled, absl::StatusCode::kCancelled, std::move(message),
+          std::move(result)};
+}
+
+JobEnd JobEnd::Failed(absl::StatusCode code, std::string message, std::string result) {
+  return {store::JobState::kFailed, code, std::move(message), std::move(result)};
+}
+
+absl::StatusOr<std::pair<store::JobRecord, bool>> JobLifecycle::Create(store::JobRecord record) {
+  record.state = store::JobState::kQueued;
+  record.create_time_ns = NowNs();
+  KBENCH_ASSIGN_OR_RETURN(auto inserted, jobs_->Insert(std::move(record)));
+  if (inserted.second) {
+    metrics_->JobSubmitted(inserted.first.kind, inserted.first.device);
+    events_->Publish(inserted.first.id);
+  }
+  return inserted;
+}
+
+absl::StatusOr<store::JobRecord> JobLifecycle::Start(const std::string& id) {
+  const int64_t now = NowNs();
+  KBENCH_RETURN_IF_ERROR(jobs_->MarkRunning(id, now));
+  KBENCH_ASSIGN_OR_RETURN(store::JobRecord job, jobs_->Get(id));
+  metrics_->ObserveQueueWait(job.device, static_cast<double>(now - job.create_time_ns) / 1e9);
+  events_->Publish(id);
+  logging::LogJob(Level::kInfo, id, "started",
+                  {Field("device", job.device), Field("attempt", job.attempts)});
+  return job;
+}
+
+void JobLifecycle::Finish(const store::JobRecord& job, const JobEnd& end,
+                          std::optional<absl::Duration> ran) {
+  if (absl::StatusOr<store::JobRecord> now = jobs_->Get(job.id);
+      !now.ok() || store::IsTerminal(now->state)) {
+    return;
+  }
+  const std::string state = store::JobStateName(end.state);
+  metrics_->JobFinished(job.kind, job.device, state);
+  if (ran) metrics_->ObserveRunDuration(job.kind, job.device, absl::ToDoubleSeconds(*ran));
+  const std::string code =
+      end.code == absl::StatusCode::kOk ? "" : absl::StatusCodeToString(end.code);
+  if (absl::Status s = jobs_->Finish(job.id, end.state, code, end.message, end.result, NowNs());
+      !s.ok()) {
+    logging::LogJob(Level::kError, job.id, "cannot be finished",
+                    {Field("state", state), Field("error", s.ToString())});
+    return;
+  }
+  events_->Finished(job.id);
+  logging::LogJob(Level::kInfo, job.id, state,
+                  {Field("device", job.device), Field("error", end.message), Field("code", code)});
+}
+
+void JobLifecycle::Requeue(const std::string& id) {
+  if (absl::Status s = jobs_->Requeue(id); !s.ok()) {
+    logging::LogJob(Level::kError, id, "cannot be re-queued", {Field("error", s.ToString())});
+    return;
+  }
+  events_->Publish(id);
+  logging::LogJob(Level::kInfo, id, "interrupted by shutdown; re-queued");
+}
+
+absl::StatusOr<std::vector<store::JobRecord>> JobLifecycle::Recover() {
+  KBENCH_ASSIGN_OR_RETURN(std::vector<store::JobRecord> running,
+                          jobs_->ListByState(store::JobState::kRunning));
+  for (const store::JobRecord& r : running) {
+    if (r.attempts >= kMaxAttempts) {
+      Finish(r, JobEnd::Failed(
+                    absl::StatusCode::kAborted,
+                    absl::StrCat("the daemon stopped while this job was running, ", r.attempts,
+                                 " times; not retried again (a job that crashes "
+                                 "kbenchd would do it forever)")));
+      continue;
+    }
+    KBENCH_RETURN_IF_ERROR(jobs_->Requeue(r.id));
+    logging::LogJob(Level::kInfo, r.id, "re-queued: the daemon stopped while it was running");
+  }
+  return jobs_->ListByState(store::JobState::kQueued);
+}
+
+}  // namespace kbench::scheduler

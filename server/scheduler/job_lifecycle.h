@@ -1,0 +1,74 @@
+// The one owner of a job's state machine: create (with dedupe), start, finish, re-queue and
+// recover. Every transition writes the store, counts the metrics and tells the watchers here,
+// in one order, so that no caller can get the order wrong:
+//
+//   QUEUED --Start--> RUNNING --Finish--> SUCCEEDED | FAILED | CANCELLED
+//     |  ^               |
+//     |  +---Requeue-----+   (shutdown; recovery re-queues a RUNNING job once, then fails it)
+//     +------Finish--------> CANCELLED | FAILED   (cancelled or undeliverable while queued)
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "server/metrics/metrics.h"
+#include "server/scheduler/clock.h"
+#include "server/scheduler/job_events.h"
+#include "server/store/job_store.h"
+
+namespace kbench::scheduler {
+
+// How a job ended. `code` is kOk only for SUCCEEDED.
+struct JobEnd {
+  store::JobState state = store::JobState::kFailed;
+  absl::StatusCode code = absl::StatusCode::kUnknown;
+  std::string message;
+  // Serialized kbench.v1.JobResult (may be empty).
+  std::string result;
+
+  static JobEnd Succeeded(std::string result);
+  static JobEnd Cancelled(std::string message, std::string result = "");
+  static JobEnd Failed(absl::StatusCode code, std::string message, std::string result = "");
+};
+
+// Thread-safe (the store, metrics and events are).
+class JobLifecycle {
+ public:
+  JobLifecycle(store::JobStore* jobs, metrics::Metrics* metrics, JobEvents* events, Clock* clock)
+      : jobs_(jobs), metrics_(metrics), events_(events), clock_(clock) {}
+
+  // Writes a new QUEUED job (its create time from the clock). With an idempotency key that was
+  // used before, writes nothing and returns the earlier job with `false`.
+  absl::StatusOr<std::pair<store::JobRecord, bool>> Create(store::JobRecord record);
+  // QUEUED -> RUNNING; returns the job as running. FAILED_PRECONDITION unless it was QUEUED.
+  absl::StatusOr<store::JobRecord> Start(const std::string& id);
+  // -> terminal. The metrics are counted before the store is written: a client that sees the
+  // terminal state (GetJob, WatchJob) must find the job already counted in a scrape.
+  // `ran`: how long it ran on an executor, when it did.
+  // A job already terminal is left as it is (and not counted twice).
+  void Finish(const store::JobRecord& job, const JobEnd& end,
+              std::optional<absl::Duration> ran = std::nullopt);
+  // RUNNING -> QUEUED: interrupted by a shutdown, not failed.
+  void Requeue(const std::string& id);
+  // At start: a RUNNING job (the daemon died under it) is re-queued once, then failed. Returns
+  // every QUEUED job, oldest first.
+  absl::StatusOr<std::vector<store::JobRecord>> Recover();
+
+  // The job as stored. NOT_FOUND naming the id when absent.
+  absl::StatusOr<store::JobRecord> Get(const std::string& id) { return jobs_->Get(id); }
+
+  int64_t NowNs() { return absl::ToUnixNanos(clock_->Now()); }
+
+ private:
+  store::JobStore* jobs_;
+  metrics::Metrics* metrics_;
+  JobEvents* events_;
+  Clock* clock_;
+};
+
+}  // namespace kbench::scheduler
