@@ -18,6 +18,7 @@
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
 #include "server/api/kbench_service.h"
+#include "server/api/server_options.h"
 #include "server/common/logging.h"
 #include "server/metrics/metrics.h"
 #include "server/scheduler/job_events.h"
@@ -42,6 +43,7 @@ struct Flags {
   int64_t artifact_max_age_seconds = 30 * 24 * 3600;
   // kbench-executor; empty: next to this program.
   std::string executor_path;
+  kbench::api::ApiOptions api;
 };
 
 int Fail(const std::string& message) {
@@ -102,13 +104,14 @@ int Serve(const Flags& flags) {
   kbench::scheduler::Scheduler scheduler(options, jobs->get(), &artifacts, metrics->get(), &events);
   if (absl::Status s = scheduler.Start(); !s.ok()) return Fail(s.ToString());
 
-  kbench::api::SubmitLimits limits;
-  limits.cpu_max_bytes = flags.cpu_max_bytes;
+  kbench::api::ApiOptions api = flags.api;
+  api.limits.cpu_max_bytes = flags.cpu_max_bytes;
   kbench::api::KbenchService service(jobs->get(), &artifacts, &scheduler, &events, metrics->get(),
-                                     limits);
+                                     api);
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
+  kbench::api::ConfigureServerBuilder(api, &builder);
   int port = 0;
   builder.AddListeningPort(flags.listen, grpc::InsecureServerCredentials(), &port);
   builder.RegisterService(&service);
@@ -173,6 +176,7 @@ int main(int argc, char** argv) {
   app.add_flag("--no-cuda", flags.no_cuda, "Serve the cpu device only");
   app.add_option("--executor-path", flags.executor_path,
                  "The kbench-executor program (default: next to kbenchd)");
+  kbench::api::AddApiFlags(&app, &flags.api);
   CLI11_PARSE(app, argc, argv);
 
   if (absl::Status s = kbench::logging::InitLogging(flags.log_format, flags.log_level); !s.ok()) {
