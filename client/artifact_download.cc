@@ -91,9 +91,24 @@ std::string Sha256Hex(const std::string& data) {
   return hash.HexDigest();
 }
 
+absl::Status CheckArtifactName(const std::string& name) {
+  if (name.empty()) {
+    return CheckFailedError(absl::StatusCode::kInvalidArgument, "artifact name is empty");
+  }
+  const bool hidden = name.front() == '.';
+  const bool separator = name.find_first_of(std::string("/\\\0", 3)) != std::string::npos;
+  if (!hidden && !separator) return absl::OkStatus();
+  return CheckFailedError(
+      absl::StatusCode::kInvalidArgument,
+      absl::StrCat("artifact name '", absl::CHexEscape(name.substr(0, 64)), "' ",
+                   hidden ? "starts with a dot" : "contains a path separator",
+                   "; refusing to write it (a server must not choose where kbctl writes)"));
+}
+
 absl::StatusOr<v1::ArtifactInfo> DownloadArtifact(Session& session, const std::string& job_id,
                                                   const std::string& name,
                                                   const std::string& path) {
+  if (absl::Status s = CheckArtifactName(name); !s.ok()) return s;
   ArtifactVerifier verifier(job_id, name);
   const bool to_stdout = path == "-";
   const std::string part = path + ".part";

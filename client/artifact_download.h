@@ -43,9 +43,15 @@ class ArtifactVerifier {
 // Lower-case hex SHA-256 of `data`.
 std::string Sha256Hex(const std::string& data);
 
+// A name kbctl may turn into a file: not empty, no leading dot (".bashrc", ".."), no path
+// separator ('/' or '\\') and no NUL. The name comes from the server, which must not choose
+// where on the user's disk kbctl writes. INVALID_ARGUMENT (exit code 1) otherwise.
+absl::Status CheckArtifactName(const std::string& name);
+
 // Streams the artifact `name` of job `job_id` into `path` ("-" for stdout), verified: a file is
 // written as PATH.part and renamed only when size and sha256 match; stdout gets the bytes only
-// after they matched. Returns the artifact's info.
+// after they matched. Refuses a name CheckArtifactName refuses before anything is written or
+// sent. Returns the artifact's info.
 absl::StatusOr<v1::ArtifactInfo> DownloadArtifact(Session& session, const std::string& job_id,
                                                   const std::string& name, const std::string& path);
 

@@ -22,6 +22,7 @@
 #include "server/auth/authenticator.h"
 #include "server/auth/authorizer.h"
 #include "server/auth/server_security.h"
+#include "server/api/server_options.h"
 #include "server/common/logging.h"
 #include "server/metrics/metrics.h"
 #include "server/scheduler/job_events.h"
@@ -49,6 +50,7 @@ struct Flags {
   // kbench-executor; empty: next to this program.
   std::string executor_path;
   kbench::auth::SecurityFlags security;
+  kbench::api::ApiOptions api;
 };
 
 int Fail(const std::string& message) {
@@ -149,14 +151,15 @@ int Serve(const Flags& flags) {
                                          metrics->get(), &events);
   if (absl::Status s = scheduler.Start(); !s.ok()) return Fail(s.ToString());
 
-  kbench::api::SubmitLimits limits;
-  limits.cpu_max_bytes = flags.cpu_max_bytes;
+  kbench::api::ApiOptions api = flags.api;
+  api.limits.cpu_max_bytes = flags.cpu_max_bytes;
   kbench::auth::Authorizer authorizer(security->authenticator.get(), jobs->get());
   kbench::api::KbenchService service(jobs->get(), &artifacts, &scheduler, &events, metrics->get(),
-                                     limits, &authorizer);
+                                     api, &authorizer);
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
+  kbench::api::ConfigureServerBuilder(api, &builder);
   int port = 0;
   builder.AddListeningPort(flags.listen, security->credentials, &port);
   builder.RegisterService(&service);
@@ -230,6 +233,7 @@ int main(int argc, char** argv) {
   kbench::auth::AddSecurityFlags(app, &flags.security);
   std::function<int()> token_command;
   kbench::auth::AddTokenCommand(app, &token_command);
+  kbench::api::AddApiFlags(&app, &flags.api);
   CLI11_PARSE(app, argc, argv);
   if (token_command) return token_command();
 

@@ -9,23 +9,34 @@ using google::protobuf::util::TimeUtil;
 
 v1::JobState StateToProto(store::JobState state) {
   switch (state) {
-    case store::JobState::kQueued: return v1::JOB_STATE_QUEUED;
-    case store::JobState::kRunning: return v1::JOB_STATE_RUNNING;
-    case store::JobState::kSucceeded: return v1::JOB_STATE_SUCCEEDED;
-    case store::JobState::kFailed: return v1::JOB_STATE_FAILED;
-    case store::JobState::kCancelled: return v1::JOB_STATE_CANCELLED;
+    case store::JobState::kQueued:
+      return v1::JOB_STATE_QUEUED;
+    case store::JobState::kRunning:
+      return v1::JOB_STATE_RUNNING;
+    case store::JobState::kSucceeded:
+      return v1::JOB_STATE_SUCCEEDED;
+    case store::JobState::kFailed:
+      return v1::JOB_STATE_FAILED;
+    case store::JobState::kCancelled:
+      return v1::JOB_STATE_CANCELLED;
   }
   return v1::JOB_STATE_UNSPECIFIED;
 }
 
 std::optional<store::JobState> StateFromProto(v1::JobState state) {
   switch (state) {
-    case v1::JOB_STATE_QUEUED: return store::JobState::kQueued;
-    case v1::JOB_STATE_RUNNING: return store::JobState::kRunning;
-    case v1::JOB_STATE_SUCCEEDED: return store::JobState::kSucceeded;
-    case v1::JOB_STATE_FAILED: return store::JobState::kFailed;
-    case v1::JOB_STATE_CANCELLED: return store::JobState::kCancelled;
-    default: return std::nullopt;
+    case v1::JOB_STATE_QUEUED:
+      return store::JobState::kQueued;
+    case v1::JOB_STATE_RUNNING:
+      return store::JobState::kRunning;
+    case v1::JOB_STATE_SUCCEEDED:
+      return store::JobState::kSucceeded;
+    case v1::JOB_STATE_FAILED:
+      return store::JobState::kFailed;
+    case v1::JOB_STATE_CANCELLED:
+      return store::JobState::kCancelled;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -36,9 +47,12 @@ v1::Job RecordToJob(const store::JobRecord& record, const std::optional<v1::Prog
   job.mutable_spec()->ParseFromString(record.spec);
   job.set_state(StateToProto(record.state));
   job.set_device(record.device);
-  if (record.create_time_ns > 0) *job.mutable_create_time() = TimeUtil::NanosecondsToTimestamp(record.create_time_ns);
-  if (record.start_time_ns > 0) *job.mutable_start_time() = TimeUtil::NanosecondsToTimestamp(record.start_time_ns);
-  if (record.finish_time_ns > 0) *job.mutable_finish_time() = TimeUtil::NanosecondsToTimestamp(record.finish_time_ns);
+  if (record.create_time_ns > 0)
+    *job.mutable_create_time() = TimeUtil::NanosecondsToTimestamp(record.create_time_ns);
+  if (record.start_time_ns > 0)
+    *job.mutable_start_time() = TimeUtil::NanosecondsToTimestamp(record.start_time_ns);
+  if (record.finish_time_ns > 0)
+    *job.mutable_finish_time() = TimeUtil::NanosecondsToTimestamp(record.finish_time_ns);
   job.set_error(record.error);
   job.set_error_code(record.error_code);
   job.set_attempts(record.attempts);
@@ -53,6 +67,16 @@ v1::Job RecordToJob(const store::JobRecord& record, const std::optional<v1::Prog
     info->set_content_type(a.content_type);
   }
   return job;
+}
+
+void SummarizeJob(v1::Job* job) {
+  if (!job->has_result()) return;
+  v1::JobResult* result = job->mutable_result();
+  result->clear_environment();
+  if (result->has_profile()) {
+    result->mutable_profile()->clear_kernels();
+    result->mutable_profile()->clear_ncu();
+  }
 }
 
 }  // namespace kbench::api

@@ -16,4 +16,9 @@ std::optional<store::JobState> StateFromProto(v1::JobState state);
 v1::Job RecordToJob(const store::JobRecord& record, const std::optional<v1::Progress>& progress,
                     const std::vector<store::ArtifactRecord>& artifacts);
 
+// ListJobs' summary view: drops the environment and the profile's per-kernel and Nsight
+// Compute rows, which can be most of a job's bytes; keeps each variant's statistics and
+// correctness and the profile's category totals.
+void SummarizeJob(v1::Job* job);
+
 }  // namespace kbench::api

@@ -9,12 +9,15 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "common/status_macros.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "kernels/catalogue.h"
 #include "server/api/job_convert.h"
 #include "server/api/page_token.h"
+#include "server/api/request_limits.h"
 #include "server/api/status_mapping.h"
-#include "server/common/spec_problem.h"
 #include "server/common/logging.h"
+#include "server/common/spec_problem.h"
 
 namespace kbench::api {
 namespace {
@@ -22,8 +25,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr int32_t kDefaultPageSize = 50;
 constexpr int32_t kMaxPageSize = 1000;
-constexpr size_t kMaxIdempotencyKey = 128;
-constexpr size_t kArtifactChunk = 64 * 1024;
 
 // Job ids: "j-" + 16 hex digits from a CSPRNG-seeded generator: unguessable enough, short.
 std::string NewJobId() {
@@ -67,19 +68,60 @@ JobKind KindOf(v1::JobKind kind) {
   return kind == v1::JOB_KIND_PROFILE ? JobKind::kProfile : JobKind::kBenchmark;
 }
 
+absl::StatusOr<store::JobFilter> FilterOf(const v1::ListJobsRequest& request) {
+  if (request.page_size() < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("page_size: ", request.page_size(), " is negative"));
+  }
+  if (!v1::JobView_IsValid(request.view())) {
+    return absl::InvalidArgumentError(absl::StrCat("view: unknown enum value ", request.view()));
+  }
+  store::JobFilter filter;
+  filter.limit =
+      request.page_size() == 0 ? kDefaultPageSize : std::min(request.page_size(), kMaxPageSize);
+  if (request.state() != v1::JOB_STATE_UNSPECIFIED) {
+    filter.state = StateFromProto(request.state());
+    if (!filter.state) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("state: unknown enum value ", request.state()));
+    }
+  }
+  filter.kernel = request.kernel();
+  filter.device = request.device();
+  if (!request.page_token().empty()) {
+    KBENCH_ASSIGN_OR_RETURN(filter.before_seq, DecodePageToken(request.page_token()));
+  }
+  return filter;
+}
+
 }  // namespace
 
 KbenchService::KbenchService(store::JobStore* jobs, store::ArtifactStore* artifacts,
                              scheduler::Scheduler* scheduler, scheduler::JobEvents* events,
-                             metrics::Metrics* metrics, SubmitLimits limits,
+                             metrics::Metrics* metrics, const ApiOptions& options,
                              const auth::Authorizer* authorizer)
     : jobs_(jobs),
       artifacts_(artifacts),
       scheduler_(scheduler),
       events_(events),
       metrics_(metrics),
-      limits_(limits),
-      authorizer_(authorizer) {}
+      limits_(options.limits),
+      max_list_response_bytes_(options.max_list_response_bytes),
+      authorizer_(authorizer),
+      streams_(options.max_streams, options.max_streams_per_identity),
+      hub_(std::make_unique<WatchHub>(
+          [events](const std::string& id) { return events->Version(id); },
+          [this](const std::string& id) { return LoadJob(id); }, options.watch_poll_interval)) {}
+
+void KbenchService::StopStreams() {
+  hub_->CloseAll(absl::UnavailableError("kbenchd is shutting down; watch again later"));
+}
+
+FinishFn KbenchService::FinisherOf(const char* method) {
+  const auto start = Clock::now();
+  return
+      [this, method, start](const absl::Status& status) { return Finish(method, start, status); };
+}
 
 grpc::Status KbenchService::Finish(const char* method, Clock::time_point start,
                                    const absl::Status& status) {
@@ -99,7 +141,8 @@ grpc::Status KbenchService::ListKernels(grpc::ServerContext* context,
   const auto start = Clock::now();
   absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, "ListKernels");
   if (!caller.ok()) return Finish("ListKernels", start, caller.status());
-  for (const kernels::Operation& op : kernels::Catalogue()) *response->add_kernels() = KernelInfoOf(op);
+  for (const kernels::Operation& op : kernels::Catalogue())
+    *response->add_kernels() = KernelInfoOf(op);
   return Finish("ListKernels", start, absl::OkStatus());
 }
 
@@ -114,70 +157,66 @@ grpc::Status KbenchService::ListDevices(grpc::ServerContext* context,
 }
 
 absl::StatusOr<v1::Job> KbenchService::LoadJob(const std::string& id) {
-  if (id.empty()) return absl::InvalidArgumentError("job_id: must be given");
-  absl::StatusOr<store::JobRecord> record = jobs_->Get(id);
-  if (!record.ok()) return record.status();
-  absl::StatusOr<std::vector<store::ArtifactRecord>> artifacts = jobs_->Artifacts(id);
-  if (!artifacts.ok()) return artifacts.status();
+  KBENCH_RETURN_IF_ERROR(CheckJobId(id));
+  KBENCH_ASSIGN_OR_RETURN(store::JobRecord record, jobs_->Get(id));
+  KBENCH_ASSIGN_OR_RETURN(std::vector<store::ArtifactRecord> artifacts, jobs_->Artifacts(id));
   std::optional<v1::Progress> progress;
-  if (record->state == store::JobState::kRunning) progress = events_->LatestProgress(id);
-  return RecordToJob(*record, progress, *artifacts);
+  if (record.state == store::JobState::kRunning) progress = events_->LatestProgress(id);
+  return RecordToJob(record, progress, artifacts);
 }
 
 absl::Status KbenchService::Submit(const v1::SubmitJobRequest& request,
                                    v1::SubmitJobResponse* response) {
   if (!request.has_spec()) return absl::InvalidArgumentError("spec: must be given");
-  if (request.idempotency_key().size() > kMaxIdempotencyKey) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("idempotency_key: longer than ", kMaxIdempotencyKey, " bytes"));
-  }
+  KBENCH_RETURN_IF_ERROR(CheckRequestSize(request));
   v1::JobSpec spec = request.spec();
-  absl::StatusOr<v1::DeviceInfo> device = scheduler_->ResolveDevice(spec.device());
-  if (!device.ok()) return device.status();
-  if (absl::Status s = ValidateAndNormalize(*device, limits_, &spec); !s.ok()) return s;
-  const std::string requested_device = spec.device();
-  spec.set_device(requested_device.empty() ? device->id() : requested_device);
+  // Fields this server does not know are not stored, echoed, nor compared on a retry.
+  spec.DiscardUnknownFields();
+  KBENCH_ASSIGN_OR_RETURN(const v1::DeviceInfo device, scheduler_->ResolveDevice(spec.device()));
+  KBENCH_RETURN_IF_ERROR(ValidateAndNormalize(device, limits_, &spec));
+  if (spec.device().empty()) spec.set_device(device.id());
 
   store::JobRecord record;
   record.id = NewJobId();
   record.state = store::JobState::kQueued;
-  record.device = device->id();
+  record.device = device.id();
   record.kernel = spec.kernel();
   record.kind = KindOf(spec.kind());
   record.priority = spec.priority();
   record.idempotency_key = request.idempotency_key();
   record.create_time_ns = absl::GetCurrentTimeNanos();
   spec.SerializeToString(&record.spec);
-  absl::StatusOr<std::pair<store::JobRecord, bool>> inserted = jobs_->Insert(record);
-  if (!inserted.ok()) return inserted.status();
-  const bool created = inserted->second;
-  if (!created) {
-    // A retried submit: same job, provided it asks for the same thing.
-    v1::JobSpec earlier;
-    earlier.ParseFromString(inserted->first.spec);
-    v1::JobSpec again = spec;
-    again.set_device(earlier.device());
-    if (earlier.SerializeAsString() != again.SerializeAsString()) {
-      return absl::AlreadyExistsError(absl::StrCat(
-          "idempotency_key: '", request.idempotency_key(), "' was already used by job ",
-          inserted->first.id, " with a different spec"));
-    }
-    response->set_deduplicated(true);
-  } else {
-    metrics_->JobSubmitted(record.kind, record.device);
-    scheduler_->Enqueue(inserted->first);
-    logging::LogJob(logging::Level::kInfo, record.id, "queued",
-                    {logging::Field("device", record.device), logging::Field("kind", JobKindName(record.kind)),
-                     logging::Field("kernel", spec.kernel())});
+  KBENCH_ASSIGN_OR_RETURN(auto inserted, jobs_->Insert(record));
+  if (!inserted.second) {
+    return Deduplicate(request.idempotency_key(), inserted.first, spec, response);
   }
-  if (created) {
-    // The job as accepted (QUEUED); the worker may already be starting it.
-    *response->mutable_job() = RecordToJob(inserted->first, std::nullopt, {});
-    return absl::OkStatus();
+  metrics_->JobSubmitted(record.kind, record.device);
+  scheduler_->Enqueue(inserted.first);
+  logging::LogJob(logging::Level::kInfo, record.id, "queued",
+                  {logging::Field("device", record.device), logging::Field("kind", JobKindName(record.kind)),
+                   logging::Field("kernel", spec.kernel())});
+  // The job as accepted (QUEUED); the worker may already be starting it.
+  *response->mutable_job() = RecordToJob(inserted.first, std::nullopt, {});
+  return absl::OkStatus();
+}
+
+absl::Status KbenchService::Deduplicate(const std::string& key, const store::JobRecord& earlier,
+                                        const v1::JobSpec& spec, v1::SubmitJobResponse* response) {
+  v1::JobSpec first;
+  if (!first.ParseFromString(earlier.spec)) {
+    return absl::DataLossError(absl::StrCat("job ", earlier.id, ": its stored spec is corrupt"));
   }
-  absl::StatusOr<v1::Job> job = LoadJob(inserted->first.id);
-  if (!job.ok()) return job.status();
-  *response->mutable_job() = *job;
+  v1::JobSpec again = spec;
+  again.set_device(first.device());
+  // Compared as messages: a map's serialized order is unspecified, so equal specs with params
+  // can serialize to different bytes.
+  if (!google::protobuf::util::MessageDifferencer::Equals(first, again)) {
+    return absl::AlreadyExistsError(absl::StrCat("idempotency_key: ", QuotePrefix(key),
+                                                 " was already used by job ", earlier.id,
+                                                 " with a different spec"));
+  }
+  response->set_deduplicated(true);
+  KBENCH_ASSIGN_OR_RETURN(*response->mutable_job(), LoadJob(earlier.id));
   return absl::OkStatus();
 }
 
@@ -185,6 +224,8 @@ grpc::Status KbenchService::SubmitJob(grpc::ServerContext* context,
                                       const v1::SubmitJobRequest* request,
                                       v1::SubmitJobResponse* response) {
   const auto start = Clock::now();
+  // Sizes first: nothing oversized reaches the authorizer's messages or the audit log.
+  if (absl::Status s = CheckRequestSize(*request); !s.ok()) return Finish("SubmitJob", start, s);
   v1::SubmitJobRequest owned = *request;  // its owner becomes the caller
   absl::StatusOr<auth::Identity> caller = authorizer_->Submit(*context, &owned);
   if (!caller.ok()) return Finish("SubmitJob", start, caller.status());
@@ -201,48 +242,32 @@ grpc::Status KbenchService::GetJob(grpc::ServerContext* context, const v1::GetJo
   return Finish("GetJob", start, job.status());
 }
 
-absl::Status KbenchService::Watch(grpc::ServerContext* context, const std::string& id,
-                                  grpc::ServerWriter<v1::WatchJobResponse>* writer) {
-  uint64_t seen = 0;
-  while (true) {
-    // Read the version before the job, so a change between the two is never missed.
-    seen = events_->Version(id);
-    absl::StatusOr<v1::Job> job = LoadJob(id);
-    if (!job.ok()) return job.status();
-    v1::WatchJobResponse response;
-    *response.mutable_job() = *job;
-    if (!writer->Write(response)) return absl::CancelledError("client went away");
-    const v1::JobState state = job->state();
-    if (state == v1::JOB_STATE_SUCCEEDED || state == v1::JOB_STATE_FAILED ||
-        state == v1::JOB_STATE_CANCELLED) {
-      return absl::OkStatus();
-    }
-    // Wake at least every second to notice a client that left or a server shutting down.
-    while (events_->WaitForChange(id, seen, Clock::now() + std::chrono::seconds(1)) == seen) {
-      if (context->IsCancelled()) return absl::CancelledError("client went away");
-      if (stopping_) return absl::UnavailableError("kbenchd is shutting down; watch again later");
-    }
-  }
-}
-
-grpc::Status KbenchService::WatchJob(grpc::ServerContext* context,
-                                     const v1::WatchJobRequest* request,
-                                     grpc::ServerWriter<v1::WatchJobResponse>* writer) {
-  const auto start = Clock::now();
+grpc::ServerWriteReactor<v1::WatchJobResponse>* KbenchService::WatchJob(
+    grpc::CallbackServerContext* context, const v1::WatchJobRequest* request) {
+  FinishFn finish = FinisherOf("WatchJob");
+  using Refused = RefusedStream<v1::WatchJobResponse>;
   absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, "WatchJob");
-  if (!caller.ok()) return Finish("WatchJob", start, caller.status());
-  return Finish("WatchJob", start, Watch(context, request->job_id(), writer));
+  if (!caller.ok()) return new Refused(finish(caller.status()));
+  absl::StatusOr<StreamSlot> slot = streams_.Acquire(caller->name);
+  if (!slot.ok()) return new Refused(finish(slot.status()));
+  // The version is read before the job, so a change between the two is never missed.
+  const uint64_t version = events_->Version(request->job_id());
+  absl::StatusOr<v1::Job> job = LoadJob(request->job_id());
+  if (!job.ok()) return new Refused(finish(job.status()));
+  auto* reactor = new WatchReactor(hub_.get(), *std::move(slot), std::move(finish));
+  // Nothing reaches the reactor before this handler returns, so the hub cannot be handed a
+  // reactor that already finished.
+  hub_->Add(request->job_id(), version, *job, reactor);
+  return reactor;
 }
 
 grpc::Status KbenchService::CancelJob(grpc::ServerContext* context,
                                       const v1::CancelJobRequest* request,
                                       v1::CancelJobResponse* response) {
   const auto start = Clock::now();
-  absl::StatusOr<auth::Identity> caller = authorizer_->Cancel(*context, request->job_id());
-  if (!caller.ok()) return Finish("CancelJob", start, caller.status());
-  absl::Status status = request->job_id().empty()
-                            ? absl::InvalidArgumentError("job_id: must be given")
-                            : scheduler_->Cancel(request->job_id(), std::chrono::seconds(10));
+  absl::Status status = CheckJobId(request->job_id());
+  if (status.ok()) status = authorizer_->Cancel(*context, request->job_id()).status();
+  if (status.ok()) status = scheduler_->Cancel(request->job_id(), std::chrono::seconds(10));
   if (status.ok()) {
     absl::StatusOr<v1::Job> job = LoadJob(request->job_id());
     status = job.status();
@@ -253,40 +278,33 @@ grpc::Status KbenchService::CancelJob(grpc::ServerContext* context,
 
 absl::Status KbenchService::List(const v1::ListJobsRequest& request,
                                  v1::ListJobsResponse* response) {
-  if (request.page_size() < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("page_size: ", request.page_size(), " is negative"));
-  }
-  store::JobFilter filter;
-  filter.limit = request.page_size() == 0 ? kDefaultPageSize
-                                          : std::min(request.page_size(), kMaxPageSize);
-  if (request.state() != v1::JOB_STATE_UNSPECIFIED) {
-    filter.state = StateFromProto(request.state());
-    if (!filter.state) {
-      return absl::InvalidArgumentError(absl::StrCat("state: unknown enum value ", request.state()));
-    }
-  }
-  filter.kernel = request.kernel();
-  filter.device = request.device();
-  if (!request.page_token().empty()) {
-    absl::StatusOr<int64_t> seq = DecodePageToken(request.page_token());
-    if (!seq.ok()) return seq.status();
-    filter.before_seq = *seq;
-  }
+  KBENCH_RETURN_IF_ERROR(CheckRequestSize(request));
+  KBENCH_ASSIGN_OR_RETURN(store::JobFilter filter, FilterOf(request));
+  const bool full = request.view() == v1::JOB_VIEW_FULL;
+  const int32_t page_size = filter.limit;
   // One more than the page to know whether another page exists.
   ++filter.limit;
-  absl::StatusOr<std::vector<store::JobRecord>> records = jobs_->List(filter);
-  if (!records.ok()) return records.status();
-  const bool more = static_cast<int32_t>(records->size()) == filter.limit;
-  if (more) records->pop_back();
-  for (const store::JobRecord& r : *records) {
-    absl::StatusOr<std::vector<store::ArtifactRecord>> artifacts = jobs_->Artifacts(r.id);
-    if (!artifacts.ok()) return artifacts.status();
+  KBENCH_ASSIGN_OR_RETURN(std::vector<store::JobRecord> records, jobs_->List(filter));
+  size_t bytes = 0;
+  for (size_t i = 0; i < records.size(); ++i) {
+    const store::JobRecord& r = records[i];
+    if (static_cast<int32_t>(i) == page_size) {
+      response->set_next_page_token(EncodePageToken(records[i - 1].seq));
+      break;
+    }
+    KBENCH_ASSIGN_OR_RETURN(std::vector<store::ArtifactRecord> artifacts, jobs_->Artifacts(r.id));
     std::optional<v1::Progress> progress;
     if (r.state == store::JobState::kRunning) progress = events_->LatestProgress(r.id);
-    *response->add_jobs() = RecordToJob(r, progress, *artifacts);
+    v1::Job job = RecordToJob(r, progress, artifacts);
+    if (!full) SummarizeJob(&job);
+    // A page holds at least one job, so paging always moves on.
+    bytes += job.ByteSizeLong() + 8;
+    if (i > 0 && static_cast<int64_t>(bytes) > max_list_response_bytes_) {
+      response->set_next_page_token(EncodePageToken(records[i - 1].seq));
+      break;
+    }
+    *response->add_jobs() = std::move(job);
   }
-  if (more && !records->empty()) response->set_next_page_token(EncodePageToken(records->back().seq));
   return absl::OkStatus();
 }
 
@@ -299,65 +317,49 @@ grpc::Status KbenchService::ListJobs(grpc::ServerContext* context,
   return Finish("ListJobs", start, List(*request, response));
 }
 
-absl::Status KbenchService::StreamArtifact(grpc::ServerContext* context,
-                                           const v1::GetArtifactRequest& request,
-                                           grpc::ServerWriter<v1::GetArtifactResponse>* writer) {
-  if (request.job_id().empty()) return absl::InvalidArgumentError("job_id: must be given");
-  if (absl::StatusOr<store::JobRecord> job = jobs_->Get(request.job_id()); !job.ok()) {
-    return job.status();
-  }
+absl::StatusOr<std::pair<v1::ArtifactInfo, std::ifstream>> KbenchService::OpenArtifact(
+    const v1::GetArtifactRequest& request) {
+  KBENCH_RETURN_IF_ERROR(CheckRequestSize(request));
+  KBENCH_RETURN_IF_ERROR(jobs_->Get(request.job_id()).status());
   std::string name = request.name();
-  absl::StatusOr<std::vector<store::ArtifactRecord>> all = jobs_->Artifacts(request.job_id());
-  if (!all.ok()) return all.status();
+  KBENCH_ASSIGN_OR_RETURN(std::vector<store::ArtifactRecord> all,
+                          jobs_->Artifacts(request.job_id()));
   if (name.empty()) {
-    if (all->size() != 1) {
+    if (all.size() != 1) {
       std::vector<std::string> names;
-      for (const auto& a : *all) names.push_back(a.name);
-      return absl::InvalidArgumentError(absl::StrCat(
-          "name: job ", request.job_id(), " has ", all->size(), " artifacts; name one of: ",
-          absl::StrJoin(names, ", ")));
+      for (const auto& a : all) names.push_back(a.name);
+      return absl::InvalidArgumentError(
+          absl::StrCat("name: job ", request.job_id(), " has ", all.size(),
+                       " artifacts; name one of: ", absl::StrJoin(names, ", ")));
     }
-    name = all->front().name;
+    name = all.front().name;
   }
-  absl::StatusOr<store::ArtifactRecord> record = jobs_->GetArtifact(request.job_id(), name);
-  if (!record.ok()) return record.status();
-  std::ifstream in(artifacts_->PathOf(*record), std::ios::binary);
+  KBENCH_ASSIGN_OR_RETURN(store::ArtifactRecord record, jobs_->GetArtifact(request.job_id(), name));
+  std::ifstream in(artifacts_->PathOf(record), std::ios::binary);
   if (!in) {
     return absl::DataLossError(absl::StrCat("artifact ", name, " of job ", request.job_id(),
                                             " is recorded but its file is missing"));
   }
-  v1::GetArtifactResponse chunk;
-  v1::ArtifactInfo* info = chunk.mutable_info();
-  info->set_name(record->name);
-  info->set_size_bytes(record->size_bytes);
-  info->set_sha256(record->sha256);
-  info->set_content_type(record->content_type);
-  std::string buffer(kArtifactChunk, '\0');
-  int64_t offset = 0;
-  bool first = true;
-  while (first || offset < record->size_bytes) {
-    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-    const std::streamsize got = in.gcount();
-    if (got <= 0 && !first) break;
-    chunk.set_offset(offset);
-    chunk.set_data(buffer.data(), static_cast<size_t>(std::max<std::streamsize>(got, 0)));
-    if (!writer->Write(chunk)) return absl::CancelledError("client went away");
-    if (context->IsCancelled()) return absl::CancelledError("client went away");
-    offset += got;
-    chunk.clear_info();
-    first = false;
-    if (got <= 0) break;
-  }
-  return absl::OkStatus();
+  v1::ArtifactInfo info;
+  info.set_name(record.name);
+  info.set_size_bytes(record.size_bytes);
+  info.set_sha256(record.sha256);
+  info.set_content_type(record.content_type);
+  return std::make_pair(std::move(info), std::move(in));
 }
 
-grpc::Status KbenchService::GetArtifact(grpc::ServerContext* context,
-                                        const v1::GetArtifactRequest* request,
-                                        grpc::ServerWriter<v1::GetArtifactResponse>* writer) {
-  const auto start = Clock::now();
+grpc::ServerWriteReactor<v1::GetArtifactResponse>* KbenchService::GetArtifact(
+    grpc::CallbackServerContext* context, const v1::GetArtifactRequest* request) {
+  FinishFn finish = FinisherOf("GetArtifact");
+  using Refused = RefusedStream<v1::GetArtifactResponse>;
   absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, "GetArtifact");
-  if (!caller.ok()) return Finish("GetArtifact", start, caller.status());
-  return Finish("GetArtifact", start, StreamArtifact(context, *request, writer));
+  if (!caller.ok()) return new Refused(finish(caller.status()));
+  absl::StatusOr<StreamSlot> slot = streams_.Acquire(caller->name);
+  if (!slot.ok()) return new Refused(finish(slot.status()));
+  absl::StatusOr<std::pair<v1::ArtifactInfo, std::ifstream>> artifact = OpenArtifact(*request);
+  if (!artifact.ok()) return new Refused(finish(artifact.status()));
+  return new ArtifactReactor(std::move(artifact->second), std::move(artifact->first),
+                             *std::move(slot), std::move(finish));
 }
 
 }  // namespace kbench::api

@@ -1,13 +1,19 @@
 // The kbench.v1 gRPC service: validates requests, translates between the API's messages and
-// the control plane, maps errors to gRPC status codes. Sync API: WatchJob and GetArtifact
-// hold one server thread each while they stream.
+// the control plane, maps errors to gRPC status codes. Unary calls are synchronous (they may
+// block on the store or on a cancel); the streams (WatchJob, GetArtifact) use the callback API
+// and hold no thread while open, under caps in total and per caller identity.
 #pragma once
 
-#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <memory>
 #include <string>
 
 #include "kbench/v1/service.grpc.pb.h"
-#include "server/api/submit_validation.h"
+#include "server/api/server_options.h"
+#include "server/api/stream_limiter.h"
+#include "server/api/stream_reactors.h"
+#include "server/api/watch_hub.h"
 #include "server/auth/authorizer.h"
 #include "server/metrics/metrics.h"
 #include "server/scheduler/job_events.h"
@@ -17,15 +23,20 @@
 
 namespace kbench::api {
 
-class KbenchService final : public v1::KbenchService::Service {
+using StreamingBase = v1::KbenchService::WithCallbackMethod_WatchJob<
+    v1::KbenchService::WithCallbackMethod_GetArtifact<v1::KbenchService::Service>>;
+
+class KbenchService final : public StreamingBase {
  public:
+  // Every handler asks `authorizer` first (who calls, may they); open streams are counted
+  // against the caller's identity.
   KbenchService(store::JobStore* jobs, store::ArtifactStore* artifacts,
                 scheduler::Scheduler* scheduler, scheduler::JobEvents* events,
-                metrics::Metrics* metrics, SubmitLimits limits,
+                metrics::Metrics* metrics, const ApiOptions& options,
                 const auth::Authorizer* authorizer);
 
-  // Ends open WatchJob streams promptly (graceful shutdown).
-  void StopStreams() { stopping_ = true; }
+  // Ends open WatchJob streams with UNAVAILABLE and refuses new ones (graceful shutdown).
+  void StopStreams();
 
   grpc::Status ListKernels(grpc::ServerContext*, const v1::ListKernelsRequest*,
                            v1::ListKernelsResponse*) override;
@@ -33,38 +44,43 @@ class KbenchService final : public v1::KbenchService::Service {
                            v1::ListDevicesResponse*) override;
   grpc::Status SubmitJob(grpc::ServerContext*, const v1::SubmitJobRequest*,
                          v1::SubmitJobResponse*) override;
-  grpc::Status GetJob(grpc::ServerContext*, const v1::GetJobRequest*,
-                      v1::GetJobResponse*) override;
-  grpc::Status WatchJob(grpc::ServerContext*, const v1::WatchJobRequest*,
-                        grpc::ServerWriter<v1::WatchJobResponse>*) override;
+  grpc::Status GetJob(grpc::ServerContext*, const v1::GetJobRequest*, v1::GetJobResponse*) override;
+  grpc::ServerWriteReactor<v1::WatchJobResponse>* WatchJob(grpc::CallbackServerContext*,
+                                                           const v1::WatchJobRequest*) override;
   grpc::Status CancelJob(grpc::ServerContext*, const v1::CancelJobRequest*,
                          v1::CancelJobResponse*) override;
   grpc::Status ListJobs(grpc::ServerContext*, const v1::ListJobsRequest*,
                         v1::ListJobsResponse*) override;
-  grpc::Status GetArtifact(grpc::ServerContext*, const v1::GetArtifactRequest*,
-                           grpc::ServerWriter<v1::GetArtifactResponse>*) override;
+  grpc::ServerWriteReactor<v1::GetArtifactResponse>* GetArtifact(
+      grpc::CallbackServerContext*, const v1::GetArtifactRequest*) override;
 
  private:
   absl::StatusOr<v1::Job> LoadJob(const std::string& id);
   absl::Status Submit(const v1::SubmitJobRequest& request, v1::SubmitJobResponse* response);
+  // An earlier job with the same idempotency key, if it asked for the same spec.
+  absl::Status Deduplicate(const std::string& key, const store::JobRecord& earlier,
+                           const v1::JobSpec& spec, v1::SubmitJobResponse* response);
   absl::Status List(const v1::ListJobsRequest& request, v1::ListJobsResponse* response);
-  absl::Status Watch(grpc::ServerContext* context, const std::string& id,
-                     grpc::ServerWriter<v1::WatchJobResponse>* writer);
-  absl::Status StreamArtifact(grpc::ServerContext* context, const v1::GetArtifactRequest& request,
-                              grpc::ServerWriter<v1::GetArtifactResponse>* writer);
+  // The artifact's info and open file, after checking that the job and artifact exist.
+  absl::StatusOr<std::pair<v1::ArtifactInfo, std::ifstream>> OpenArtifact(
+      const v1::GetArtifactRequest& request);
   // Records the RPC's metrics and converts its status.
   grpc::Status Finish(const char* method, std::chrono::steady_clock::time_point start,
                       const absl::Status& status);
+  // Finish, bound to a method and its start, for a stream that ends later.
+  FinishFn FinisherOf(const char* method);
 
   store::JobStore* jobs_;
   store::ArtifactStore* artifacts_;
   scheduler::Scheduler* scheduler_;
   scheduler::JobEvents* events_;
   metrics::Metrics* metrics_;
-  SubmitLimits limits_;
-  // Every handler asks it first (who calls, may they); see server/auth/authorizer.h.
+  const SubmitLimits limits_;
+  const int64_t max_list_response_bytes_;
+  // Every handler asks it first; see server/auth/authorizer.h.
   const auth::Authorizer* authorizer_;
-  std::atomic<bool> stopping_{false};
+  StreamLimiter streams_;
+  std::unique_ptr<WatchHub> hub_;
 };
 
 }  // namespace kbench::api

@@ -1,12 +1,17 @@
 // Submit-time validation.
 #include "server/api/submit_validation.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/status_macros.h"
 #include "kernels/catalogue.h"
 #include "server/common/spec_problem.h"
 
@@ -28,23 +33,58 @@ absl::Status ValidateStopping(const v1::StoppingCriteria& s, const SubmitLimits&
   }
   if (s.min_time_seconds() < 0 || std::isnan(s.min_time_seconds()) ||
       s.min_time_seconds() > limits.max_timeout_seconds) {
-    return absl::InvalidArgumentError(absl::StrCat("stopping.min_time_seconds: ",
-                                                   s.min_time_seconds(), " is outside [0, ",
-                                                   limits.max_timeout_seconds, "]"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("stopping.min_time_seconds: ", s.min_time_seconds(), " is outside [0, ",
+                     limits.max_timeout_seconds, "]"));
   }
   if (s.timeout_seconds() < 0 || std::isnan(s.timeout_seconds()) ||
       s.timeout_seconds() > limits.max_timeout_seconds) {
-    return absl::InvalidArgumentError(absl::StrCat("stopping.timeout_seconds: ",
-                                                   s.timeout_seconds(), " is outside [0, ",
-                                                   limits.max_timeout_seconds, "]"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("stopping.timeout_seconds: ", s.timeout_seconds(), " is outside [0, ",
+                     limits.max_timeout_seconds, "]"));
   }
   return absl::OkStatus();
 }
 
+int64_t HostCheckLimit(const SubmitLimits& limits) {
+  if (limits.host_check_max_bytes > 0) return limits.host_check_max_bytes;
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_size <= 0) return std::numeric_limits<int64_t>::max();
+  // Half: the check shares the host with kbenchd, the executors and everyone else's jobs.
+  return static_cast<int64_t>(pages) * page_size / 2;
+}
+
+// The check runs one variant at a time, so the largest variant's need is the job's.
+absl::Status CheckHostFootprint(const v1::JobSpec& spec, int64_t need, const SubmitLimits& limits,
+                                const v1::DeviceInfo& device) {
+  const int64_t limit = HostCheckLimit(limits);
+  if (need <= limit) return absl::OkStatus();
+  return absl::ResourceExhaustedError(
+      absl::StrCat("shape: ", spec.kernel(), " ", absl::StrJoin(spec.shape(), "x"), " on ",
+                   device.id(), " needs ", Bytes(need),
+                   " of host memory for its float64 correctness check; this server "
+                   "allows ",
+                   Bytes(limit), " (--host-check-max-bytes)"));
+}
+
 }  // namespace
 
-absl::Status ValidateAndNormalize(const v1::DeviceInfo& device, const SubmitLimits& limits,
-                                  v1::JobSpec* spec) {
+int64_t HostCheckFootprint(const kernels::Problem& problem) {
+  const kernels::Operation* op = kernels::FindOperation(problem.op);
+  if (op == nullptr) return 0;
+  const kernels::Layout layout = op->layout(problem);
+  int64_t inputs = 0;
+  int64_t outputs = 0;
+  for (const kernels::TensorSpec& t : layout.inputs) inputs += t.elements;
+  for (const kernels::TensorSpec& t : layout.outputs) outputs += t.elements;
+  return static_cast<int64_t>(sizeof(double)) * (inputs + 4 * outputs);
+}
+
+namespace {
+
+// Fills in the default kind and dtype; refuses enum values this server does not know.
+absl::Status NormalizeEnums(v1::JobSpec* spec) {
   if (spec->kind() == v1::JOB_KIND_UNSPECIFIED) spec->set_kind(v1::JOB_KIND_BENCHMARK);
   if (!v1::JobKind_IsValid(spec->kind())) {
     return absl::InvalidArgumentError(absl::StrCat("kind: unknown enum value ", spec->kind()));
@@ -60,84 +100,123 @@ absl::Status ValidateAndNormalize(const v1::DeviceInfo& device, const SubmitLimi
     return absl::InvalidArgumentError(
         absl::StrCat("priority: ", spec->priority(), " is outside [-100, 100]"));
   }
-  if (absl::Status s = ValidateStopping(spec->stopping(), limits); !s.ok()) return s;
-  if (spec->kernel().empty()) return absl::InvalidArgumentError("kernel: must be given");
-  if (kernels::FindOperation(spec->kernel()) == nullptr) {
+  return absl::OkStatus();
+}
+
+// A known operation, a shape, and at least one variant, none listed twice.
+absl::Status ValidateOperation(const v1::JobSpec& spec) {
+  if (spec.kernel().empty()) return absl::InvalidArgumentError("kernel: must be given");
+  const kernels::Operation* op = kernels::FindOperation(spec.kernel());
+  if (op == nullptr) {
     kernels::Problem probe;
-    probe.op = spec->kernel();
+    probe.op = spec.kernel();
     return kernels::ValidateProblem(&probe);  // names the unknown operation and the known ones
   }
-  if (spec->shape().empty()) {
-    const kernels::Operation* op = kernels::FindOperation(spec->kernel());
-    return absl::InvalidArgumentError(absl::StrCat(
-        "shape: must be given (", op->name, " takes ", absl::StrJoin(op->dims, " x "),
-        "; e.g. ", absl::StrJoin(op->default_shape, "x"), ")"));
+  if (spec.shape().empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("shape: must be given (", op->name, " takes ",
+                                                   absl::StrJoin(op->dims, " x "), "; e.g. ",
+                                                   absl::StrJoin(op->default_shape, "x"), ")"));
   }
-  if (spec->variants().empty()) {
+  if (spec.variants().empty()) {
     return absl::InvalidArgumentError("variants: at least one variant must be given");
   }
   std::set<std::string> seen;
-  for (const std::string& v : spec->variants()) {
+  for (const std::string& v : spec.variants()) {
     if (!seen.insert(v).second) {
       return absl::InvalidArgumentError(absl::StrCat("variants: '", v, "' is listed twice"));
     }
   }
+  return absl::OkStatus();
+}
+
+// Graph mode and profiles need a CUDA device; profile iterations within the limit.
+absl::Status ValidateForDevice(const v1::DeviceInfo& device, const SubmitLimits& limits,
+                               const v1::JobSpec& spec) {
   const bool cuda = device.kind() == v1::DEVICE_KIND_CUDA;
-  if (spec->mode() == v1::MEASURE_MODE_GRAPH && !cuda) {
+  if (spec.mode() == v1::MEASURE_MODE_GRAPH && !cuda) {
     return absl::InvalidArgumentError(
         absl::StrCat("mode: graph mode needs a CUDA device; ", device.id(), " is not one"));
   }
-  if (spec->kind() == v1::JOB_KIND_PROFILE) {
-    if (!cuda) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "kind: profile jobs need a CUDA device (CUPTI); ", device.id(), " cannot profile"));
-    }
-    if (spec->profile().iterations() < 0 ||
-        spec->profile().iterations() > limits.max_profile_iterations) {
-      return absl::InvalidArgumentError(absl::StrCat("profile.iterations: ",
-                                                     spec->profile().iterations(),
-                                                     " is outside [0, ",
-                                                     limits.max_profile_iterations, "]"));
-    }
+  if (spec.kind() != v1::JOB_KIND_PROFILE) return absl::OkStatus();
+  if (!cuda) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "kind: profile jobs need a CUDA device (CUPTI); ", device.id(), " cannot profile"));
   }
-
-  int64_t footprint = 0;
-  for (const std::string& variant : spec->variants()) {
-    absl::StatusOr<kernels::Problem> problem = ProblemFromSpec(*spec, variant);
-    if (!problem.ok()) return problem.status();
-    if (absl::Status s = kernels::ValidateProblem(&*problem); !s.ok()) return s;
-    const kernels::Operation* op = kernels::FindOperation(problem->op);
-    const kernels::VariantDesc* desc = op->FindVariant(variant);
-    const bool host_variant = desc->backend == kernels::Backend::kHost;
-    if (host_variant == cuda) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "variants: ", op->name, "/", variant, " runs on ", host_variant ? "the cpu device" : "CUDA devices",
-          ", not on ", device.id()));
-    }
-    for (const auto& [name, value] : problem->params) (*spec->mutable_params())[name] = value;
-    footprint += kernels::MemoryFootprint(*problem);
-  }
-
-  if (cuda) {
-    // Beside the problem's buffers: the L2 flush buffer (2x L2) and the allocator's slack.
-    const int64_t need = footprint + 2 * device.l2_bytes() + (int64_t{256} << 20);
-    if (device.memory_bytes() > 0 && need > device.memory_bytes()) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "shape: ", spec->kernel(), " ", absl::StrJoin(spec->shape(), "x"), " needs ",
-          Bytes(need), " of device memory for ", spec->variants_size(), " variant(s); ",
-          device.id(), " has ", Bytes(device.memory_bytes())));
-    }
-  } else {
-    // The cpu keeps float32 buffers and a float64 copy of each for the reference.
-    const int64_t need = footprint * 3;
-    if (need > limits.cpu_max_bytes) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "shape: ", spec->kernel(), " ", absl::StrJoin(spec->shape(), "x"), " needs ",
-          Bytes(need), " of host memory; the cpu device accepts at most ",
-          Bytes(limits.cpu_max_bytes), " (--cpu-max-bytes)"));
-    }
+  if (spec.profile().iterations() < 0 ||
+      spec.profile().iterations() > limits.max_profile_iterations) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("profile.iterations: ", spec.profile().iterations(), " is outside [0, ",
+                     limits.max_profile_iterations, "]"));
   }
   return absl::OkStatus();
+}
+
+// What a job's variants need: device (or cpu) buffers for all, host check for the largest.
+struct Footprint {
+  int64_t buffers = 0;
+  int64_t host_check = 0;
+};
+
+// Validates each variant's problem for `device`, fills in default params, sums the footprint.
+absl::StatusOr<Footprint> ValidateVariants(const v1::DeviceInfo& device, v1::JobSpec* spec) {
+  const bool cuda = device.kind() == v1::DEVICE_KIND_CUDA;
+  Footprint need;
+  for (const std::string& variant : spec->variants()) {
+    KBENCH_ASSIGN_OR_RETURN(kernels::Problem problem, ProblemFromSpec(*spec, variant));
+    KBENCH_RETURN_IF_ERROR(kernels::ValidateProblem(&problem));
+    const kernels::Operation* op = kernels::FindOperation(problem.op);
+    const bool host_variant = op->FindVariant(variant)->backend == kernels::Backend::kHost;
+    if (host_variant == cuda) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("variants: ", op->name, "/", variant, " runs on ",
+                       host_variant ? "the cpu device" : "CUDA devices", ", not on ", device.id()));
+    }
+    for (const auto& [name, value] : problem.params) (*spec->mutable_params())[name] = value;
+    need.buffers += kernels::MemoryFootprint(problem);
+    // The check runs one variant at a time.
+    need.host_check = std::max(need.host_check, HostCheckFootprint(problem));
+  }
+  return need;
+}
+
+absl::Status CheckDeviceMemory(const v1::DeviceInfo& device, const SubmitLimits& limits,
+                               const v1::JobSpec& spec, int64_t buffers) {
+  const std::string problem = absl::StrCat(spec.kernel(), " ", absl::StrJoin(spec.shape(), "x"));
+  if (device.kind() == v1::DEVICE_KIND_CUDA) {
+    // Beside the problem's buffers: the L2 flush buffer (2x L2) and the allocator's slack.
+    const int64_t need = buffers + 2 * device.l2_bytes() + (int64_t{256} << 20);
+    if (device.memory_bytes() > 0 && need > device.memory_bytes()) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("shape: ", problem, " needs ", Bytes(need), " of device memory for ",
+                       spec.variants_size(), " variant(s); ", device.id(), " has ",
+                       Bytes(device.memory_bytes())));
+    }
+    return absl::OkStatus();
+  }
+  // The cpu keeps float32 buffers and a float64 copy of each for the reference.
+  const int64_t need = buffers * 3;
+  if (need > limits.cpu_max_bytes) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("shape: ", problem, " needs ", Bytes(need),
+                     " of host memory; the cpu device accepts at most ",
+                     Bytes(limits.cpu_max_bytes), " (--cpu-max-bytes)"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ValidateAndNormalize(const v1::DeviceInfo& device, const SubmitLimits& limits,
+                                  v1::JobSpec* spec) {
+  KBENCH_RETURN_IF_ERROR(NormalizeEnums(spec));
+  KBENCH_RETURN_IF_ERROR(ValidateStopping(spec->stopping(), limits));
+  KBENCH_RETURN_IF_ERROR(ValidateOperation(*spec));
+  KBENCH_RETURN_IF_ERROR(ValidateForDevice(device, limits, *spec));
+  KBENCH_ASSIGN_OR_RETURN(const Footprint need, ValidateVariants(device, spec));
+  KBENCH_RETURN_IF_ERROR(CheckDeviceMemory(device, limits, *spec, need.buffers));
+  // On the cpu device the problem's own buffers live in host memory beside the check's.
+  const bool cpu = device.kind() != v1::DEVICE_KIND_CUDA;
+  return CheckHostFootprint(*spec, need.host_check + (cpu ? need.buffers : 0), limits, device);
 }
 
 }  // namespace kbench::api

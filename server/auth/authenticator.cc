@@ -126,7 +126,7 @@ absl::StatusOr<Identity> Authenticator::FromCertificate(
                     Identity::Method::kCertificate};
   }
   return Fail(AuthFailure::kBadCertificateName,
-              absl::StrCat("the client certificate's CN/SAN '", names.front(),
+              absl::StrCat("the client certificate's CN/SAN '", names.front().substr(0, 64),
                            "' is not a user name ([A-Za-z0-9._@-], 1-64 characters)"));
 }
 

@@ -51,8 +51,10 @@ absl::Status Authorizer::DecideSubmit(const Identity& caller, v1::JobSpec* spec)
   if (!caller.admin() || spec->owner().empty()) spec->set_owner(caller.name);
   return ValidateUserName(spec->owner()).ok()
              ? absl::OkStatus()
-             : absl::InvalidArgumentError(absl::StrCat("spec.owner: '", spec->owner(),
-                                                       "' is not a user name ([A-Za-z0-9._@-])"));
+             : absl::InvalidArgumentError(
+                   absl::StrCat("spec.owner: '", spec->owner().substr(0, 64), "'",
+                                spec->owner().size() > 64 ? "..." : "",
+                                " is not a user name ([A-Za-z0-9._@-], 1-64 characters)"));
 }
 
 absl::StatusOr<Identity> Authorizer::Submit(const grpc::ServerContextBase& context,

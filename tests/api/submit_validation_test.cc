@@ -90,5 +90,41 @@ TEST(ValidateAndNormalize, ProfileNeedsACudaDevice) {
   EXPECT_EQ(ValidateAndNormalize(Cpu(), {}, &s).code(), absl::StatusCode::kFailedPrecondition);
 }
 
+// Issue 12: copy f32 65536x65536 fits an 80 GiB GPU, but its float64 check needs 160 GiB of
+// host memory (inputs, outputs read back, reference, and the two compared copies).
+TEST(ValidateAndNormalize, RefusesAProblemWhoseHostCheckExceedsTheHostLimitWithTheNumbers) {
+  v1::JobSpec s = Spec("copy", "cuda_memcpy");
+  s.add_shape(65536);
+  s.add_shape(65536);
+  SubmitLimits limits;
+  limits.host_check_max_bytes = int64_t{64} << 30;
+  const absl::Status st = ValidateAndNormalize(Gpu(int64_t{80} << 30), limits, &s);
+  EXPECT_EQ(st.code(), absl::StatusCode::kResourceExhausted) << st;
+  EXPECT_NE(st.message().find("160.00 GiB of host memory"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("64.00 GiB (--host-check-max-bytes)"), std::string::npos)
+      << st.message();
+}
+
+TEST(ValidateAndNormalize, AcceptsTheSameProblemWhenTheHostHasRoom) {
+  v1::JobSpec s = Spec("copy", "cuda_memcpy");
+  s.add_shape(65536);
+  s.add_shape(65536);
+  SubmitLimits limits;
+  limits.host_check_max_bytes = int64_t{200} << 30;
+  EXPECT_TRUE(ValidateAndNormalize(Gpu(int64_t{80} << 30), limits, &s).ok());
+}
+
+TEST(ValidateAndNormalize, CountsTheCpuDevicesOwnBuffersBesideItsCheck) {
+  v1::JobSpec s = Spec("copy", "host_memcpy");
+  s.add_shape(1 << 20);
+  SubmitLimits limits;
+  limits.cpu_max_bytes = int64_t{1} << 40;
+  // Check: 8 B x (1 Mi in + 4 x 1 Mi out) = 40 MiB; buffers: 8 MiB of f32.
+  limits.host_check_max_bytes = (int64_t{40} << 20) + (int64_t{8} << 20) - 1;
+  EXPECT_EQ(ValidateAndNormalize(Cpu(), limits, &s).code(), absl::StatusCode::kResourceExhausted);
+  limits.host_check_max_bytes += 1;
+  EXPECT_TRUE(ValidateAndNormalize(Cpu(), limits, &s).ok());
+}
+
 }  // namespace
 }  // namespace kbench::api

@@ -1,6 +1,13 @@
 // Tests of artifact verification: size, offsets and SHA-256 announced by the first chunk.
 #include "client/artifact_download.h"
 
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+#include <vector>
+
 #include "client/errors.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -80,6 +87,44 @@ TEST(ArtifactVerifier, FailsOnShortAndLongStreams) {
 TEST(ArtifactVerifier, FailsOnEmptyStream) {
   ArtifactVerifier v("job-1", "a.bin");
   EXPECT_THAT(std::string(v.Finish().message()), HasSubstr("without any chunk"));
+}
+
+TEST(CheckArtifactName, AcceptsPlainFileNames) {
+  for (const char* name : {"samples.csv", "trace.json", "ncu_fused.ncu-rep", "a..b"}) {
+    EXPECT_TRUE(CheckArtifactName(name).ok()) << name;
+  }
+}
+
+TEST(CheckArtifactName, RefusesLeadingDotsAndPathSeparatorsWithExitCodeOne) {
+  const std::vector<std::string> names = {
+      ".bashrc", "..", ".", "../x", "a/b", "/etc/passwd", "a\\b", std::string("a\0b", 3), ""};
+  for (const std::string& name : names) {
+    const absl::Status s = CheckArtifactName(name);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << name;
+    EXPECT_EQ(ExitCodeFor(s), ExitCode::kFailed) << name;
+  }
+  EXPECT_THAT(std::string(CheckArtifactName(".bashrc").message()), HasSubstr("starts with a dot"));
+}
+
+// A rogue server's name is refused before a connection is made or any file is created.
+TEST(DownloadArtifact, RefusesAHiddenNameWithoutWritingAFile) {
+  char dir_template[] = "/tmp/kbench-artifact-XXXXXX";
+  ASSERT_NE(mkdtemp(dir_template), nullptr);
+  const std::filesystem::path dir = dir_template;
+  std::ostringstream out, err;
+  Io io;
+  io.out = &out;
+  io.err = &err;
+  // Nothing listens on port 1: a download that got as far as connecting would fail otherwise.
+  GlobalOptions options;
+  options.server = "127.0.0.1:1";
+  Session session(options, io);
+  const std::string path = (dir / ".bashrc").string();
+  const absl::StatusOr<v1::ArtifactInfo> info = DownloadArtifact(session, "j-1", ".bashrc", path);
+  EXPECT_EQ(info.status().code(), absl::StatusCode::kInvalidArgument) << info.status();
+  EXPECT_FALSE(std::filesystem::exists(path));
+  EXPECT_FALSE(std::filesystem::exists(path + ".part"));
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

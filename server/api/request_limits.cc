@@ -1,0 +1,76 @@
+// Request size caps (request_limits.h).
+#include "server/api/request_limits.h"
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+
+namespace kbench::api {
+namespace {
+
+constexpr size_t kQuotedPrefixBytes = 32;
+
+absl::Status CheckCount(absl::string_view field, int count, int max_count) {
+  if (count <= max_count) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(field, ": ", count, " entries; at most ", max_count, " are accepted"));
+}
+
+absl::Status CheckSpecStrings(const v1::JobSpec& spec) {
+  KBENCH_RETURN_IF_ERROR(CheckLength("spec.kernel", spec.kernel(), kMaxNameBytes));
+  KBENCH_RETURN_IF_ERROR(CheckLength("spec.device", spec.device(), kMaxNameBytes));
+  KBENCH_RETURN_IF_ERROR(CheckLength("spec.owner", spec.owner(), kMaxNameBytes));
+  KBENCH_RETURN_IF_ERROR(CheckCount("spec.variants", spec.variants_size(), kMaxVariants));
+  for (const std::string& variant : spec.variants()) {
+    KBENCH_RETURN_IF_ERROR(CheckLength("spec.variants", variant, kMaxNameBytes));
+  }
+  KBENCH_RETURN_IF_ERROR(CheckCount("spec.shape", spec.shape_size(), kMaxShapeRank));
+  KBENCH_RETURN_IF_ERROR(CheckCount("spec.params", spec.params_size(), kMaxParams));
+  for (const auto& [name, value] : spec.params()) {
+    KBENCH_RETURN_IF_ERROR(CheckLength("spec.params", name, kMaxNameBytes));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::string QuotePrefix(absl::string_view value) {
+  if (value.size() <= kQuotedPrefixBytes) return absl::StrCat("'", value, "'");
+  return absl::StrCat("'", value.substr(0, kQuotedPrefixBytes), "...' (", value.size(), " bytes)");
+}
+
+absl::Status CheckLength(absl::string_view field, absl::string_view value, size_t max_bytes) {
+  if (value.size() <= max_bytes) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(field, ": ", QuotePrefix(value), " is longer than ", max_bytes, " bytes"));
+}
+
+absl::Status CheckRequestSize(const v1::SubmitJobRequest& request) {
+  KBENCH_RETURN_IF_ERROR(
+      CheckLength("idempotency_key", request.idempotency_key(), kMaxIdempotencyKeyBytes));
+  // Strings first, so the error names the field rather than the spec as a whole.
+  KBENCH_RETURN_IF_ERROR(CheckSpecStrings(request.spec()));
+  const size_t spec_bytes = request.spec().ByteSizeLong();
+  if (spec_bytes > kMaxSpecBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "spec: ", spec_bytes, " bytes serialized; at most ", kMaxSpecBytes, " are accepted"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckRequestSize(const v1::ListJobsRequest& request) {
+  KBENCH_RETURN_IF_ERROR(CheckLength("kernel", request.kernel(), kMaxNameBytes));
+  KBENCH_RETURN_IF_ERROR(CheckLength("device", request.device(), kMaxNameBytes));
+  return CheckLength("page_token", request.page_token(), kMaxPageTokenBytes);
+}
+
+absl::Status CheckRequestSize(const v1::GetArtifactRequest& request) {
+  KBENCH_RETURN_IF_ERROR(CheckJobId(request.job_id()));
+  return CheckLength("name", request.name(), kMaxNameBytes);
+}
+
+absl::Status CheckJobId(absl::string_view job_id) {
+  if (job_id.empty()) return absl::InvalidArgumentError("job_id: must be given");
+  return CheckLength("job_id", job_id, kMaxNameBytes);
+}
+
+}  // namespace kbench::api

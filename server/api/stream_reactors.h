@@ -1,0 +1,89 @@
+// The server-streaming RPCs on gRPC's callback API: an open stream holds a reactor (a few
+// hundred bytes and its last message), not a thread. WatchJob's reactor is fed by the WatchHub;
+// GetArtifact's reads its next chunk when the previous write completes.
+#pragma once
+
+#include <grpcpp/support/server_callback.h>
+
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "kbench/v1/service.pb.h"
+#include "server/api/stream_limiter.h"
+#include "server/api/watch_hub.h"
+
+namespace kbench::api {
+
+// Records the RPC's metrics and converts its final status.
+using FinishFn = std::function<grpc::Status(const absl::Status&)>;
+
+// A stream refused before it started (bad request, limit reached, unknown job).
+template <typename Response>
+class RefusedStream final : public grpc::ServerWriteReactor<Response> {
+ public:
+  explicit RefusedStream(const grpc::Status& status) { this->Finish(status); }
+  void OnDone() override { delete this; }
+};
+
+// Writes each snapshot the hub delivers; while a write is in flight only the newest snapshot
+// waits, so a slow client gets the latest state, never a backlog. Finishes after writing a
+// terminal state. Deletes itself when gRPC is done with it.
+class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchJobResponse>,
+                           public JobWatcher {
+ public:
+  WatchReactor(WatchHub* hub, StreamSlot slot, FinishFn finish)
+      : hub_(hub), slot_(std::move(slot)), finish_(std::move(finish)) {}
+
+  void OnJob(const absl::StatusOr<v1::Job>& job) override;
+  void OnWriteDone(bool ok) override;
+  void OnCancel() override;
+  void OnDone() override { delete this; }
+
+ private:
+  // Starts writing `current_` (mu_ held on entry, released on return).
+  void StartWriting(std::unique_lock<std::mutex>& lock) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Finishes the RPC once (mu_ held on entry, released on return). `in_hub_call` when called
+  // from OnJob: the hub holds its lock and drops the watcher itself.
+  void FinishOnce(std::unique_lock<std::mutex>& lock, const absl::Status& status,
+                  bool in_hub_call = false) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  WatchHub* const hub_;
+  StreamSlot slot_;
+  const FinishFn finish_;
+  std::mutex mu_;
+  bool writing_ ABSL_GUARDED_BY(mu_) = false;
+  bool finished_ ABSL_GUARDED_BY(mu_) = false;
+  // Why the stream ends, once known; applied when the write in flight completes.
+  std::optional<absl::Status> ending_ ABSL_GUARDED_BY(mu_);
+  v1::WatchJobResponse current_ ABSL_GUARDED_BY(mu_);
+  std::optional<v1::WatchJobResponse> pending_ ABSL_GUARDED_BY(mu_);
+};
+
+// Streams an open artifact file in chunks; the first chunk carries its info.
+class ArtifactReactor final : public grpc::ServerWriteReactor<v1::GetArtifactResponse> {
+ public:
+  ArtifactReactor(std::ifstream file, v1::ArtifactInfo info, StreamSlot slot, FinishFn finish);
+
+  void OnWriteDone(bool ok) override;
+  void OnDone() override { delete this; }
+
+ private:
+  // Reads and writes the next chunk, or finishes at the end of the file.
+  void WriteNext();
+
+  std::ifstream file_;
+  const int64_t size_;
+  StreamSlot slot_;
+  const FinishFn finish_;
+  // Only one write is in flight and OnWriteDone drives the next, so no lock is needed.
+  v1::GetArtifactResponse chunk_;
+  int64_t offset_ = 0;
+  bool first_ = true;
+};
+
+}  // namespace kbench::api
