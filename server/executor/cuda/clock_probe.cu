@@ -39,6 +39,14 @@ absl::Status ClockProbe::Init() {
   void* d = nullptr;
   KBENCH_CUDA_RETURN_IF_ERROR(cudaHostGetDevicePointer(&d, p, 0));
   device_ = static_cast<unsigned long long*>(d);
+  // Load the probe's module now: with CUDA's lazy loading (the default since 12.2) the first
+  // launch of a kernel loads its module, which waits for the device to go idle. The probes run
+  // inside the timed region, behind the blocking kernel, where that wait would deadlock until
+  // the blocking kernel gives up (seen on the H100: the first sample of every fresh executor).
+  cudaFuncAttributes attributes;
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaFuncGetAttributes(&attributes, ClockProbeKernel));
+  KBENCH_RETURN_IF_ERROR(Record(nullptr, 0));
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(nullptr));
   return absl::OkStatus();
 }
 

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "server/executor/cuda/blocking_kernel.h"
@@ -18,6 +19,9 @@ struct CopyBandwidth {
   int runs = 0;
   // Relative spread (max - min) / median of the timed runs.
   double spread = 0;
+  // The faster of the two ways measured: "cudaMemcpy" (the copy engine) or "copy/vectorized"
+  // (the catalogue's copy kernel).
+  std::string method;
 };
 
 // Copies per timed run: one event pair around several copies queued behind the blocking kernel,
@@ -26,9 +30,10 @@ struct CopyBandwidth {
 // for the same copy in the cold harness, so copies showed up to 101.4% of copy bandwidth).
 inline constexpr int kCopiesPerRun = 4;
 
-// Times cudaMemcpyAsync device-to-device of `bytes` on `stream` with events: a warm-up of at
-// least 200 ms of copies, then `runs` timed runs of kCopiesPerRun copies each, held behind
-// `blocker` until all are queued; the median run's time per copy. Allocates two buffers of
+// Times two device-to-device copies of `bytes` on `stream` with events, cudaMemcpyAsync and the
+// catalogue's copy/vectorized kernel, each with a warm-up of at least 200 ms of copies, then
+// `runs` timed runs of kCopiesPerRun copies held behind `blocker` until all are queued; the
+// faster median time per copy is the ceiling, so no copy reports more than 100% of it. Allocates two buffers of
 // `bytes` for the duration.
 absl::StatusOr<CopyBandwidth> MeasureCopyBandwidth(cudaStream_t stream, BlockingKernel* blocker,
                                                    size_t bytes, int runs);
