@@ -3,7 +3,6 @@
 
 #include <fstream>
 #include <random>
-#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -16,6 +15,7 @@
 #include "server/api/page_token.h"
 #include "server/api/request_limits.h"
 #include "server/api/status_mapping.h"
+#include "server/common/kernel_info.h"
 #include "server/common/logging.h"
 #include "server/common/spec_problem.h"
 
@@ -31,37 +31,6 @@ std::string NewJobId() {
   static thread_local std::mt19937_64 rng(std::random_device{}() ^
                                           (uint64_t{std::random_device{}()} << 32));
   return absl::StrFormat("j-%016x", rng());
-}
-
-v1::KernelInfo KernelInfoOf(const kernels::Operation& op) {
-  v1::KernelInfo k;
-  k.set_name(op.name);
-  k.set_description(op.description);
-  for (const auto& d : op.dims) k.add_dims(d);
-  for (int64_t d : op.default_shape) k.add_default_shape(d);
-  k.set_cost_model(op.cost_model);
-  std::set<int> dtypes;
-  for (const kernels::VariantDesc& v : op.variants) {
-    v1::VariantInfo* vi = k.add_variants();
-    vi->set_name(v.name);
-    vi->set_description(v.description);
-    vi->add_device_kinds(v.backend == kernels::Backend::kHost ? v1::DEVICE_KIND_CPU
-                                                              : v1::DEVICE_KIND_CUDA);
-    for (kernels::DType d : v.dtypes) {
-      vi->add_dtypes(DTypeToProto(d));
-      dtypes.insert(DTypeToProto(d));
-    }
-  }
-  for (int d : dtypes) k.add_dtypes(static_cast<v1::DType>(d));
-  for (const kernels::ParamDesc& p : op.params) {
-    v1::ParamInfo* pi = k.add_params();
-    pi->set_name(p.name);
-    pi->set_description(p.description);
-    pi->set_min(p.min);
-    pi->set_max(p.max);
-    pi->set_default_value(p.default_value);
-  }
-  return k;
 }
 
 JobKind KindOf(v1::JobKind kind) {
@@ -135,8 +104,7 @@ grpc::Status KbenchService::Finish(const char* method, Clock::time_point start,
   return ToGrpcStatus(status);
 }
 
-grpc::Status KbenchService::ListKernels(grpc::ServerContext* context,
-                                        const v1::ListKernelsRequest*,
+grpc::Status KbenchService::ListKernels(grpc::ServerContext* context, const v1::ListKernelsRequest*,
                                         v1::ListKernelsResponse* response) {
   const auto start = Clock::now();
   absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, "ListKernels");
@@ -146,8 +114,7 @@ grpc::Status KbenchService::ListKernels(grpc::ServerContext* context,
   return Finish("ListKernels", start, absl::OkStatus());
 }
 
-grpc::Status KbenchService::ListDevices(grpc::ServerContext* context,
-                                        const v1::ListDevicesRequest*,
+grpc::Status KbenchService::ListDevices(grpc::ServerContext* context, const v1::ListDevicesRequest*,
                                         v1::ListDevicesResponse* response) {
   const auto start = Clock::now();
   absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, "ListDevices");
@@ -192,9 +159,10 @@ absl::Status KbenchService::Submit(const v1::SubmitJobRequest& request,
   }
   metrics_->JobSubmitted(record.kind, record.device);
   scheduler_->Enqueue(inserted.first);
-  logging::LogJob(logging::Level::kInfo, record.id, "queued",
-                  {logging::Field("device", record.device), logging::Field("kind", JobKindName(record.kind)),
-                   logging::Field("kernel", spec.kernel())});
+  logging::LogJob(
+      logging::Level::kInfo, record.id, "queued",
+      {logging::Field("device", record.device), logging::Field("kind", JobKindName(record.kind)),
+       logging::Field("kernel", spec.kernel())});
   // The job as accepted (QUEUED); the worker may already be starting it.
   *response->mutable_job() = RecordToJob(inserted.first, std::nullopt, {});
   return absl::OkStatus();

@@ -8,21 +8,13 @@
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server_builder.h"
+#include "kernels/catalogue.h"
+#include "server/common/kernel_info.h"
 
 namespace kbench::client::testing {
 namespace {
 
 constexpr size_t kChunkBytes = 1000;
-
-v1::VariantInfo Variant(const std::string& name, v1::DeviceKind kind,
-                        std::vector<v1::DType> dtypes) {
-  v1::VariantInfo v;
-  v.set_name(name);
-  v.set_description(absl::StrCat("the ", name, " variant"));
-  v.add_device_kinds(kind);
-  for (v1::DType d : dtypes) v.add_dtypes(d);
-  return v;
-}
 
 std::vector<v1::Job> DefaultScript(const v1::Job& submitted) {
   v1::Job running = submitted;
@@ -88,29 +80,11 @@ v1::VariantResult MakeVariantResult(const std::string& variant, double median) {
 }
 
 FakeKbenchServer::FakeKbenchServer() : script_(DefaultScript) {
-  v1::KernelInfo* copy = kernels_.add_kernels();
-  copy->set_name("copy");
-  copy->add_dims("n");
-  copy->add_default_shape(1 << 20);
-  copy->add_dtypes(v1::DTYPE_F32);
-  copy->add_dtypes(v1::DTYPE_F16);
-  *copy->add_variants() = Variant("host", v1::DEVICE_KIND_CPU, {v1::DTYPE_F32, v1::DTYPE_F16});
-  *copy->add_variants() =
-      Variant("vectorized", v1::DEVICE_KIND_CUDA, {v1::DTYPE_F32, v1::DTYPE_F16});
-  v1::KernelInfo* softmax = kernels_.add_kernels();
-  softmax->set_name("softmax");
-  softmax->set_description("row-wise softmax");
-  softmax->add_dims("rows");
-  softmax->add_dims("cols");
-  softmax->add_default_shape(4096);
-  softmax->add_default_shape(4096);
-  softmax->add_dtypes(v1::DTYPE_F32);
-  softmax->add_dtypes(v1::DTYPE_BF16);
-  *softmax->add_variants() = Variant("host", v1::DEVICE_KIND_CPU, {v1::DTYPE_F32});
-  *softmax->add_variants() = Variant("naive", v1::DEVICE_KIND_CUDA, {v1::DTYPE_F32});
-  *softmax->add_variants() =
-      Variant("fused", v1::DEVICE_KIND_CUDA, {v1::DTYPE_F32, v1::DTYPE_BF16});
-  *softmax->add_variants() = Variant("online", v1::DEVICE_KIND_CUDA, {v1::DTYPE_BF16});
+  // The daemon's own catalogue, converted as ListKernels converts it: a test that names a
+  // kernel, variant or dtype the daemon lacks fails here as kbctl would fail against kbenchd.
+  for (const kernels::Operation& op : kernels::Catalogue()) {
+    *kernels_.add_kernels() = KernelInfoOf(op);
+  }
 
   v1::DeviceInfo* cpu = devices_.add_devices();
   cpu->set_id("cpu");

@@ -1,5 +1,5 @@
 // An in-process kbench.v1 server for kbctl's tests: a real gRPC server on a loopback port whose
-// answers the test scripts (catalogue, job states streamed by WatchJob, pages, artifacts), and
+// answers the test scripts (job states streamed by WatchJob, pages, artifacts), and
 // which records the requests it received. It checks nothing about benchmarks themselves.
 #pragma once
 

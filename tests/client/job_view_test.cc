@@ -126,15 +126,18 @@ TEST(RenderProfile, SortsKernelsByTotalTimeAndShowsCategories) {
 TEST(RenderKernelsTable, ListsOperationsVariantsDimsAndDtypes) {
   testing::FakeKbenchServer server;
   const std::string table = RenderKernelsTable(server.kernels());
-  EXPECT_THAT(table, ContainsRegex("softmax +host,naive,fused,online +rows x cols +4096x4096 "
-                                   "+f32,bf16"));
+  EXPECT_THAT(table, ContainsRegex("\nsoftmax +host_rowwise,naive,fused,warp_per_row,online "
+                                   "+rows x cols +4096x4096 +f32,f16,bf16\n"));
 }
 
 TEST(RenderKernel, DescribesEachVariant) {
   testing::FakeKbenchServer server;
-  const std::string text = RenderKernel(server.kernels().kernels(1));
-  EXPECT_THAT(text, ContainsRegex("Dims: +rows x cols \\(default 4096x4096\\)"));
-  EXPECT_THAT(text, ContainsRegex("online +cuda +bf16 +the online variant"));
+  const v1::KernelInfo& matmul = server.kernels().kernels(6);
+  ASSERT_EQ(matmul.name(), "matmul");
+  const std::string text = RenderKernel(matmul);
+  EXPECT_THAT(text, ContainsRegex("Dims: +m x n x k \\(default 1024x1024x1024\\)"));
+  EXPECT_THAT(text, ContainsRegex("\nhost_naive +cpu +f32 +i-k-j loops"));
+  EXPECT_THAT(text, ContainsRegex("\ntensorcore +cuda +bf16,f16 +wgmma tensor cores"));
 }
 
 TEST(RenderDevicesTable, ShowsThreadsForCpuAndMeasuredBandwidth) {

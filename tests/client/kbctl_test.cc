@@ -101,7 +101,7 @@ TEST(Kbctl, MissingSubcommandIsUsageError) {
 }
 
 TEST(Kbctl, UnknownFlagIsUsageErrorNamingTheSubcommandHelp) {
-  const Result r = Kbctl({"bench", "copy", "--variant", "host", "--bogus"});
+  const Result r = Kbctl({"bench", "copy", "--variant", "host_memcpy", "--bogus"});
   EXPECT_EQ(r.code, 2);
   EXPECT_THAT(r.err, HasSubstr("--bogus"));
   EXPECT_THAT(r.err, HasSubstr("kbctl bench --help"));
@@ -158,13 +158,13 @@ TEST_F(KbctlTest, ServerErrorIsPrintedAsCodeAndMessageAndExitsThree) {
 
 TEST_F(KbctlTest, BenchSendsTheSpecTheFlagsDescribe) {
   const Result r = Run({"bench",
-                        "softmax",
+                        "mlp",
                         "--variant",
                         "fused",
                         "--shape",
                         "1024x512",
                         "--dtype",
-                        "bf16",
+                        "tf32",
                         "--device",
                         "cuda:0",
                         "--mode",
@@ -184,7 +184,7 @@ TEST_F(KbctlTest, BenchSendsTheSpecTheFlagsDescribe) {
                         "--param",
                         "layers=4",
                         "--param",
-                        "dim=256",
+                        "steps=2",
                         "--idempotency-key",
                         "k1"});
   ASSERT_EQ(r.code, 0) << r.err;
@@ -192,10 +192,10 @@ TEST_F(KbctlTest, BenchSendsTheSpecTheFlagsDescribe) {
   const v1::SubmitJobRequest req = server_.submits()[0];
   const v1::JobSpec& spec = req.spec();
   EXPECT_EQ(spec.kind(), v1::JOB_KIND_BENCHMARK);
-  EXPECT_EQ(spec.kernel(), "softmax");
+  EXPECT_EQ(spec.kernel(), "mlp");
   EXPECT_THAT(spec.variants(), ElementsAre("fused"));
   EXPECT_THAT(spec.shape(), ElementsAre(1024, 512));
-  EXPECT_EQ(spec.dtype(), v1::DTYPE_BF16);
+  EXPECT_EQ(spec.dtype(), v1::DTYPE_TF32);
   EXPECT_EQ(spec.device(), "cuda:0");
   EXPECT_EQ(spec.mode(), v1::MEASURE_MODE_GRAPH);
   EXPECT_DOUBLE_EQ(spec.stopping().max_noise(), 0.01);
@@ -205,13 +205,13 @@ TEST_F(KbctlTest, BenchSendsTheSpecTheFlagsDescribe) {
   EXPECT_EQ(spec.seed(), 1234u);
   EXPECT_EQ(spec.priority(), -5);
   EXPECT_EQ(spec.params().at("layers"), 4);
-  EXPECT_EQ(spec.params().at("dim"), 256);
+  EXPECT_EQ(spec.params().at("steps"), 2);
   EXPECT_EQ(spec.owner(), "tester");
   EXPECT_EQ(req.idempotency_key(), "k1");
 }
 
 TEST_F(KbctlTest, BenchLeavesUnsetFieldsAtZeroForTheServerDefaults) {
-  const Result r = Run({"bench", "copy", "--variant", "host", "--shape", "4096"});
+  const Result r = Run({"bench", "copy", "--variant", "host_memcpy", "--shape", "4096"});
   ASSERT_EQ(r.code, 0) << r.err;
   const v1::JobSpec spec = server_.submits()[0].spec();
   EXPECT_EQ(spec.dtype(), v1::DTYPE_UNSPECIFIED);
@@ -223,7 +223,7 @@ TEST_F(KbctlTest, BenchLeavesUnsetFieldsAtZeroForTheServerDefaults) {
 
 TEST_F(KbctlTest, BenchPrintsStatisticsThroughputCorrectnessAndEnvironment) {
   const Result r =
-      Run({"bench", "copy", "--variant", "host", "--shape", "4096", "--device", "cpu"});
+      Run({"bench", "copy", "--variant", "host_memcpy", "--shape", "4096", "--device", "cpu"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, ContainsRegex("State: +succeeded"));
   EXPECT_THAT(r.out, ContainsRegex("Median: +1.000 ms"));
@@ -238,18 +238,19 @@ TEST_F(KbctlTest, BenchPrintsStatisticsThroughputCorrectnessAndEnvironment) {
 
 TEST_F(KbctlTest, BenchShowsPlainProgressLinesWhenStderrIsNotATerminal) {
   const Result r =
-      Run({"bench", "copy", "--variant", "host", "--shape", "4096", "--device", "cpu"});
+      Run({"bench", "copy", "--variant", "host_memcpy", "--shape", "4096", "--device", "cpu"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.err, HasSubstr("submitted job job-1"));
   EXPECT_THAT(r.err, HasSubstr("job job-1 queued on cpu\n"));
-  EXPECT_THAT(r.err, HasSubstr("job job-1 running on cpu: measuring host: 5 samples, noise "
+  EXPECT_THAT(r.err, HasSubstr("job job-1 running on cpu: measuring host_memcpy: 5 samples, noise "
                                "2.00% (target 0.50%), 100ms\n"));
   EXPECT_THAT(r.err, HasSubstr("50 samples, noise 0.40% (target 0.50%), 1.6s\n"));
   EXPECT_THAT(r.err, Not(HasSubstr("\r")));
 }
 
 TEST_F(KbctlTest, BenchRedrawsOneProgressLineOnATerminal) {
-  const Result r = Run({"bench", "copy", "--variant", "host", "--shape", "4096"}, /*tty=*/true);
+  const Result r =
+      Run({"bench", "copy", "--variant", "host_memcpy", "--shape", "4096"}, /*tty=*/true);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.err, HasSubstr("\r\033[Kjob job-1 running"));
   EXPECT_THAT(r.err, ::testing::EndsWith("\r\033[K"));  // Cleared before the result.
@@ -266,7 +267,8 @@ TEST_F(KbctlTest, BenchOfUnknownKernelWithoutShapeNamesTheCatalogue) {
   const Result r = Run({"bench", "sofmax", "--variant", "fused"});
   EXPECT_EQ(r.code, 3);
   EXPECT_THAT(r.err, HasSubstr("kbctl: INVALID_ARGUMENT: OP:"));
-  EXPECT_THAT(r.err, HasSubstr("no operation named \"sofmax\"; the catalogue has copy, softmax"));
+  EXPECT_THAT(r.err, HasSubstr("no operation named \"sofmax\"; the catalogue has copy, square, "
+                               "add, gelu, softmax, reduce, matmul, mlp"));
   EXPECT_TRUE(server_.submits().empty());
 }
 
@@ -278,7 +280,7 @@ TEST_F(KbctlTest, BenchExitsOneWhenTheJobFails) {
     failed.set_error_code("INTERNAL");
     return std::vector<v1::Job>{failed};
   });
-  const Result r = Run({"bench", "copy", "--variant", "host", "--shape", "4096"});
+  const Result r = Run({"bench", "copy", "--variant", "host_memcpy", "--shape", "4096"});
   EXPECT_EQ(r.code, 1);
   EXPECT_THAT(r.out, ContainsRegex("State: +failed"));
   EXPECT_THAT(r.err, HasSubstr("kbctl: INTERNAL: job job-1 failed: executor for cpu died"));
@@ -289,15 +291,15 @@ TEST_F(KbctlTest, BenchExitsOneWhenCorrectnessFails) {
     v1::Job done = submitted;
     done.set_state(v1::JOB_STATE_SUCCEEDED);
     v1::VariantResult* v = done.mutable_result()->add_variants();
-    *v = testing::MakeVariantResult("host", 1e-3);
+    *v = testing::MakeVariantResult("host_memcpy", 1e-3);
     v->mutable_correctness()->set_passed(false);
     v->mutable_correctness()->set_relative_l2_error(0.5);
     return std::vector<v1::Job>{done};
   });
-  const Result r = Run({"bench", "copy", "--variant", "host", "--shape", "4096"});
+  const Result r = Run({"bench", "copy", "--variant", "host_memcpy", "--shape", "4096"});
   EXPECT_EQ(r.code, 1);
   EXPECT_THAT(r.out, HasSubstr("FAIL (0.5 vs 1e-05)"));
-  EXPECT_THAT(r.err, HasSubstr("FAILED_PRECONDITION: job job-1: copy/host failed its "
+  EXPECT_THAT(r.err, HasSubstr("FAILED_PRECONDITION: job job-1: copy/host_memcpy failed its "
                                "correctness check"));
 }
 
@@ -307,21 +309,22 @@ TEST_F(KbctlTest, BenchExitsOneWhenTheJobIsCancelled) {
     cancelled.set_state(v1::JOB_STATE_CANCELLED);
     return std::vector<v1::Job>{cancelled};
   });
-  const Result r = Run({"bench", "copy", "--variant", "host", "--shape", "4096"});
+  const Result r = Run({"bench", "copy", "--variant", "host_memcpy", "--shape", "4096"});
   EXPECT_EQ(r.code, 1);
   EXPECT_THAT(r.err, HasSubstr("kbctl: CANCELLED: job job-1 was cancelled"));
 }
 
 TEST_F(KbctlTest, BenchNoWaitPrintsOnlyTheJobId) {
-  const Result r = Run({"bench", "copy", "--variant", "host", "--shape", "4096", "--no-wait"});
+  const Result r =
+      Run({"bench", "copy", "--variant", "host_memcpy", "--shape", "4096", "--no-wait"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, "job-1\n");
   EXPECT_EQ(server_.rpc_count(), 1);  // Submit only: no watch.
 }
 
 TEST_F(KbctlTest, BenchNoWaitJsonPrintsTheSubmittedJob) {
-  const Result r =
-      Run({"-o", "json", "bench", "copy", "--variant", "host", "--shape", "4096", "--no-wait"});
+  const Result r = Run(
+      {"-o", "json", "bench", "copy", "--variant", "host_memcpy", "--shape", "4096", "--no-wait"});
   EXPECT_EQ(r.code, 0) << r.err;
   v1::Job job;
   ASSERT_TRUE(FromJson(r.out, &job).ok()) << r.out;
@@ -331,7 +334,8 @@ TEST_F(KbctlTest, BenchNoWaitJsonPrintsTheSubmittedJob) {
 }
 
 TEST_F(KbctlTest, BenchJsonPrintsOnlyTheFinalJobOnStdout) {
-  const Result r = Run({"bench", "copy", "--variant", "host", "--shape", "4096", "-o", "json"});
+  const Result r =
+      Run({"bench", "copy", "--variant", "host_memcpy", "--shape", "4096", "-o", "json"});
   EXPECT_EQ(r.code, 0) << r.err;
   v1::Job job;
   ASSERT_TRUE(FromJson(r.out, &job).ok()) << r.out;
@@ -348,7 +352,7 @@ TEST_F(KbctlTest, BenchJsonOfAFailedJobStillPrintsTheJobAndExitsOne) {
     failed.set_error("out of memory");
     return std::vector<v1::Job>{failed};
   });
-  const Result r = Run({"-o", "json", "bench", "copy", "--variant", "host", "--shape", "4"});
+  const Result r = Run({"-o", "json", "bench", "copy", "--variant", "host_memcpy", "--shape", "4"});
   EXPECT_EQ(r.code, 1);
   v1::Job job;
   ASSERT_TRUE(FromJson(r.out, &job).ok()) << r.out;
@@ -357,12 +361,12 @@ TEST_F(KbctlTest, BenchJsonOfAFailedJobStillPrintsTheJobAndExitsOne) {
 }
 
 TEST_F(KbctlTest, RetriedSubmitWithSameIdempotencyKeyFollowsTheFirstJob) {
-  ASSERT_EQ(Run({"bench", "copy", "--variant", "host", "--shape", "4", "--idempotency-key", "k",
-                 "--no-wait"})
+  ASSERT_EQ(Run({"bench", "copy", "--variant", "host_memcpy", "--shape", "4", "--idempotency-key",
+                 "k", "--no-wait"})
                 .out,
             "job-1\n");
   const Result again =
-      Run({"bench", "copy", "--variant", "host", "--shape", "4", "--idempotency-key", "k"});
+      Run({"bench", "copy", "--variant", "host_memcpy", "--shape", "4", "--idempotency-key", "k"});
   EXPECT_EQ(again.code, 0) << again.err;
   EXPECT_THAT(again.err, HasSubstr("idempotency key \"k\" matched job job-1"));
   EXPECT_THAT(again.out, ContainsRegex("Job: +job-1"));
@@ -379,31 +383,33 @@ TEST_F(KbctlTest, CompareSubmitsOneJobWithAllVariantsAndPrintsThemSideBySide) {
 }
 
 TEST_F(KbctlTest, CompareAllExpandsToTheVariantsOfTheDeviceKindAndDtype) {
-  ASSERT_EQ(Run({"compare", "softmax", "--variants", "all", "--device", "cuda:any", "--dtype",
-                 "bf16", "--shape", "8x8", "--no-wait"})
+  // matmul's CUDA variants: naive, tiled and register_blocked are f32 only, tensorcore has no
+  // f32, cublas runs every dtype.
+  ASSERT_EQ(Run({"compare", "matmul", "--variants", "all", "--device", "cuda:any", "--dtype",
+                 "bf16", "--shape", "8x8x8", "--no-wait"})
                 .code,
             0);
-  EXPECT_THAT(server_.submits()[0].spec().variants(), ElementsAre("fused", "online"));
+  EXPECT_THAT(server_.submits()[0].spec().variants(), ElementsAre("tensorcore", "cublas"));
   ASSERT_EQ(Run({"compare", "softmax", "--variants", "all", "--device", "cpu", "--shape", "8x8",
                  "--no-wait"})
                 .code,
             0);
-  EXPECT_THAT(server_.submits()[1].spec().variants(), ElementsAre("host"));
+  EXPECT_THAT(server_.submits()[1].spec().variants(), ElementsAre("host_rowwise"));
 }
 
 TEST_F(KbctlTest, CompareAllWithoutDevicePicksCpuWhenTheServerHasNoGpu) {
   ASSERT_EQ(Run({"compare", "softmax", "--variants", "all", "--shape", "8x8", "--no-wait"}).code,
             0);
   EXPECT_EQ(server_.submits()[0].spec().device(), "cpu");
-  EXPECT_THAT(server_.submits()[0].spec().variants(), ElementsAre("host"));
+  EXPECT_THAT(server_.submits()[0].spec().variants(), ElementsAre("host_rowwise"));
 }
 
 TEST_F(KbctlTest, CompareAllWithNoMatchingVariantSaysWhatExists) {
   const Result r = Run({"compare", "softmax", "--variants", "all", "--device", "cpu", "--dtype",
                         "bf16", "--shape", "8x8"});
   EXPECT_EQ(r.code, 3);
-  EXPECT_THAT(r.err, HasSubstr("none of softmax's variants (host, naive, fused, online) runs "
-                               "bf16 on cpu"));
+  EXPECT_THAT(r.err, HasSubstr("none of softmax's variants (host_rowwise, naive, fused, "
+                               "warp_per_row, online) runs bf16 on cpu"));
   EXPECT_TRUE(server_.submits().empty());
 }
 
@@ -417,14 +423,17 @@ TEST_F(KbctlTest, KernelsListsTheCatalogue) {
   const Result r = Run({"kernels"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, ContainsRegex("^OPERATION +VARIANTS +DIMS"));
-  EXPECT_THAT(r.out, ContainsRegex("copy +host,vectorized +n +1048576 +f32,f16"));
+  EXPECT_THAT(r.out, ContainsRegex("\ncopy +host_memcpy,vectorized,cuda_memcpy +elements\\.\\.\\. "
+                                   "+4096x4096 +f32,f16,bf16\n"));
+  EXPECT_THAT(r.out, ContainsRegex("\nmlp +host,unfused,fused +batch x dim +256x256 +f32,tf32\n"));
 }
 
 TEST_F(KbctlTest, KernelsOpDescribesVariants) {
   const Result r = Run({"kernels", "softmax"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, ContainsRegex("Description: +row-wise softmax"));
-  EXPECT_THAT(r.out, ContainsRegex("fused +cuda +f32,bf16 +the fused variant"));
+  EXPECT_THAT(r.out, ContainsRegex("\nhost_rowwise +cpu +f32 +three passes per row"));
+  EXPECT_THAT(r.out, ContainsRegex("\nfused +cuda +f32,f16,bf16 +one block per row"));
 }
 
 TEST_F(KbctlTest, KernelsOfUnknownOpIsNotFound) {
@@ -438,8 +447,10 @@ TEST_F(KbctlTest, KernelsJsonRoundTrips) {
   ASSERT_EQ(r.code, 0) << r.err;
   v1::ListKernelsResponse back;
   ASSERT_TRUE(FromJson(r.out, &back).ok()) << r.out;
-  EXPECT_EQ(back.kernels_size(), 2);
-  EXPECT_EQ(back.kernels(1).variants(2).name(), "fused");
+  ASSERT_EQ(back.kernels_size(), 8);
+  EXPECT_EQ(back.kernels(4).name(), "softmax");
+  EXPECT_EQ(back.kernels(4).variants(2).name(), "fused");
+  EXPECT_EQ(back.kernels(7).params(1).name(), "steps");
 }
 
 TEST_F(KbctlTest, DevicesJsonIsAnObjectWithTheList) {
@@ -469,7 +480,8 @@ TEST_F(KbctlTest, GetOfUnknownJobIsNotFoundAndExitsThree) {
 }
 
 TEST_F(KbctlTest, WatchFollowsTheJobToItsEndAndPrintsIt) {
-  ASSERT_EQ(Run({"bench", "copy", "--variant", "host", "--shape", "4", "--no-wait"}).code, 0);
+  ASSERT_EQ(Run({"bench", "copy", "--variant", "host_memcpy", "--shape", "4", "--no-wait"}).code,
+            0);
   const Result r = Run({"watch", "job-1"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.err, HasSubstr("measuring host"));
@@ -477,7 +489,8 @@ TEST_F(KbctlTest, WatchFollowsTheJobToItsEndAndPrintsIt) {
 }
 
 TEST_F(KbctlTest, CancelPrintsTheNewState) {
-  ASSERT_EQ(Run({"bench", "copy", "--variant", "host", "--shape", "4", "--no-wait"}).code, 0);
+  ASSERT_EQ(Run({"bench", "copy", "--variant", "host_memcpy", "--shape", "4", "--no-wait"}).code,
+            0);
   const Result r = Run({"cancel", "job-1"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, "job job-1 cancelled\n");
@@ -501,7 +514,8 @@ TEST_F(KbctlTest, JobsPassesFiltersAndPageSize) {
 
 TEST_F(KbctlTest, JobsShowsOnePageAndHowToGetTheNext) {
   for (int i = 0; i < 5; ++i) {
-    ASSERT_EQ(Run({"bench", "copy", "--variant", "host", "--shape", "4", "--no-wait"}).code, 0);
+    ASSERT_EQ(Run({"bench", "copy", "--variant", "host_memcpy", "--shape", "4", "--no-wait"}).code,
+              0);
   }
   const Result r = Run({"jobs", "--limit", "2"});
   EXPECT_EQ(r.code, 0) << r.err;
@@ -515,7 +529,8 @@ TEST_F(KbctlTest, JobsShowsOnePageAndHowToGetTheNext) {
 
 TEST_F(KbctlTest, JobsAllFollowsPageTokensToTheEnd) {
   for (int i = 0; i < 5; ++i) {
-    ASSERT_EQ(Run({"bench", "copy", "--variant", "host", "--shape", "4", "--no-wait"}).code, 0);
+    ASSERT_EQ(Run({"bench", "copy", "--variant", "host_memcpy", "--shape", "4", "--no-wait"}).code,
+              0);
   }
   const Result r = Run({"jobs", "--limit", "2", "--all", "-o", "json"});
   EXPECT_EQ(r.code, 0) << r.err;
@@ -620,8 +635,14 @@ TEST_F(KbctlTest, ArtifactsGetTellsGlobalOutputFormatFromItsOwnFileFlag) {
   EXPECT_EQ(ReadFile(out), "hello\n");
   google::protobuf::Struct doc;
   ASSERT_TRUE(FromJson(r.out, &doc).ok()) << r.out;
-  EXPECT_EQ(doc.fields().at("artifacts").list_value().values(0).struct_value().fields().at(
-                "sha256").string_value(),
+  EXPECT_EQ(doc.fields()
+                .at("artifacts")
+                .list_value()
+                .values(0)
+                .struct_value()
+                .fields()
+                .at("sha256")
+                .string_value(),
             Sha256Hex("hello\n"));
 }
 

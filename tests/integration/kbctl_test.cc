@@ -2,7 +2,12 @@
 #include <sys/wait.h>
 
 #include <array>
+#include <chrono>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <thread>
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -14,23 +19,43 @@ namespace {
 struct KbctlRun {
   int exit_code = -1;
   std::string out;
+  std::string err;
+};
+
+// A kbctl started with popen: its stdout is read, its stderr goes to a file, on Finish().
+struct KbctlProcess {
+  FILE* pipe = nullptr;
+  std::string err_path;
 };
 
 class KbctlTest : public ::testing::Test {
  protected:
-  // Runs kbctl with `args` against the daemon; stdout captured, stderr left to the test log.
-  KbctlRun Kbctl(const std::string& args) {
-    const std::string cmd = std::string(KBCTL_PATH) + " --server " + daemon_.address() + " " + args;
+  // Starts kbctl with `args` against the daemon, without waiting for it.
+  KbctlProcess Start(const std::string& args) {
+    KbctlProcess p;
+    p.err_path = dir_.path() + "/kbctl_stderr_" + std::to_string(runs_++);
+    const std::string cmd = std::string(KBCTL_PATH) + " --server " + daemon_.address() + " " +
+                            args + " 2>" + p.err_path;
+    p.pipe = popen(cmd.c_str(), "r");
+    return p;
+  }
+
+  // Reads the process's stdout to its end, waits for it, and reads its stderr.
+  static KbctlRun Finish(KbctlProcess p) {
     KbctlRun run;
-    FILE* p = popen(cmd.c_str(), "r");
-    if (p == nullptr) return run;
+    if (p.pipe == nullptr) return run;
     std::array<char, 4096> buf;
     size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) run.out.append(buf.data(), n);
-    const int status = pclose(p);
+    while ((n = fread(buf.data(), 1, buf.size(), p.pipe)) > 0) run.out.append(buf.data(), n);
+    const int status = pclose(p.pipe);
     run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::ifstream err(p.err_path);
+    run.err.assign(std::istreambuf_iterator<char>(err), std::istreambuf_iterator<char>());
     return run;
   }
+
+  // Runs kbctl with `args` against the daemon to its exit.
+  KbctlRun Kbctl(const std::string& args) { return Finish(Start(args)); }
 
   static constexpr const char* kQuick =
       "bench square --variant host_loop --shape 128x128 --device cpu --min-time 0.01 "
@@ -38,6 +63,7 @@ class KbctlTest : public ::testing::Test {
 
   TempDir dir_;
   Daemon daemon_{dir_.path()};
+  int runs_ = 0;
 };
 
 TEST_F(KbctlTest, BenchPrintsACheckedResultAndJsonForScripts) {
@@ -57,8 +83,8 @@ TEST_F(KbctlTest, BenchPrintsACheckedResultAndJsonForScripts) {
 
 TEST_F(KbctlTest, NoWaitThenGetJobsCancelAndWatch) {
   KbctlRun submitted = Kbctl(std::string("-o json ") +
-                        "bench square --variant host_loop --shape 128x128 --device cpu "
-                        "--min-time 60 --timeout-s 60 --no-wait");
+                             "bench square --variant host_loop --shape 128x128 --device cpu "
+                             "--min-time 60 --timeout-s 60 --no-wait");
   ASSERT_EQ(submitted.exit_code, 0) << submitted.out;
   const nlohmann::json doc = nlohmann::json::parse(submitted.out);
   const std::string id = (doc.contains("job") ? doc["job"] : doc)["id"];
@@ -107,10 +133,64 @@ TEST_F(KbctlTest, HealthKernelsDevicesAndArtifacts) {
   EXPECT_EQ(std::string(header).rfind("variant,sample,seconds", 0), 0u);
 }
 
-TEST_F(KbctlTest, ExitCodesSeparateUsageRpcAndJobFailures) {
-  EXPECT_EQ(Kbctl("bench square --variant host_loop --shape 0x5").exit_code, 2);
-  EXPECT_EQ(Kbctl("get j-doesnotexist").exit_code, 3);
-  EXPECT_EQ(Kbctl("bench square --variant host_loop --device cuda:9").exit_code, 3);
+// Exit codes (client/errors.h, `kbctl --help`): 0 the job succeeded, 1 it failed or was
+// cancelled, 2 a usage error (nothing sent), 3 an RPC error; the RPC's code is on stderr.
+
+TEST_F(KbctlTest, ExitsZeroWhenTheJobSucceeds) {
+  const KbctlRun run = Kbctl(kQuick);
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("Correctness:  pass"), std::string::npos) << run.out;
+}
+
+TEST_F(KbctlTest, ExitsOneWhenTheJobItWaitsForIsCancelled) {
+  KbctlProcess bench = Start(
+      "bench square --variant host_loop --shape 128x128 --device cpu --min-time 60 "
+      "--timeout-s 60");
+  ASSERT_NE(bench.pipe, nullptr);
+  // The job kbctl submitted, once it runs (kbctl is then waiting on its WatchJob).
+  std::string id;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (id.empty() && std::chrono::steady_clock::now() < deadline) {
+    grpc::ClientContext ctx;
+    v1::ListJobsRequest req;
+    req.set_state(v1::JOB_STATE_RUNNING);
+    v1::ListJobsResponse resp;
+    ASSERT_TRUE(daemon_.stub().ListJobs(&ctx, req, &resp).ok());
+    if (resp.jobs_size() > 0) id = resp.jobs(0).id();
+    if (id.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(20));  // poll interval
+  }
+  ASSERT_FALSE(id.empty()) << "kbctl's job never ran";
+  grpc::ClientContext ctx;
+  v1::CancelJobRequest cancel;
+  cancel.set_job_id(id);
+  v1::CancelJobResponse cancelled;
+  ASSERT_TRUE(daemon_.stub().CancelJob(&ctx, cancel, &cancelled).ok());
+
+  const KbctlRun run = Finish(bench);
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_NE(run.err.find("kbctl: CANCELLED: job " + id + " was cancelled"), std::string::npos)
+      << run.err;
+}
+
+TEST_F(KbctlTest, ExitsTwoOnAUsageErrorWithoutAnRpc) {
+  const KbctlRun run = Kbctl("bench square --variant host_loop --shape 0x5");
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_NE(run.err.find("--shape"), std::string::npos) << run.err;
+  EXPECT_EQ(run.err.find("INVALID_ARGUMENT"), std::string::npos) << run.err;
+  EXPECT_EQ(run.err.find("submitted job"), std::string::npos) << run.err;
+}
+
+TEST_F(KbctlTest, ExitsThreeWithTheCodeWhenTheServerAnswersNotFound) {
+  const KbctlRun run = Kbctl("get j-doesnotexist");
+  EXPECT_EQ(run.exit_code, 3) << run.err;
+  EXPECT_NE(run.err.find("kbctl: NOT_FOUND: "), std::string::npos) << run.err;
+}
+
+TEST_F(KbctlTest, ExitsThreeWithTheCodeWhenTheServerRefusesTheSpec) {
+  const KbctlRun run = Kbctl("bench square --variant host_loop --shape 8x8 --device cuda:9");
+  EXPECT_EQ(run.exit_code, 3) << run.err;
+  EXPECT_NE(run.err.find("kbctl: INVALID_ARGUMENT: "), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("cuda:9"), std::string::npos) << run.err;
 }
 
 }  // namespace

@@ -1,0 +1,41 @@
+// Catalogue -> KernelInfo for ListKernels.
+#include "server/common/kernel_info.h"
+
+#include <set>
+
+#include "server/common/spec_problem.h"
+
+namespace kbench {
+
+v1::KernelInfo KernelInfoOf(const kernels::Operation& op) {
+  v1::KernelInfo k;
+  k.set_name(op.name);
+  k.set_description(op.description);
+  for (const auto& d : op.dims) k.add_dims(d);
+  for (int64_t d : op.default_shape) k.add_default_shape(d);
+  k.set_cost_model(op.cost_model);
+  std::set<int> dtypes;
+  for (const kernels::VariantDesc& v : op.variants) {
+    v1::VariantInfo* vi = k.add_variants();
+    vi->set_name(v.name);
+    vi->set_description(v.description);
+    vi->add_device_kinds(v.backend == kernels::Backend::kHost ? v1::DEVICE_KIND_CPU
+                                                              : v1::DEVICE_KIND_CUDA);
+    for (kernels::DType d : v.dtypes) {
+      vi->add_dtypes(DTypeToProto(d));
+      dtypes.insert(DTypeToProto(d));
+    }
+  }
+  for (int d : dtypes) k.add_dtypes(static_cast<v1::DType>(d));
+  for (const kernels::ParamDesc& p : op.params) {
+    v1::ParamInfo* pi = k.add_params();
+    pi->set_name(p.name);
+    pi->set_description(p.description);
+    pi->set_min(p.min);
+    pi->set_max(p.max);
+    pi->set_default_value(p.default_value);
+  }
+  return k;
+}
+
+}  // namespace kbench
