@@ -17,6 +17,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "server/executor/profile/trace_clock.h"
 
 namespace kbench::executor::profile {
 namespace {
@@ -422,13 +423,13 @@ int MaxThreadsPerBlock(const LaunchHandle& h) {
   return h.driver != nullptr ? DriverMaxThreadsPerBlock(h.driver) : 0;
 }
 
+// CUPTI's timestamp callback: every record's start and end, host-side ones at once and
+// device-side ones when CUPTI converts GPU ticks to host time (cupti_activity.h).
+uint64_t CUPTIAPI TraceTimestamp() { return TraceClockNow(); }
+
 }  // namespace
 
-uint64_t CuptiCollector::Timestamp() {
-  uint64_t t = 0;
-  cuptiGetTimestamp(&t);
-  return t;
-}
+uint64_t CuptiCollector::Timestamp() { return TraceClockNow(); }
 
 absl::StatusOr<std::unique_ptr<CuptiCollector>> CuptiCollector::Start() {
   int devices = 0;
@@ -463,6 +464,12 @@ absl::StatusOr<std::unique_ptr<CuptiCollector>> CuptiCollector::Start() {
   if (CUptiResult res = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
       res != CUPTI_SUCCESS) {
     return fail(CuptiError(res, "cuptiSetThreadIdType"));
+  }
+  // Before any kind is enabled, as cupti_activity.h requires, so that no record of this
+  // recording is on CUPTI's default CLOCK_REALTIME while the phase spans are on ours.
+  if (CUptiResult res = cuptiActivityRegisterTimestampCallback(&TraceTimestamp);
+      res != CUPTI_SUCCESS) {
+    return fail(CuptiError(res, "cuptiActivityRegisterTimestampCallback"));
   }
   if (CUptiResult res = cuptiActivityRegisterCallbacks(&OnBufferRequested, &OnBufferCompleted);
       res != CUPTI_SUCCESS) {
