@@ -35,12 +35,11 @@ std::string Shape(const v1::JobSpec& spec) {
 
 std::string StoppingSummary(const v1::StoppingCriteria& s) {
   const auto pick = [](double v, double d) { return v > 0 ? v : d; };
-  return absl::StrCat("noise < ", FormatPercent(pick(s.max_noise(), kDefaultMaxNoise)),
-                      ", >= ", s.min_samples() > 0 ? s.min_samples() : kDefaultMinSamples,
-                      " samples, >= ",
-                      FormatSeconds(pick(s.min_time_seconds(), kDefaultMinTimeSeconds)),
-                      " measured, timeout ",
-                      FormatSeconds(pick(s.timeout_seconds(), kDefaultTimeoutSeconds)));
+  return absl::StrCat(
+      "noise < ", FormatPercent(pick(s.max_noise(), kDefaultMaxNoise)),
+      ", >= ", s.min_samples() > 0 ? s.min_samples() : kDefaultMinSamples,
+      " samples, >= ", FormatSeconds(pick(s.min_time_seconds(), kDefaultMinTimeSeconds)),
+      " measured, timeout ", FormatSeconds(pick(s.timeout_seconds(), kDefaultTimeoutSeconds)));
 }
 
 std::string ClockSummary(const v1::ClockReading& c) {
@@ -265,46 +264,92 @@ std::string RenderVariant(const v1::VariantResult& v, const v1::JobSpec& spec) {
   return f.Render(2);
 }
 
-std::string RenderCompareTable(const v1::JobResult& result) {
-  bool any_bytes = false, any_flops = false;
+namespace {
+
+// Columns of the compare table that only some results fill (a CPU run counts no FLOPs; a
+// result from before issue 15's harness has no timed check or flags).
+struct CompareColumns {
+  bool bytes = false, flops = false, timed_check = false, flags = false;
+};
+
+// The harness's warnings about one variant's timing (types.proto, VariantResult 103-111):
+// each says why its median deserves a second look.
+std::string TimingFlags(const v1::VariantResult& v) {
+  std::vector<std::string> flags;
+  if (v.drift_checked() && v.drifted()) {
+    flags.push_back(absl::StrCat("drift ", FormatSeconds(v.first_half_median_seconds()), " -> ",
+                                 FormatSeconds(v.second_half_median_seconds())));
+  }
+  if (v.host_bound()) flags.push_back("host-bound (try graph mode)");
+  if (v.rotation_fits_l2()) {
+    flags.push_back(absl::StrFormat("buffers fit L2 (%.1fx)", v.rotation_over_l2()));
+  }
+  return flags.empty() ? "-" : absl::StrJoin(flags, "; ");
+}
+
+CompareColumns ChooseCompareColumns(const v1::JobResult& result) {
+  CompareColumns c;
   for (const v1::VariantResult& v : result.variants()) {
-    any_bytes |= v.bytes() > 0;
-    any_flops |= v.flops() > 0;
+    c.bytes |= v.bytes() > 0;
+    c.flops |= v.flops() > 0;
+    c.timed_check |= v.timed_correctness().checked();
+    c.flags |= TimingFlags(v) != "-";
   }
+  return c;
+}
+
+Table CompareTableHeader(const CompareColumns& c) {
   std::vector<std::string> headers = {"VARIANT", "MEDIAN", "NOISE", "SAMPLES"};
-  if (any_bytes) {
-    headers.push_back("BANDWIDTH");
-    headers.push_back("%COPY");
-  }
-  if (any_flops) {
-    headers.push_back("COMPUTE");
-    headers.push_back("%PEAK");
-  }
-  for (const char* h : {"SPEEDUP", "CORRECTNESS", "STOPPED"}) headers.push_back(h);
+  if (c.bytes) headers.insert(headers.end(), {"BANDWIDTH", "%COPY"});
+  if (c.flops) headers.insert(headers.end(), {"COMPUTE", "%PEAK"});
+  headers.push_back("SPEEDUP");
+  const size_t last_number = headers.size() - 1;
+  headers.push_back("CORRECTNESS");
+  if (c.timed_check) headers.push_back("TIMED CHECK");
+  headers.push_back("STOPPED");
+  if (c.flags) headers.push_back("FLAGS");
   Table table(headers);
-  for (size_t c = 1; c + 2 < headers.size(); ++c) table.AlignRight(c);
+  for (size_t i = 1; i <= last_number; ++i) table.AlignRight(i);
+  return table;
+}
+
+std::vector<std::string> CompareRow(const v1::VariantResult& v, const CompareColumns& c,
+                                    double first_median) {
+  std::vector<std::string> row = {v.variant(), FormatSeconds(v.stats().median_seconds()),
+                                  FormatPercent(v.stats().relative_stddev()),
+                                  absl::StrCat(v.stats().samples())};
+  if (c.bytes) {
+    row.push_back(FormatBandwidth(v.bytes_per_second()));
+    row.push_back(FormatPercent(v.fraction_of_copy_bandwidth()));
+  }
+  if (c.flops) {
+    row.push_back(FormatFlops(v.flops_per_second()));
+    row.push_back(FormatPercent(v.fraction_of_peak_flops()));
+  }
+  double speedup = v.speedup_vs_first();
+  if (speedup <= 0 && v.stats().median_seconds() > 0) {
+    speedup = first_median / v.stats().median_seconds();
+  }
+  row.push_back(FormatFactor(speedup));
+  row.push_back(CorrectnessSummary(v.correctness()));
+  if (c.timed_check) {
+    row.push_back(v.timed_correctness().checked() ? CorrectnessSummary(v.timed_correctness())
+                                                  : "-");
+  }
+  row.push_back(v.stop_reason().empty() ? "-" : v.stop_reason());
+  if (c.flags) row.push_back(TimingFlags(v));
+  return row;
+}
+
+}  // namespace
+
+std::string RenderCompareTable(const v1::JobResult& result) {
+  const CompareColumns columns = ChooseCompareColumns(result);
+  Table table = CompareTableHeader(columns);
   const double first_median =
       result.variants().empty() ? 0 : result.variants(0).stats().median_seconds();
   for (const v1::VariantResult& v : result.variants()) {
-    std::vector<std::string> row = {v.variant(), FormatSeconds(v.stats().median_seconds()),
-                                    FormatPercent(v.stats().relative_stddev()),
-                                    absl::StrCat(v.stats().samples())};
-    if (any_bytes) {
-      row.push_back(FormatBandwidth(v.bytes_per_second()));
-      row.push_back(FormatPercent(v.fraction_of_copy_bandwidth()));
-    }
-    if (any_flops) {
-      row.push_back(FormatFlops(v.flops_per_second()));
-      row.push_back(FormatPercent(v.fraction_of_peak_flops()));
-    }
-    double speedup = v.speedup_vs_first();
-    if (speedup <= 0 && v.stats().median_seconds() > 0) {
-      speedup = first_median / v.stats().median_seconds();
-    }
-    row.push_back(FormatFactor(speedup));
-    row.push_back(CorrectnessSummary(v.correctness()));
-    row.push_back(v.stop_reason().empty() ? "-" : v.stop_reason());
-    table.AddRow(std::move(row));
+    table.AddRow(CompareRow(v, columns, first_median));
   }
   return table.Render();
 }

@@ -56,6 +56,51 @@ TEST(RenderCompareTable, MarksFailedCorrectness) {
   EXPECT_THAT(RenderCompareTable(result), HasSubstr("FAIL (0.25 vs 1e-05, 3 NaN)"));
 }
 
+TEST(RenderCompareTable, LeavesOutTimedCheckAndFlagsWhenNoVariantHasThem) {
+  const std::string table = RenderCompareTable(CompareJob().result());
+  EXPECT_THAT(table, Not(HasSubstr("TIMED CHECK")));
+  EXPECT_THAT(table, Not(HasSubstr("FLAGS")));
+}
+
+TEST(RenderCompareTable, ShowsTheTimedLaunchCheckOfEachVariant) {
+  v1::JobResult result = CompareJob().result();
+  v1::Correctness* timed = result.mutable_variants(0)->mutable_timed_correctness();
+  timed->set_checked(true);
+  timed->set_passed(false);
+  timed->set_relative_l2_error(0.5);
+  timed->set_tolerance(1e-5);
+  const std::string table = RenderCompareTable(result);
+  EXPECT_THAT(table, ContainsRegex("CORRECTNESS +TIMED CHECK +STOPPED"));
+  EXPECT_THAT(table, ContainsRegex("naive .*FAIL \\(0.5 vs 1e-05\\)"));
+  // The second variant's timed launch was not checked: a dash, not a pass.
+  EXPECT_THAT(table, ContainsRegex("fused .*\\) +- +"));
+}
+
+TEST(RenderCompareTable, FlagsDriftHostBoundLaunchesAndBuffersThatFitL2) {
+  v1::JobResult result = CompareJob().result();
+  v1::VariantResult* naive = result.mutable_variants(0);
+  naive->set_drift_checked(true);
+  naive->set_drifted(true);
+  naive->set_first_half_median_seconds(4e-3);
+  naive->set_second_half_median_seconds(4.4e-3);
+  v1::VariantResult* fused = result.mutable_variants(1);
+  fused->set_host_bound(true);
+  fused->set_rotation_fits_l2(true);
+  fused->set_rotation_over_l2(1.5);
+  const std::string table = RenderCompareTable(result);
+  EXPECT_THAT(table, ContainsRegex("STOPPED +FLAGS"));
+  EXPECT_THAT(table, ContainsRegex("naive .*drift 4.000 ?ms -> 4.400 ?ms"));
+  EXPECT_THAT(table, ContainsRegex("fused .*host-bound \\(try graph mode\\); buffers fit L2 "
+                                   "\\(1.5x\\)"));
+}
+
+TEST(RenderCompareTable, DoesNotFlagADriftThatWasNotFound) {
+  v1::JobResult result = CompareJob().result();
+  result.mutable_variants(0)->set_drift_checked(true);
+  result.mutable_variants(0)->set_first_half_median_seconds(4e-3);
+  EXPECT_THAT(RenderCompareTable(result), Not(HasSubstr("drift")));
+}
+
 TEST(RenderJob, DescribesOneVariantWithStatisticsThroughputAndCorrectness) {
   v1::Job job = CompareJob();
   job.mutable_result()->mutable_variants()->DeleteSubrange(1, 1);

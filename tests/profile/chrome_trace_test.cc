@@ -208,12 +208,22 @@ TEST(ChromeTrace, ShowsSynchronisationAndCuptiOverheadOnTheirOwnTracks) {
   const json trace = BuildFixtureTrace();
   const std::vector<json> syncs = Events(trace, "X", "cuda_sync");
   ASSERT_FALSE(syncs.empty());
-  EXPECT_EQ(syncs[0]["tid"], kSyncTid);
+  EXPECT_GE(syncs[0]["tid"].get<int64_t>(), kSyntheticTidBase);
   EXPECT_EQ(syncs[0]["args"]["type"], "stream_synchronize");
+  EXPECT_EQ(syncs[0]["args"]["thread"], kHostTid);
   const std::vector<json> overhead = Events(trace, "X", "cupti_overhead");
   ASSERT_EQ(overhead.size(), 1u);
-  EXPECT_EQ(overhead[0]["tid"], kOverheadTid);
+  EXPECT_GE(overhead[0]["tid"].get<int64_t>(), kSyntheticTidBase);
+  EXPECT_NE(overhead[0]["tid"], syncs[0]["tid"]);
   EXPECT_EQ(overhead[0]["name"], "cupti_buffer_flush");
+  std::map<int64_t, std::string> track_names;
+  for (const json& m : Events(trace, "M")) {
+    if (m["name"] == "thread_name") track_names[m["tid"].get<int64_t>()] = m["args"]["name"];
+  }
+  EXPECT_EQ(track_names[syncs[0]["tid"].get<int64_t>()],
+            "CUDA sync: stream_synchronize (thread 4243)");
+  EXPECT_EQ(track_names[overhead[0]["tid"].get<int64_t>()],
+            "CUPTI overhead: cupti_buffer_flush (thread 4250)");
 }
 
 TEST(ChromeTrace, OrdersSlicesSoParentsPrecedeChildren) {

@@ -21,6 +21,8 @@
 #include "server/executor/backend.h"
 #include "server/executor/profile/ncu_runner.h"
 #include "server/executor/profile/ncu_target.h"
+#include "server/executor/profile/trace_clock.h"
+#include "tests/profile/trace_checks.h"
 
 namespace kbench::executor {
 namespace {
@@ -210,6 +212,37 @@ TEST_F(ProfileGpuTest, RecordsLaunchesTimesIterationsKernelsInAParsableTrace) {
   EXPECT_LE(p.gpu_busy_fraction(), 1.0);
   EXPECT_FALSE(p.categories().empty());
   std::printf("%s\n", Read(Artifact(*run, "summary.txt")->path()).c_str());
+}
+
+// CUPTI stamps its records through our timestamp callback, so every record, host or device, and
+// every phase span lies between two reads of the trace clock taken around the job; on CUPTI's
+// default CLOCK_REALTIME they would lie decades later. The trace's tracks never overlap
+// partially on a real recording either.
+TEST_F(ProfileGpuTest, RecordsEverythingOnTheTraceClockWithoutPartialOverlaps) {
+  v1::JobSpec spec = SoftmaxSpec(v1::JOB_KIND_PROFILE, {"naive", "fused"});
+  spec.mutable_profile()->set_iterations(5);
+  setenv("KBENCH_PROFILE_KEEP_ACTIVITY", "1", 1);
+  const uint64_t before = profile::TraceClockNow();
+  absl::StatusOr<JobRun> run = Run(spec, "clock");
+  const uint64_t after = profile::TraceClockNow();
+  unsetenv("KBENCH_PROFILE_KEEP_ACTIVITY");
+  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_NE(Artifact(*run, "activity.json"), nullptr);
+  const json activity = json::parse(Read(Artifact(*run, "activity.json")->path()));
+  int checked = 0;
+  for (const char* section : {"kernels", "transfers", "api_calls", "syncs", "spans"}) {
+    for (const json& r : activity[section]) {
+      EXPECT_GE(r["start_ns"].get<uint64_t>(), before) << section << " " << r.dump();
+      EXPECT_LE(r["end_ns"].get<uint64_t>(), after) << section << " " << r.dump();
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 0);
+  const json trace = json::parse(Read(Artifact(*run, "trace.json")->path()));
+  EXPECT_NE(trace["otherData"]["clock"].get<std::string>().find("CLOCK_MONOTONIC_RAW"),
+            std::string::npos);
+  const std::vector<std::string> overlaps = profile::testing::PartialOverlaps(trace);
+  EXPECT_TRUE(overlaps.empty()) << overlaps.size() << " overlaps, first: " << overlaps.front();
 }
 
 TEST_F(ProfileGpuTest, SummedKernelTimeAgreesWithTheBenchmarkMedian) {

@@ -10,8 +10,10 @@
 
 namespace kbench::executor::profile {
 
-// All timestamps are nanoseconds on CUPTI's clock (cuptiGetTimestamp), the clock of every
-// activity record, so host spans and device records line up.
+// All timestamps are nanoseconds on the profile's clock (TraceClockNow, trace_clock.h), which
+// CUPTI stamps every activity record with through its timestamp callback and the phase recorder
+// reads, so host spans and device records line up. (The checked-in fixtures were recorded on
+// CUPTI's earlier default, CLOCK_REALTIME: only differences between their timestamps matter.)
 
 struct KernelActivity {
   // As CUPTI reports it (mangled for C++ kernels).

@@ -5,15 +5,74 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "server/executor/profile/demangle.h"
+#include "server/executor/profile/trace_clock.h"
 
 namespace kbench::executor::profile {
 namespace {
 
 using nlohmann::json;
+
+// Hands out synthetic tracks, one per source, so that a track's slices only nest or follow one
+// another. Slices must come in order of start (longer first on ties). Should one source's
+// slices still overlap partially (CUPTI gives no such guarantee), the later one goes to a
+// second lane of that source rather than corrupt the first.
+class TrackAssigner {
+ public:
+  struct Track {
+    int64_t pid;
+    int64_t tid;
+    std::string name;
+    std::vector<uint64_t> open_ends;  // ends of the slices enclosing the last one, innermost last
+  };
+
+  int64_t Place(int64_t pid, const std::string& source, uint64_t start, uint64_t end) {
+    std::vector<size_t>& lanes = lanes_[{pid, source}];
+    for (size_t index : lanes) {
+      if (Fits(&tracks_[index], start, end)) return tracks_[index].tid;
+    }
+    const std::string name =
+        lanes.empty() ? source : absl::StrCat(source, " (lane ", lanes.size() + 1, ")");
+    lanes.push_back(tracks_.size());
+    tracks_.push_back({pid, kSyntheticTidBase + static_cast<int64_t>(tracks_.size()), name, {}});
+    Fits(&tracks_.back(), start, end);
+    return tracks_.back().tid;
+  }
+
+  const std::vector<Track>& tracks() const { return tracks_; }
+
+ private:
+  // Whether [start, end) nests in or follows what is open on `t`; if so it is opened there.
+  static bool Fits(Track* t, uint64_t start, uint64_t end) {
+    while (!t->open_ends.empty() && t->open_ends.back() <= start) t->open_ends.pop_back();
+    if (!t->open_ends.empty() && end > t->open_ends.back()) return false;
+    t->open_ends.push_back(end);
+    return true;
+  }
+
+  std::map<std::pair<int64_t, std::string>, std::vector<size_t>> lanes_;
+  std::vector<Track> tracks_;
+};
+
+// Indices of `records` by start, longer first on ties (parents before children).
+template <typename Record>
+std::vector<size_t> ByStart(const std::vector<Record>& records) {
+  std::vector<size_t> order(records.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (records[a].start_ns != records[b].start_ns) {
+      return records[a].start_ns < records[b].start_ns;
+    }
+    return records[a].end_ns > records[b].end_ns;
+  });
+  return order;
+}
 
 class TraceBuilder {
  public:
@@ -55,7 +114,7 @@ class TraceBuilder {
     trace["traceEvents"] = std::move(events);
     trace["displayTimeUnit"] = "ns";
     json other = {{"base_time_ns", base_ns_},
-                  {"clock", "CUPTI timestamp (cuptiGetTimestamp), ns"},
+                  {"clock", absl::StrCat(kTraceClockName, " (CUPTI timestamp callback), ns")},
                   {"dropped_records", log_.dropped_records}};
     for (const auto& [k, v] : options_.metadata) other[k] = v;
     trace["otherData"] = std::move(other);
@@ -108,27 +167,42 @@ class TraceBuilder {
     }
   }
 
+  // A thread blocks in one wait at a time, so a (thread, type) source's slices never overlap;
+  // two threads' waits, or a stream_wait_event beside a synchronize, may.
   void AddSyncs() {
-    for (const SyncActivity& s : log_.syncs) {
-      has_sync_track_ = true;
-      Slice(absl::StrCat("sync: ", s.type), "cuda_sync", host_pid_, kSyncTid, s.start_ns, s.end_ns,
+    // The host thread that made each API call (a sync record names its call by correlation).
+    std::map<uint32_t, uint32_t> thread_of_call;
+    for (const ApiActivity& a : log_.api_calls) thread_of_call[a.correlation_id] = a.thread_id;
+    for (size_t i : ByStart(log_.syncs)) {
+      const SyncActivity& s = log_.syncs[i];
+      const auto call = thread_of_call.find(s.correlation_id);
+      const uint32_t thread = call == thread_of_call.end() ? 0 : call->second;
+      const std::string source =
+          thread == 0 ? absl::StrCat("CUDA sync: ", s.type)
+                      : absl::StrCat("CUDA sync: ", s.type, " (thread ", thread, ")");
+      Slice(absl::StrCat("sync: ", s.type), "cuda_sync", host_pid_,
+            tracks_.Place(host_pid_, source, s.start_ns, s.end_ns), s.start_ns, s.end_ns,
             {{"type", s.type},
              {"stream", s.stream},
              {"context", s.context},
+             {"thread", thread},
              {"correlation", s.correlation_id}});
     }
   }
 
+  // CUPTI's buffer flushes run on its own thread while the job's thread waits in instrumentation
+  // or a buffer request, so each (thread or device, kind) gets its own track.
   void AddOverheads() {
-    for (const OverheadActivity& o : log_.overheads) {
-      if (o.on_thread) {
-        has_overhead_track_ = true;
-        Slice(o.kind, "cupti_overhead", host_pid_, kOverheadTid, o.start_ns, o.end_ns,
-              {{"thread", o.thread_id}});
-      } else {
-        streams_.insert({o.device, -1});
-        Slice(o.kind, "cupti_overhead", kDevicePidBase + o.device, -1, o.start_ns, o.end_ns, {});
-      }
+    for (size_t i : ByStart(log_.overheads)) {
+      const OverheadActivity& o = log_.overheads[i];
+      const int64_t pid = o.on_thread ? host_pid_ : kDevicePidBase + o.device;
+      if (!o.on_thread) devices_.insert(o.device);
+      const std::string source =
+          o.on_thread ? absl::StrCat("CUPTI overhead: ", o.kind, " (thread ", o.thread_id, ")")
+                      : absl::StrCat("CUPTI overhead: ", o.kind);
+      json args = o.on_thread ? json{{"thread", o.thread_id}} : json{{"device", o.device}};
+      Slice(o.kind, "cupti_overhead", pid, tracks_.Place(pid, source, o.start_ns, o.end_ns),
+            o.start_ns, o.end_ns, std::move(args));
     }
   }
 
@@ -233,24 +307,21 @@ class TraceBuilder {
       for (uint32_t tid : host_threads_) {
         Meta("thread_name", host_pid_, tid, {{"name", absl::StrCat("host thread ", tid)}}, events);
       }
-      if (has_sync_track_) {
-        Meta("thread_name", host_pid_, kSyncTid, {{"name", "CUDA synchronization"}}, events);
-      }
-      if (has_overhead_track_) {
-        Meta("thread_name", host_pid_, kOverheadTid, {{"name", "CUPTI overhead"}}, events);
-      }
     }
-    std::set<uint32_t> devices;
-    for (const auto& [device, stream] : streams_) devices.insert(device);
-    for (uint32_t device : devices) {
+    for (const auto& [device, stream] : streams_) devices_.insert(device);
+    for (uint32_t device : devices_) {
       const int64_t pid = kDevicePidBase + device;
       Meta("process_name", pid, std::nullopt, {{"name", absl::StrCat("GPU ", device)}}, events);
       Meta("process_sort_index", pid, std::nullopt, {{"sort_index", 1 + device}}, events);
     }
     for (const auto& [device, stream] : streams_) {
       Meta("thread_name", kDevicePidBase + device, stream,
-           {{"name", stream < 0 ? std::string("CUPTI overhead") : absl::StrCat("stream ", stream)}},
-           events);
+           {{"name", absl::StrCat("stream ", stream)}}, events);
+    }
+    // Below the threads and streams, in the order they were first used.
+    for (const TrackAssigner::Track& t : tracks_.tracks()) {
+      Meta("thread_name", t.pid, t.tid, {{"name", t.name}}, events);
+      Meta("thread_sort_index", t.pid, t.tid, {{"sort_index", t.tid}}, events);
     }
   }
 
@@ -261,8 +332,8 @@ class TraceBuilder {
   uint32_t host_pid_ = 0;
   std::set<uint32_t> host_threads_;
   std::set<std::pair<uint32_t, int64_t>> streams_;
-  bool has_sync_track_ = false;
-  bool has_overhead_track_ = false;
+  std::set<uint32_t> devices_;
+  TrackAssigner tracks_;
   struct Slice_ {
     double ts, dur;
     json event;

@@ -1,6 +1,8 @@
 // The Chrome Trace Event JSON of a profile (opens in Perfetto UI and chrome://tracing): host
 // API calls and the job's phases on the host thread tracks, kernels and transfers on a track
-// per device stream, flow arrows from each launch call to its work, per-event args.
+// per device stream, synchronisation and CUPTI's overhead on a track per source, flow arrows
+// from each launch call to its work, per-event args. No two slices of one track overlap
+// partially (viewers draw such a pair wrongly, or not at all).
 #pragma once
 
 #include <map>
@@ -16,9 +18,11 @@ namespace kbench::executor::profile {
 
 // Device work is drawn under pid kDevicePidBase + device, clear of real process ids.
 inline constexpr int64_t kDevicePidBase = 1 << 30;
-// Synthetic host tracks (tids) for records that belong to no single thread's call stack.
-inline constexpr int64_t kSyncTid = (int64_t{1} << 31) - 2;
-inline constexpr int64_t kOverheadTid = (int64_t{1} << 31) - 1;
+// Synthetic tracks (tids) for records that belong to no call stack: one per source, i.e. per
+// (waiting thread, sync type) and per (thread or device, overhead kind), numbered from here.
+// Linux thread ids stay below PID_MAX_LIMIT = 2^22 (include/linux/threads.h) and CUPTI's stream
+// ids are small counters, so no real track reaches it.
+inline constexpr int64_t kSyntheticTidBase = int64_t{1} << 30;
 
 struct TraceOptions {
   // For theoretical occupancy in kernels' args.
@@ -28,7 +32,8 @@ struct TraceOptions {
 };
 
 // Timestamps ("ts", "dur") are microseconds since the earliest record or span (its CUPTI
-// timestamp is otherData.base_time_ns), on CUPTI's clock, with nanosecond resolution.
+// timestamp is otherData.base_time_ns), on the records' clock (otherData.clock; in a job
+// CLOCK_MONOTONIC_RAW, trace_clock.h), with nanosecond resolution.
 nlohmann::json BuildChromeTrace(const ActivityLog& log, const AttributedLog& attribution,
                                 const TraceOptions& options);
 

@@ -17,6 +17,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "server/executor/profile/trace_clock.h"
 
 namespace kbench::executor::profile {
 namespace {
@@ -158,104 +159,116 @@ std::string ApiName(Recording* r, CUpti_CallbackDomain domain, uint32_t cbid)
   return it->second;
 }
 
-void Convert(Recording* r, const CUpti_Activity* record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(r->mu) {
+void ConvertKernel(const CUpti_Activity* record, ActivityLog& log) {
+  const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+  KernelActivity& out = log.kernels.emplace_back();
+  out.name = k->name != nullptr ? k->name : "<unnamed kernel>";
+  out.start_ns = k->start;
+  out.end_ns = k->end;
+  out.device = k->deviceId;
+  out.context = k->contextId;
+  out.stream = k->streamId;
+  out.correlation_id = k->correlationId;
+  out.grid[0] = k->gridX, out.grid[1] = k->gridY, out.grid[2] = k->gridZ;
+  out.block[0] = k->blockX, out.block[1] = k->blockY, out.block[2] = k->blockZ;
+  out.registers_per_thread = k->registersPerThread;
+  out.static_shared_bytes = k->staticSharedMemory;
+  out.dynamic_shared_bytes = k->dynamicSharedMemory;
+  out.local_bytes_per_thread = k->localMemoryPerThread;
+}
+
+void ConvertMemcpy(const CUpti_Activity* record, ActivityLog& log) {
+  const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
+  TransferActivity& out = log.transfers.emplace_back();
+  out.kind = TransferActivity::Kind::kMemcpy;
+  out.copy_kind = CopyKindName(m->copyKind);
+  out.bytes = m->bytes;
+  out.start_ns = m->start;
+  out.end_ns = m->end;
+  out.device = m->deviceId;
+  out.context = m->contextId;
+  out.stream = m->streamId;
+  // The runtime call's id when the runtime issued the copy, so arrows start where the
+  // job's code called.
+  out.correlation_id = m->runtimeCorrelationId != 0 ? m->runtimeCorrelationId : m->correlationId;
+}
+
+void ConvertMemset(const CUpti_Activity* record, ActivityLog& log) {
+  const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
+  TransferActivity& out = log.transfers.emplace_back();
+  out.kind = TransferActivity::Kind::kMemset;
+  out.bytes = m->bytes;
+  out.start_ns = m->start;
+  out.end_ns = m->end;
+  out.device = m->deviceId;
+  out.context = m->contextId;
+  out.stream = m->streamId;
+  out.correlation_id = m->correlationId;
+}
+
+void ConvertApi(Recording* r, const CUpti_Activity* record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(r->mu) {
   ActivityLog& log = r->log;
+  const auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(record);
+  const bool runtime = record->kind == CUPTI_ACTIVITY_KIND_RUNTIME;
+  ApiActivity& out = log.api_calls.emplace_back();
+  out.domain = runtime ? ApiActivity::Domain::kRuntime : ApiActivity::Domain::kDriver;
+  out.name =
+      ApiName(r, runtime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API, a->cbid);
+  out.callback_id = a->cbid;
+  out.start_ns = a->start;
+  out.end_ns = a->end;
+  out.process_id = a->processId;
+  out.thread_id = a->threadId;
+  out.correlation_id = a->correlationId;
+  out.return_value = a->returnValue;
+}
+
+void ConvertSync(const CUpti_Activity* record, ActivityLog& log) {
+  const auto* s = reinterpret_cast<const CUpti_ActivitySynchronization2*>(record);
+  SyncActivity& out = log.syncs.emplace_back();
+  out.type = SyncTypeName(s->type);
+  out.start_ns = s->start;
+  out.end_ns = s->end;
+  out.context = s->contextId;
+  out.stream = s->streamId;
+  out.correlation_id = s->correlationId;
+}
+
+void ConvertOverhead(const CUpti_Activity* record, ActivityLog& log) {
+  const auto* o = reinterpret_cast<const CUpti_ActivityOverhead3*>(record);
+  OverheadActivity& out = log.overheads.emplace_back();
+  out.kind = OverheadKindName(o->overheadKind);
+  out.start_ns = o->start;
+  out.end_ns = o->end;
+  out.on_thread = o->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS ||
+                  o->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD;
+  if (out.on_thread) {
+    out.process_id = o->objectId.pt.processId;
+    out.thread_id = o->objectId.pt.threadId;
+  } else {
+    out.device = o->objectId.dcs.deviceId;
+  }
+}
+
+// Copies one record into the log as plain structs (CUPTI owns its strings and buffers).
+void Convert(Recording* r, const CUpti_Activity* record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(r->mu) {
   switch (record->kind) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
-    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
-      const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-      KernelActivity& out = log.kernels.emplace_back();
-      out.name = k->name != nullptr ? k->name : "<unnamed kernel>";
-      out.start_ns = k->start;
-      out.end_ns = k->end;
-      out.device = k->deviceId;
-      out.context = k->contextId;
-      out.stream = k->streamId;
-      out.correlation_id = k->correlationId;
-      out.grid[0] = k->gridX, out.grid[1] = k->gridY, out.grid[2] = k->gridZ;
-      out.block[0] = k->blockX, out.block[1] = k->blockY, out.block[2] = k->blockZ;
-      out.registers_per_thread = k->registersPerThread;
-      out.static_shared_bytes = k->staticSharedMemory;
-      out.dynamic_shared_bytes = k->dynamicSharedMemory;
-      out.local_bytes_per_thread = k->localMemoryPerThread;
-      break;
-    }
-    case CUPTI_ACTIVITY_KIND_MEMCPY: {
-      const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-      TransferActivity& out = log.transfers.emplace_back();
-      out.kind = TransferActivity::Kind::kMemcpy;
-      out.copy_kind = CopyKindName(m->copyKind);
-      out.bytes = m->bytes;
-      out.start_ns = m->start;
-      out.end_ns = m->end;
-      out.device = m->deviceId;
-      out.context = m->contextId;
-      out.stream = m->streamId;
-      // The runtime call's id when the runtime issued the copy, so arrows start where the
-      // job's code called.
-      out.correlation_id =
-          m->runtimeCorrelationId != 0 ? m->runtimeCorrelationId : m->correlationId;
-      break;
-    }
-    case CUPTI_ACTIVITY_KIND_MEMSET: {
-      const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
-      TransferActivity& out = log.transfers.emplace_back();
-      out.kind = TransferActivity::Kind::kMemset;
-      out.bytes = m->bytes;
-      out.start_ns = m->start;
-      out.end_ns = m->end;
-      out.device = m->deviceId;
-      out.context = m->contextId;
-      out.stream = m->streamId;
-      out.correlation_id = m->correlationId;
-      break;
-    }
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+      return ConvertKernel(record, r->log);
+    case CUPTI_ACTIVITY_KIND_MEMCPY:
+      return ConvertMemcpy(record, r->log);
+    case CUPTI_ACTIVITY_KIND_MEMSET:
+      return ConvertMemset(record, r->log);
     case CUPTI_ACTIVITY_KIND_RUNTIME:
-    case CUPTI_ACTIVITY_KIND_DRIVER: {
-      const auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(record);
-      const bool runtime = record->kind == CUPTI_ACTIVITY_KIND_RUNTIME;
-      ApiActivity& out = log.api_calls.emplace_back();
-      out.domain = runtime ? ApiActivity::Domain::kRuntime : ApiActivity::Domain::kDriver;
-      out.name =
-          ApiName(r, runtime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API, a->cbid);
-      out.callback_id = a->cbid;
-      out.start_ns = a->start;
-      out.end_ns = a->end;
-      out.process_id = a->processId;
-      out.thread_id = a->threadId;
-      out.correlation_id = a->correlationId;
-      out.return_value = a->returnValue;
-      break;
-    }
-    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
-      const auto* s = reinterpret_cast<const CUpti_ActivitySynchronization2*>(record);
-      SyncActivity& out = log.syncs.emplace_back();
-      out.type = SyncTypeName(s->type);
-      out.start_ns = s->start;
-      out.end_ns = s->end;
-      out.context = s->contextId;
-      out.stream = s->streamId;
-      out.correlation_id = s->correlationId;
-      break;
-    }
-    case CUPTI_ACTIVITY_KIND_OVERHEAD: {
-      const auto* o = reinterpret_cast<const CUpti_ActivityOverhead3*>(record);
-      OverheadActivity& out = log.overheads.emplace_back();
-      out.kind = OverheadKindName(o->overheadKind);
-      out.start_ns = o->start;
-      out.end_ns = o->end;
-      out.on_thread = o->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS ||
-                      o->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD;
-      if (out.on_thread) {
-        out.process_id = o->objectId.pt.processId;
-        out.thread_id = o->objectId.pt.threadId;
-      } else {
-        out.device = o->objectId.dcs.deviceId;
-      }
-      break;
-    }
+    case CUPTI_ACTIVITY_KIND_DRIVER:
+      return ConvertApi(r, record);
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+      return ConvertSync(record, r->log);
+    case CUPTI_ACTIVITY_KIND_OVERHEAD:
+      return ConvertOverhead(record, r->log);
     default:
-      break;
+      return;
   }
 }
 
@@ -422,13 +435,13 @@ int MaxThreadsPerBlock(const LaunchHandle& h) {
   return h.driver != nullptr ? DriverMaxThreadsPerBlock(h.driver) : 0;
 }
 
+// CUPTI's timestamp callback: every record's start and end, host-side ones at once and
+// device-side ones when CUPTI converts GPU ticks to host time (cupti_activity.h).
+uint64_t CUPTIAPI TraceTimestamp() { return TraceClockNow(); }
+
 }  // namespace
 
-uint64_t CuptiCollector::Timestamp() {
-  uint64_t t = 0;
-  cuptiGetTimestamp(&t);
-  return t;
-}
+uint64_t CuptiCollector::Timestamp() { return TraceClockNow(); }
 
 absl::StatusOr<std::unique_ptr<CuptiCollector>> CuptiCollector::Start() {
   int devices = 0;
@@ -463,6 +476,12 @@ absl::StatusOr<std::unique_ptr<CuptiCollector>> CuptiCollector::Start() {
   if (CUptiResult res = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
       res != CUPTI_SUCCESS) {
     return fail(CuptiError(res, "cuptiSetThreadIdType"));
+  }
+  // Before any kind is enabled, as cupti_activity.h requires, so that no record of this
+  // recording is on CUPTI's default CLOCK_REALTIME while the phase spans are on ours.
+  if (CUptiResult res = cuptiActivityRegisterTimestampCallback(&TraceTimestamp);
+      res != CUPTI_SUCCESS) {
+    return fail(CuptiError(res, "cuptiActivityRegisterTimestampCallback"));
   }
   if (CUptiResult res = cuptiActivityRegisterCallbacks(&OnBufferRequested, &OnBufferCompleted);
       res != CUPTI_SUCCESS) {

@@ -34,7 +34,8 @@ class CuptiCollector {
   CuptiCollector(const CuptiCollector&) = delete;
   CuptiCollector& operator=(const CuptiCollector&) = delete;
 
-  // Now, on the clock of CUPTI's records (ns).
+  // Now, on the clock of CUPTI's records (ns): TraceClockNow(), which Start() registers as
+  // CUPTI's timestamp callback.
   static uint64_t Timestamp();
 
  private:

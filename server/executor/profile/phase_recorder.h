@@ -1,5 +1,6 @@
 // The job's phases (prepare, check, warm-up, profile, each iteration) as NVTX ranges, so they
-// show in Nsight Systems, and as host spans on CUPTI's clock, so they show in our own trace.
+// show in Nsight Systems, and as host spans on the activity records' clock, so they show in our
+// own trace.
 #pragma once
 
 #include <cstdint>
@@ -15,7 +16,8 @@ namespace kbench::executor::profile {
 class PhaseRecorder {
  public:
   using Clock = std::function<uint64_t()>;
-  // `clock` gives ns on the activity records' clock (CuptiCollector::Timestamp in a job).
+  // `clock` gives ns on the activity records' clock: in a job the recorder's Now(), which for
+  // CUPTI is TraceClockNow (CLOCK_MONOTONIC_RAW, trace_clock.h); a fake clock in tests.
   explicit PhaseRecorder(Clock clock);
 
   // An open phase: pushed as an NVTX range when entered, popped and recorded when it ends

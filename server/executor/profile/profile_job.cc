@@ -16,6 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/status_macros.h"
 #include "kernels/catalogue.h"
 #include "server/common/spec_problem.h"
 #include "server/executor/benchmark_job.h"
@@ -92,10 +93,9 @@ absl::StatusOr<Plan> MakePlan(DeviceRunner& runner, const v1::JobSpec& spec) {
                      kMaxIterations, "]"));
   }
   for (const std::string& name : spec.variants()) {
-    absl::StatusOr<kernels::Problem> problem = ProblemFromSpec(spec, name);
-    if (!problem.ok()) return problem.status();
-    if (absl::Status s = kernels::ValidateProblem(&*problem); !s.ok()) return s;
-    plan.problems.push_back(*std::move(problem));
+    KBENCH_ASSIGN_OR_RETURN(kernels::Problem problem, ProblemFromSpec(spec, name));
+    KBENCH_RETURN_IF_ERROR(kernels::ValidateProblem(&problem));
+    plan.problems.push_back(std::move(problem));
   }
   plan.seed = spec.seed();
   if (plan.seed == 0) {
@@ -108,14 +108,11 @@ absl::StatusOr<Plan> MakePlan(DeviceRunner& runner, const v1::JobSpec& spec) {
 // What Nsight Compute's target process does: the kernels, inside the range ncu filters on.
 absl::StatusOr<JobRun> RunNcuTargetJob(DeviceRunner& runner, const Plan& plan) {
   for (const kernels::Problem& problem : plan.problems) {
-    absl::StatusOr<std::unique_ptr<PreparedVariant>> pv =
-        runner.Prepare(problem, plan.seed, plan.mode);
-    if (!pv.ok()) return pv.status();
-    if (absl::Status s = (*pv)->Warmup(); !s.ok()) return s;
+    KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<PreparedVariant> pv,
+                            runner.Prepare(problem, plan.seed, plan.mode));
+    KBENCH_RETURN_IF_ERROR(pv->Warmup());
     profile::NvtxRange range(profile::kNcuRangeName);
-    for (int i = 0; i < plan.iterations; ++i) {
-      if (absl::Status s = (*pv)->RunOnce(); !s.ok()) return s;
-    }
+    for (int i = 0; i < plan.iterations; ++i) KBENCH_RETURN_IF_ERROR(pv->RunOnce());
   }
   return JobRun{};
 }
@@ -133,12 +130,24 @@ class CuptiRecorder : public profile::ActivityRecorder {
 };
 
 absl::StatusOr<std::unique_ptr<profile::ActivityRecorder>> StartCupti() {
-  absl::StatusOr<std::unique_ptr<profile::CuptiCollector>> collector =
-      profile::CuptiCollector::Start();
-  if (!collector.ok()) return collector.status();
-  return std::make_unique<CuptiRecorder>(*std::move(collector));
+  KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<profile::CuptiCollector> collector,
+                          profile::CuptiCollector::Start());
+  return std::make_unique<CuptiRecorder>(std::move(collector));
 }
 
+// Progress for kbctl; `samples` counts recorded iterations in the "profile" phase.
+void Report(const JobContext& context, const std::string& phase, const std::string& variant,
+            int64_t samples, double elapsed = 0) {
+  if (!context.progress) return;
+  v1::Progress p;
+  p.set_phase(phase);
+  p.set_variant(variant);
+  p.set_samples(samples);
+  p.set_elapsed_seconds(elapsed);
+  context.progress(p);
+}
+
+// Records every variant's phases while the activity recorder runs.
 class ProfileRun {
  public:
   ProfileRun(DeviceRunner& runner, const JobContext& context, const Plan& plan,
@@ -147,77 +156,80 @@ class ProfileRun {
           return recorder->Now();
         }) {}
 
-  // Prepares, checks, warms up and records every variant (CUPTI must be recording).
+  // Prepares, checks, warms up and records each variant in turn.
   absl::Status RecordVariants(JobRun* run) {
-    const v1::JobSpec& spec = context_.job->spec();
     for (const kernels::Problem& problem : plan_.problems) {
-      const std::string& name = problem.variant;
-      absl::StatusOr<std::unique_ptr<PreparedVariant>> pv;
-      // Every kernel of the variant runs in the check; noting its function there is enough.
-      activity_->NoteLaunches(true);
-      {
-        Report("check", name, 0);
-        PhaseRecorder::Scope scope = recorder_.Enter(profile::kPhasePrepare, name);
-        pv = runner_.Prepare(problem, plan_.seed, plan_.mode);
-      }
-      if (!pv.ok()) return pv.status();
-      absl::StatusOr<v1::Correctness> check;
-      {
-        PhaseRecorder::Scope scope = recorder_.Enter(profile::kPhaseCheck, name);
-        check = CheckVariant(**pv, problem, plan_.seed);
-      }
-      activity_->NoteLaunches(false);
-      if (!check.ok()) return check.status();
-      v1::VariantResult* vr = run->result.add_variants();
-      vr->set_variant(name);
-      vr->set_mode(plan_.mode);
-      *vr->mutable_correctness() = *check;
-      if (!check->passed()) {
-        return absl::FailedPreconditionError(absl::StrCat("correctness: ", spec.kernel(), "/", name,
-                                                          " does not match the float64 "
-                                                          "reference: ",
-                                                          check->detail()));
-      }
-      {
-        Report("warmup", name, 0);
-        PhaseRecorder::Scope scope = recorder_.Enter(profile::kPhaseWarmup, name);
-        if (absl::Status s = (*pv)->Warmup(); !s.ok()) return s;
-      }
-      PhaseRecorder::Scope phase = recorder_.Enter(profile::kPhaseProfile, name);
-      const Clock::time_point start = Clock::now();
-      Clock::time_point last_report = start;
-      Report("profile", name, 0);
-      for (int i = 0; i < plan_.iterations; ++i) {
-        if (context_.cancelled != nullptr && context_.cancelled->load()) {
-          return absl::CancelledError("cancelled during profiling");
-        }
-        {
-          PhaseRecorder::Scope scope = recorder_.Enter(profile::kPhaseIteration, name, i);
-          if (absl::Status s = (*pv)->RunOnce(); !s.ok()) return s;
-        }
-        if (i + 1 == plan_.iterations || SecondsSince(last_report) > kProgressInterval) {
-          last_report = Clock::now();
-          Report("profile", name, i + 1, SecondsSince(start));
-        }
-      }
+      KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<PreparedVariant> pv, PrepareAndCheck(problem, run));
+      KBENCH_RETURN_IF_ERROR(WarmUp(*pv, problem.variant));
+      KBENCH_RETURN_IF_ERROR(RecordIterations(*pv, problem.variant));
     }
     return absl::OkStatus();
   }
 
   const std::vector<profile::HostSpan>& spans() const { return recorder_.spans(); }
 
-  void Report(const std::string& phase, const std::string& variant, int64_t samples,
-              double elapsed = 0) {
-    if (!context_.progress) return;
-    v1::Progress p;
-    p.set_phase(phase);
-    p.set_variant(variant);
-    p.set_samples(samples);
-    p.set_elapsed_seconds(elapsed);
-    context_.progress(p);
+ private:
+  // Adds the variant's result with its correctness; a variant that does not match the
+  // reference fails the job. Every kernel of the variant runs in the check, so noting its
+  // function there (for attributes the records lack) is enough.
+  absl::StatusOr<std::unique_ptr<PreparedVariant>> PrepareAndCheck(const kernels::Problem& problem,
+                                                                   JobRun* run) {
+    const std::string& name = problem.variant;
+    Report(context_, "check", name, 0);
+    activity_->NoteLaunches(true);
+    absl::StatusOr<std::unique_ptr<PreparedVariant>> pv;
+    absl::StatusOr<v1::Correctness> check;
+    {
+      PhaseRecorder::Scope scope = recorder_.Enter(profile::kPhasePrepare, name);
+      pv = runner_.Prepare(problem, plan_.seed, plan_.mode);
+    }
+    if (pv.ok()) {
+      PhaseRecorder::Scope scope = recorder_.Enter(profile::kPhaseCheck, name);
+      check = CheckVariant(**pv, problem, plan_.seed);
+    }
+    activity_->NoteLaunches(false);
+    KBENCH_RETURN_IF_ERROR(pv.status());
+    KBENCH_RETURN_IF_ERROR(check.status());
+    v1::VariantResult* vr = run->result.add_variants();
+    vr->set_variant(name);
+    vr->set_mode(plan_.mode);
+    *vr->mutable_correctness() = *check;
+    if (!check->passed()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("correctness: ", context_.job->spec().kernel(), "/", name,
+                       " does not match the float64 reference: ", check->detail()));
+    }
+    return pv;
   }
 
- private:
+  absl::Status WarmUp(PreparedVariant& pv, const std::string& name) {
+    Report(context_, "warmup", name, 0);
+    PhaseRecorder::Scope scope = recorder_.Enter(profile::kPhaseWarmup, name);
+    return pv.Warmup();
+  }
+
+  // The recorded iterations, each in its own span inside the variant's profile phase.
+  absl::Status RecordIterations(PreparedVariant& pv, const std::string& name) {
+    PhaseRecorder::Scope phase = recorder_.Enter(profile::kPhaseProfile, name);
+    const Clock::time_point start = Clock::now();
+    Clock::time_point last_report = start;
+    Report(context_, "profile", name, 0);
+    for (int i = 0; i < plan_.iterations; ++i) {
+      if (context_.cancelled != nullptr && context_.cancelled->load()) {
+        return absl::CancelledError("cancelled during profiling");
+      }
+      {
+        PhaseRecorder::Scope scope = recorder_.Enter(profile::kPhaseIteration, name, i);
+        KBENCH_RETURN_IF_ERROR(pv.RunOnce());
+      }
+      if (i + 1 == plan_.iterations || SecondsSince(last_report) > kProgressInterval) {
+        last_report = Clock::now();
+        Report(context_, "profile", name, i + 1, SecondsSince(start));
+      }
+    }
+    return absl::OkStatus();
+  }
+
   DeviceRunner& runner_;
   const JobContext& context_;
   const Plan& plan_;
@@ -296,30 +308,104 @@ absl::Status RunNcuPhase(const JobContext& context, const Plan& plan, const std:
     cudaGetLastError();
     return absl::InternalError("profile.ncu: no current CUDA device");
   }
-  absl::StatusOr<std::string> self = profile::SelfExecutable();
-  if (!self.ok()) return self.status();
+  KBENCH_ASSIGN_OR_RETURN(const std::string self, profile::SelfExecutable());
   const std::string dir = job.artifact_dir();
   const std::string spec_path = dir + "/ncu_target.textproto";
-  if (absl::Status s = profile::WriteNcuTargetSpec(job, variant, kNcuIterations, device, spec_path);
-      !s.ok()) {
-    return s;
-  }
+  KBENCH_RETURN_IF_ERROR(
+      profile::WriteNcuTargetSpec(job, variant, kNcuIterations, device, spec_path));
   profile::NcuRequest request;
   request.ncu = ncu;
-  request.target_executable = *self;
+  request.target_executable = self;
   request.target_spec_path = spec_path;
   request.report_base = absl::StrCat(dir, "/ncu_", FileSafe(variant));
   request.log_path = dir + "/ncu.log";
   request.csv_path = dir + "/ncu_raw.csv";
   absl::StatusOr<std::vector<v1::NcuMetrics>> metrics = profile::RunNcu(request, context.cancelled);
-  unlink(spec_path.c_str());
-  if (!metrics.ok()) return metrics.status();
+  unlink(spec_path.c_str());  // whether or not ncu succeeded
+  KBENCH_RETURN_IF_ERROR(metrics.status());
   for (v1::NcuMetrics& m : *metrics) *run->result.mutable_profile()->add_ncu() = std::move(m);
   AddArtifact(run, absl::StrCat("ncu_", FileSafe(variant), ".ncu-rep"),
               request.report_base + ".ncu-rep", "application/octet-stream");
   AddArtifact(run, "ncu_raw.csv", request.csv_path, "text/csv");
   AddArtifact(run, "ncu.log", request.log_path, "text/plain");
   return absl::OkStatus();
+}
+
+// Before any device work: a job asking for ncu on a host without it fails at once. Empty when
+// the job does not ask for ncu.
+absl::StatusOr<std::string> FindNcuIfAsked(const v1::JobSpec& spec) {
+  if (!spec.profile().ncu()) return std::string();
+  return profile::FindNcu(profile::NcuSearchFromEnvironment());
+}
+
+// Runs every variant under the recorder and returns what it recorded, phase spans included;
+// the device's clocks are read on either side.
+absl::StatusOr<profile::ActivityLog> RecordActivity(
+    DeviceRunner& runner, const JobContext& context, const Plan& plan,
+    const profile::ActivityRecorderFactory& start_recorder, JobRun* run) {
+  v1::Environment* env = run->result.mutable_environment();
+  runner.ReadClocks(env->mutable_before());
+  KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<profile::ActivityRecorder> recorder, start_recorder());
+  ProfileRun profile_run(runner, context, plan, recorder.get());
+  KBENCH_RETURN_IF_ERROR(profile_run.RecordVariants(run));
+  KBENCH_ASSIGN_OR_RETURN(profile::ActivityLog log, recorder->Stop());
+  runner.ReadClocks(env->mutable_after());
+  if (log.dropped_records > 0) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "profile: CUPTI dropped ", log.dropped_records,
+        " activity records, so the summary would be incomplete; lower profile.iterations (",
+        plan.iterations, ")"));
+  }
+  log.spans = profile_run.spans();
+  return log;
+}
+
+absl::Status WriteArtifact(const std::string& name, const std::string& content,
+                           const std::string& content_type, const JobContext& context,
+                           JobRun* run) {
+  const std::string path = context.job->artifact_dir() + "/" + name;
+  KBENCH_RETURN_IF_ERROR(WriteFile(path, content));
+  AddArtifact(run, name, path, content_type);
+  return absl::OkStatus();
+}
+
+profile::TraceOptions MakeTraceOptions(const JobContext& context, const Plan& plan,
+                                       DeviceRunner& runner,
+                                       const std::optional<profile::DeviceLimits>& limits) {
+  const v1::JobSpec& spec = context.job->spec();
+  profile::TraceOptions options;
+  options.limits = limits;
+  options.metadata = {{"job_id", context.job->job_id()},
+                      {"kernel", spec.kernel()},
+                      {"variants", absl::StrJoin(spec.variants(), ",")},
+                      {"shape", absl::StrJoin(spec.shape(), "x")},
+                      {"device", runner.info().id()},
+                      {"device_name", runner.info().name()},
+                      {"iterations", absl::StrCat(plan.iterations)},
+                      {"seed", absl::StrCat(plan.seed)}};
+  return options;
+}
+
+// trace.json, summary.txt, summary.json, and activity.json with KBENCH_PROFILE_KEEP_ACTIVITY=1
+// (the raw records, to keep a recording as a test fixture).
+absl::Status WriteArtifacts(const JobContext& context, const Plan& plan, DeviceRunner& runner,
+                            const profile::ActivityLog& log,
+                            const profile::AttributedLog& attribution,
+                            const std::optional<profile::DeviceLimits>& limits,
+                            const profile::ProfileSummary& summary, JobRun* run) {
+  const profile::TraceOptions trace_options = MakeTraceOptions(context, plan, runner, limits);
+  KBENCH_RETURN_IF_ERROR(
+      WriteArtifact("trace.json", profile::BuildChromeTrace(log, attribution, trace_options).dump(),
+                    "application/json", context, run));
+  const std::string title = Title(context.job->spec(), plan, runner.info());
+  KBENCH_RETURN_IF_ERROR(WriteArtifact("summary.txt", profile::FormatSummaryText(summary, title),
+                                       "text/plain", context, run));
+  KBENCH_RETURN_IF_ERROR(WriteArtifact("summary.json", profile::SummaryToJson(summary).dump(2),
+                                       "application/json", context, run));
+  const char* keep = std::getenv("KBENCH_PROFILE_KEEP_ACTIVITY");
+  if (keep == nullptr || std::string(keep) != "1") return absl::OkStatus();
+  return WriteArtifact("activity.json", profile::ActivityLogToJson(log).dump(), "application/json",
+                       context, run);
 }
 
 }  // namespace
@@ -331,91 +417,28 @@ absl::StatusOr<JobRun> RunProfileJob(DeviceRunner& runner, const JobContext& con
 absl::StatusOr<JobRun> profile::RunProfileJobWith(DeviceRunner& runner, const JobContext& context,
                                                   const ActivityRecorderFactory& start_recorder) {
   const v1::JobSpec& spec = context.job->spec();
-  absl::StatusOr<Plan> plan = MakePlan(runner, spec);
-  if (!plan.ok()) return plan.status();
-  if (profile::InNcuTargetMode()) return RunNcuTargetJob(runner, *plan);
-
-  // Before any device work: a job asking for ncu on a host without it fails at once.
-  std::string ncu;
-  if (spec.profile().ncu()) {
-    absl::StatusOr<std::string> found = profile::FindNcu(profile::NcuSearchFromEnvironment());
-    if (!found.ok()) return found.status();
-    ncu = *found;
-  }
+  KBENCH_ASSIGN_OR_RETURN(const Plan plan, MakePlan(runner, spec));
+  if (profile::InNcuTargetMode()) return RunNcuTargetJob(runner, plan);
+  KBENCH_ASSIGN_OR_RETURN(const std::string ncu, FindNcuIfAsked(spec));
 
   JobRun run;
-  v1::Environment* env = run.result.mutable_environment();
-  runner.FillEnvironment(env);
-  env->set_seed(plan->seed);
-  runner.ReadClocks(env->mutable_before());
+  runner.FillEnvironment(run.result.mutable_environment());
+  run.result.mutable_environment()->set_seed(plan.seed);
+  KBENCH_ASSIGN_OR_RETURN(const profile::ActivityLog log,
+                          RecordActivity(runner, context, plan, start_recorder, &run));
 
-  absl::StatusOr<std::unique_ptr<profile::ActivityRecorder>> recorder = start_recorder();
-  if (!recorder.ok()) return recorder.status();
-  ProfileRun profile_run(runner, context, *plan, recorder->get());
-  if (absl::Status s = profile_run.RecordVariants(&run); !s.ok()) return s;
-  absl::StatusOr<profile::ActivityLog> log = (*recorder)->Stop();
-  if (!log.ok()) return log.status();
-  runner.ReadClocks(env->mutable_after());
-  if (log->dropped_records > 0) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("profile: CUPTI dropped ", log->dropped_records,
-                     " activity records, so the summary "
-                     "would be incomplete; lower profile.iterations (",
-                     plan->iterations, ")"));
-  }
-  log->spans = profile_run.spans();
-
-  const profile::AttributedLog attribution = profile::Attribute(*log);
+  const profile::AttributedLog attribution = profile::Attribute(log);
   const std::optional<profile::DeviceLimits> limits = profile::CurrentDeviceLimits();
   const profile::ProfileSummary summary =
-      profile::Summarize(*log, attribution, {.operation = spec.kernel(), .limits = limits});
-  profile::TraceOptions trace_options;
-  trace_options.limits = limits;
-  trace_options.metadata = {{"job_id", context.job->job_id()},
-                            {"kernel", spec.kernel()},
-                            {"variants", absl::StrJoin(spec.variants(), ",")},
-                            {"shape", absl::StrJoin(spec.shape(), "x")},
-                            {"device", runner.info().id()},
-                            {"device_name", runner.info().name()},
-                            {"iterations", absl::StrCat(plan->iterations)},
-                            {"seed", absl::StrCat(plan->seed)}};
-  const std::string dir = context.job->artifact_dir();
-  const std::string trace_path = dir + "/trace.json";
-  if (absl::Status s =
-          WriteFile(trace_path, profile::BuildChromeTrace(*log, attribution, trace_options).dump());
-      !s.ok()) {
-    return s;
-  }
-  AddArtifact(&run, "trace.json", trace_path, "application/json");
-  const std::string text_path = dir + "/summary.txt";
-  if (absl::Status s = WriteFile(
-          text_path, profile::FormatSummaryText(summary, Title(spec, *plan, runner.info())));
-      !s.ok()) {
-    return s;
-  }
-  AddArtifact(&run, "summary.txt", text_path, "text/plain");
-  const std::string json_path = dir + "/summary.json";
-  if (absl::Status s = WriteFile(json_path, profile::SummaryToJson(summary).dump(2)); !s.ok()) {
-    return s;
-  }
-  AddArtifact(&run, "summary.json", json_path, "application/json");
-
-  if (const char* keep = std::getenv("KBENCH_PROFILE_KEEP_ACTIVITY");
-      keep != nullptr && std::string(keep) == "1") {
-    const std::string activity_path = dir + "/activity.json";
-    if (absl::Status s = WriteFile(activity_path, profile::ActivityLogToJson(*log).dump());
-        !s.ok()) {
-      return s;
-    }
-    AddArtifact(&run, "activity.json", activity_path, "application/json");
-  }
-
+      profile::Summarize(log, attribution, {.operation = spec.kernel(), .limits = limits});
+  KBENCH_RETURN_IF_ERROR(
+      WriteArtifacts(context, plan, runner, log, attribution, limits, summary, &run));
   profile::FillProfileResult(summary, run.result.mutable_profile());
-  FillVariantResults(summary, *plan, runner, &run);
+  FillVariantResults(summary, plan, runner, &run);
 
-  if (spec.profile().ncu()) {
-    profile_run.Report("ncu", plan->problems.front().variant, 0);
-    if (absl::Status s = RunNcuPhase(context, *plan, ncu, &run); !s.ok()) return s;
+  if (!ncu.empty()) {
+    Report(context, "ncu", plan.problems.front().variant, 0);
+    KBENCH_RETURN_IF_ERROR(RunNcuPhase(context, plan, ncu, &run));
   }
   return run;
 }

@@ -34,10 +34,6 @@ struct Accumulator {
   }
 };
 
-const HostSpan* SpanAt(const ActivityLog& log, int index) {
-  return index < 0 ? nullptr : &log.spans[static_cast<size_t>(index)];
-}
-
 }  // namespace
 
 std::string Dim3String(const int32_t v[3]) {
@@ -63,131 +59,196 @@ uint64_t UnionLength(std::vector<std::pair<uint64_t, uint64_t>> intervals) {
   return total;
 }
 
-ProfileSummary Summarize(const ActivityLog& log, const AttributedLog& attribution,
-                         const SummaryOptions& options) {
-  ProfileSummary summary;
+namespace {
 
-  // Variants in the order their profile phases ran, with their iteration count.
-  std::map<std::string, size_t> variant_index;
-  std::vector<const HostSpan*> profile_spans;
-  for (const HostSpan& span : log.spans) {
-    if (span.phase == kPhaseProfile) {
-      profile_spans.push_back(&span);
-      if (!variant_index.contains(span.variant)) {
-        variant_index[span.variant] = summary.variants.size();
-        summary.variants.emplace_back().variant = span.variant;
+// Builds the summary in the steps Summarize() names. Work is attributed to the phase span and
+// iteration span it was launched in (attribution.h); only the "profile" phase counts.
+class SummaryBuilder {
+ public:
+  SummaryBuilder(const ActivityLog& log, const AttributedLog& attribution,
+                 const SummaryOptions& options)
+      : log_(log), attribution_(attribution), options_(options) {}
+
+  // Variants in the order their profile phases ran, with their host (wall) time.
+  void FindProfiledVariants() {
+    for (const HostSpan& span : log_.spans) {
+      if (span.phase != kPhaseProfile) continue;
+      if (!variant_index_.contains(span.variant)) {
+        variant_index_[span.variant] = summary_.variants.size();
+        summary_.variants.emplace_back().variant = span.variant;
       }
-      summary.variants[variant_index[span.variant]].wall_seconds +=
-          Seconds(span.end_ns - span.start_ns);
-      summary.wall_seconds += Seconds(span.end_ns - span.start_ns);
-    }
-  }
-  for (const HostSpan& span : log.spans) {
-    if (span.phase != kPhaseIteration || !variant_index.contains(span.variant)) continue;
-    std::vector<double>& it = summary.variants[variant_index[span.variant]].iteration_gpu_seconds;
-    if (span.iteration >= 0 && static_cast<size_t>(span.iteration) >= it.size()) {
-      it.resize(static_cast<size_t>(span.iteration) + 1, 0.0);
+      const double wall = Seconds(span.end_ns - span.start_ns);
+      summary_.variants[variant_index_[span.variant]].wall_seconds += wall;
+      summary_.wall_seconds += wall;
     }
   }
 
-  std::map<std::string, Accumulator> by_name;  // key: mangled name or transfer name
-  std::vector<std::pair<uint64_t, uint64_t>> busy;
+  // One GPU-time slot per recorded iteration, so that an iteration with no work shows as 0.
+  void SizeIterations() {
+    for (const HostSpan& span : log_.spans) {
+      if (span.phase != kPhaseIteration || span.iteration < 0) continue;
+      const auto v = variant_index_.find(span.variant);
+      if (v == variant_index_.end()) continue;
+      std::vector<double>& it = summary_.variants[v->second].iteration_gpu_seconds;
+      const size_t needed = static_cast<size_t>(span.iteration) + 1;
+      if (it.size() < needed) it.resize(needed, 0.0);
+    }
+  }
 
-  // Counts one piece of work that ran in a profile phase; returns false for other phases.
-  const auto count = [&](const Attribution& a, uint64_t start, uint64_t end,
-                         bool is_kernel) -> bool {
-    const HostSpan* phase = SpanAt(log, a.phase_span);
+  void CountKernels() {
+    for (size_t i = 0; i < log_.kernels.size(); ++i) {
+      const KernelActivity& k = log_.kernels[i];
+      if (!CountWork(attribution_.kernels[i], k.start_ns, k.end_ns, /*is_kernel=*/true)) continue;
+      Accumulator& acc = by_name_[k.name];
+      const std::string config =
+          absl::StrCat(Dim3String(k.grid), Dim3String(k.block), k.dynamic_shared_bytes);
+      if (acc.first) {
+        acc.row = FirstLaunchRow(k);
+        acc.config = config;
+      } else if (config != acc.config) {
+        acc.row.mixed_configs = true;
+      }
+      acc.Add(k.end_ns - k.start_ns);
+    }
+  }
+
+  void CountTransfers() {
+    for (size_t i = 0; i < log_.transfers.size(); ++i) {
+      const TransferActivity& t = log_.transfers[i];
+      if (!CountWork(attribution_.transfers[i], t.start_ns, t.end_ns, /*is_kernel=*/false)) {
+        continue;
+      }
+      const std::string name = TransferName(t);
+      Accumulator& acc = by_name_[name];
+      if (acc.first) {
+        acc.row.name = acc.row.mangled_name = name;
+        acc.row.category = kCategoryCopy;
+        acc.row.is_transfer = true;
+      }
+      acc.row.bytes += t.bytes;
+      acc.Add(t.end_ns - t.start_ns);
+    }
+  }
+
+  // The kernel table: means, the total GPU time, each row's share of it, largest first.
+  void TabulateRows() {
+    for (auto& [key, acc] : by_name_) {
+      KernelRow& r = acc.row;
+      r.mean_seconds = r.total_seconds / static_cast<double>(r.calls);
+      summary_.gpu_seconds += r.total_seconds;
+      summary_.rows.push_back(std::move(r));
+    }
+    by_name_.clear();
+    for (KernelRow& r : summary_.rows) {
+      r.percent_of_gpu_time = PercentOfGpuTime(r.total_seconds);
+    }
+    std::stable_sort(
+        summary_.rows.begin(), summary_.rows.end(),
+        [](const KernelRow& a, const KernelRow& b) { return a.total_seconds > b.total_seconds; });
+  }
+
+  // The category table, from the kernel table's rows, largest first.
+  void TabulateCategories() {
+    std::map<std::string, CategoryRow> categories;
+    for (const KernelRow& r : summary_.rows) {
+      CategoryRow& c = categories[r.category];
+      c.category = r.category;
+      c.calls += r.calls;
+      c.total_seconds += r.total_seconds;
+    }
+    for (auto& [name, c] : categories) {
+      c.percent_of_gpu_time = PercentOfGpuTime(c.total_seconds);
+      summary_.categories.push_back(c);
+    }
+    std::stable_sort(summary_.categories.begin(), summary_.categories.end(),
+                     [](const CategoryRow& a, const CategoryRow& b) {
+                       return a.total_seconds > b.total_seconds;
+                     });
+  }
+
+  // The share of the profile phases' wall time in which the device was doing any of the work.
+  void MeasureBusyShare() {
+    summary_.busy_seconds = Seconds(UnionLength(std::move(busy_)));
+    if (summary_.wall_seconds > 0) {
+      summary_.gpu_busy_fraction = summary_.busy_seconds / summary_.wall_seconds;
+    }
+  }
+
+  ProfileSummary Take() { return std::move(summary_); }
+
+ private:
+  const HostSpan* SpanAt(int index) const {
+    return index < 0 ? nullptr : &log_.spans[static_cast<size_t>(index)];
+  }
+
+  double PercentOfGpuTime(double seconds) const {
+    return summary_.gpu_seconds > 0 ? 100 * seconds / summary_.gpu_seconds : 0;
+  }
+
+  // Counts one piece of work against its variant, its iteration and the busy time; false
+  // (nothing counted) for work of other phases.
+  bool CountWork(const Attribution& a, uint64_t start, uint64_t end, bool is_kernel) {
+    const HostSpan* phase = SpanAt(a.phase_span);
     if (phase == nullptr || phase->phase != kPhaseProfile) return false;
-    VariantProfile& v = summary.variants[variant_index[phase->variant]];
+    VariantProfile& v = summary_.variants[variant_index_[phase->variant]];
     (is_kernel ? v.kernels : v.transfers)++;
-    const HostSpan* iteration = SpanAt(log, a.iteration_span);
+    const HostSpan* iteration = SpanAt(a.iteration_span);
     if (iteration != nullptr && iteration->variant == phase->variant && iteration->iteration >= 0 &&
         static_cast<size_t>(iteration->iteration) < v.iteration_gpu_seconds.size()) {
       v.iteration_gpu_seconds[static_cast<size_t>(iteration->iteration)] += Seconds(end - start);
     }
     // Busy time is measured inside the phase's wall span.
-    busy.emplace_back(std::max(start, phase->start_ns), std::min(end, phase->end_ns));
+    busy_.emplace_back(std::max(start, phase->start_ns), std::min(end, phase->end_ns));
     return true;
-  };
+  }
 
-  for (size_t i = 0; i < log.kernels.size(); ++i) {
-    const KernelActivity& k = log.kernels[i];
-    if (!count(attribution.kernels[i], k.start_ns, k.end_ns, true)) continue;
-    Accumulator& acc = by_name[k.name];
-    const std::string config =
-        absl::StrCat(Dim3String(k.grid), Dim3String(k.block), k.dynamic_shared_bytes);
-    if (acc.first) {
-      KernelRow& r = acc.row;
-      r.mangled_name = k.name;
-      r.name = Demangle(k.name);
-      r.category = CategorizeKernel(options.operation, r.name);
-      r.registers_per_thread = k.registers_per_thread;
-      r.static_shared_bytes = k.static_shared_bytes;
-      r.dynamic_shared_bytes = k.dynamic_shared_bytes;
-      r.local_bytes_per_thread = k.local_bytes_per_thread;
-      r.grid = Dim3String(k.grid);
-      r.block = Dim3String(k.block);
-      if (auto f = log.functions.find(k.name); f != log.functions.end()) {
-        r.max_threads_per_block = f->second.max_threads_per_block;
-      }
-      if (options.limits.has_value()) {
-        r.occupancy = TheoreticalOccupancy(
-            *options.limits, {.threads_per_block = k.block[0] * k.block[1] * k.block[2],
-                              .registers_per_thread = k.registers_per_thread,
-                              .static_shared_bytes = k.static_shared_bytes,
-                              .dynamic_shared_bytes = k.dynamic_shared_bytes});
-      }
-      acc.config = config;
-    } else if (config != acc.config) {
-      acc.row.mixed_configs = true;
+  // A kernel's row with the resources and launch configuration of its first launch.
+  KernelRow FirstLaunchRow(const KernelActivity& k) const {
+    KernelRow r;
+    r.mangled_name = k.name;
+    r.name = Demangle(k.name);
+    r.category = CategorizeKernel(options_.operation, r.name);
+    r.registers_per_thread = k.registers_per_thread;
+    r.static_shared_bytes = k.static_shared_bytes;
+    r.dynamic_shared_bytes = k.dynamic_shared_bytes;
+    r.local_bytes_per_thread = k.local_bytes_per_thread;
+    r.grid = Dim3String(k.grid);
+    r.block = Dim3String(k.block);
+    if (auto f = log_.functions.find(k.name); f != log_.functions.end()) {
+      r.max_threads_per_block = f->second.max_threads_per_block;
     }
-    acc.Add(k.end_ns - k.start_ns);
-  }
-  for (size_t i = 0; i < log.transfers.size(); ++i) {
-    const TransferActivity& t = log.transfers[i];
-    if (!count(attribution.transfers[i], t.start_ns, t.end_ns, false)) continue;
-    const std::string name = TransferName(t);
-    Accumulator& acc = by_name[name];
-    if (acc.first) {
-      acc.row.name = acc.row.mangled_name = name;
-      acc.row.category = kCategoryCopy;
-      acc.row.is_transfer = true;
+    if (options_.limits.has_value()) {
+      r.occupancy = TheoreticalOccupancy(*options_.limits,
+                                         {.threads_per_block = k.block[0] * k.block[1] * k.block[2],
+                                          .registers_per_thread = k.registers_per_thread,
+                                          .static_shared_bytes = k.static_shared_bytes,
+                                          .dynamic_shared_bytes = k.dynamic_shared_bytes});
     }
-    acc.row.bytes += t.bytes;
-    acc.Add(t.end_ns - t.start_ns);
+    return r;
   }
 
-  std::map<std::string, CategoryRow> categories;
-  for (auto& [key, acc] : by_name) {
-    KernelRow& r = acc.row;
-    r.mean_seconds = r.total_seconds / static_cast<double>(r.calls);
-    summary.gpu_seconds += r.total_seconds;
-    CategoryRow& c = categories[r.category];
-    c.category = r.category;
-    c.calls += r.calls;
-    c.total_seconds += r.total_seconds;
-    summary.rows.push_back(std::move(r));
-  }
-  for (KernelRow& r : summary.rows) {
-    if (summary.gpu_seconds > 0)
-      r.percent_of_gpu_time = 100 * r.total_seconds / summary.gpu_seconds;
-  }
-  for (auto& [name, c] : categories) {
-    if (summary.gpu_seconds > 0)
-      c.percent_of_gpu_time = 100 * c.total_seconds / summary.gpu_seconds;
-    summary.categories.push_back(c);
-  }
-  std::stable_sort(
-      summary.rows.begin(), summary.rows.end(),
-      [](const KernelRow& a, const KernelRow& b) { return a.total_seconds > b.total_seconds; });
-  std::stable_sort(
-      summary.categories.begin(), summary.categories.end(),
-      [](const CategoryRow& a, const CategoryRow& b) { return a.total_seconds > b.total_seconds; });
+  const ActivityLog& log_;
+  const AttributedLog& attribution_;
+  const SummaryOptions& options_;
+  ProfileSummary summary_;
+  std::map<std::string, size_t> variant_index_;
+  std::map<std::string, Accumulator> by_name_;  // key: mangled kernel name or transfer name
+  std::vector<std::pair<uint64_t, uint64_t>> busy_;
+};
 
-  summary.busy_seconds = Seconds(UnionLength(std::move(busy)));
-  if (summary.wall_seconds > 0)
-    summary.gpu_busy_fraction = summary.busy_seconds / summary.wall_seconds;
-  return summary;
+}  // namespace
+
+ProfileSummary Summarize(const ActivityLog& log, const AttributedLog& attribution,
+                         const SummaryOptions& options) {
+  SummaryBuilder summary(log, attribution, options);
+  summary.FindProfiledVariants();
+  summary.SizeIterations();
+  summary.CountKernels();
+  summary.CountTransfers();
+  summary.TabulateRows();
+  summary.TabulateCategories();
+  summary.MeasureBusyShare();
+  return summary.Take();
 }
 
 void FillProfileResult(const ProfileSummary& summary, v1::ProfileResult* out) {
