@@ -10,7 +10,7 @@
 #include "client/format/profile_view.h"
 #include "client/format/table.h"
 #include "client/format/units.h"
-#include "server/common/stopping_defaults.h"
+#include "common/stopping_defaults.h"
 
 namespace kbench::client {
 namespace {

@@ -5,7 +5,7 @@
 #include "client/args.h"
 #include "client/format/table.h"
 #include "client/format/units.h"
-#include "server/common/stopping_defaults.h"
+#include "common/stopping_defaults.h"
 
 namespace kbench::client {
 namespace {

@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "server/common/logging.h"
-#include "server/common/stopping_defaults.h"
+#include "common/stopping_defaults.h"
 #include "server/scheduler/scheduler.h"
 
 namespace kbench::scheduler {

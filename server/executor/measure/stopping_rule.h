@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "server/common/stopping_defaults.h"
+#include "common/stopping_defaults.h"
 #include "server/executor/measure/statistics.h"
 
 namespace kbench::measure {
