@@ -12,6 +12,7 @@
 #include "client/format/units.h"
 #include "client/job_wait.h"
 #include "client/spec_options.h"
+#include "common/status_macros.h"
 
 namespace kbench::client {
 namespace {
@@ -34,11 +35,10 @@ const v1::ArtifactInfo* FindTrace(const v1::Job& job) {
 }
 
 absl::Status RunProfile(Session& session, const ProfileFlags& flags) {
-  absl::StatusOr<std::optional<v1::Job>> submitted =
-      SubmitAndWait(session, flags.spec, SubmitCommand::kProfile);
-  if (!submitted.ok()) return submitted.status();
-  if (!submitted->has_value()) return absl::OkStatus();  // --no-wait: the job was printed.
-  const v1::Job& job = **submitted;
+  KBENCH_ASSIGN_OR_RETURN(std::optional<v1::Job> submitted,
+                          SubmitAndWait(session, flags.spec, SubmitCommand::kProfile));
+  if (!submitted.has_value()) return absl::OkStatus();  // --no-wait: the job was printed.
+  const v1::Job& job = *submitted;
   if (job.state() != v1::JOB_STATE_SUCCEEDED) return PrintJobReport(session, job);
 
   const v1::ArtifactInfo* trace = FindTrace(job);

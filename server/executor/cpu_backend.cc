@@ -214,7 +214,7 @@ class CpuRunner : public DeviceRunner {
 class CpuBackend : public Backend {
  public:
   absl::StatusOr<v1::DeviceInfo> Initialize() override {
-    if (absl::Status s = runner_.Initialize(); !s.ok()) return s;
+    KBENCH_RETURN_IF_ERROR(runner_.Initialize());
     return runner_.info();
   }
 

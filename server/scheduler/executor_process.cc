@@ -99,9 +99,9 @@ absl::StatusOr<std::unique_ptr<ExecutorProcess>> ExecutorProcess::Start(
 absl::StatusOr<std::vector<v1::DeviceInfo>> ExecutorProcess::Discover(
     const std::string& executable, const std::vector<std::string>& extra_args,
     std::chrono::milliseconds timeout) {
-  absl::StatusOr<std::pair<pid_t, int>> spawned = Spawn(executable, kDiscover, extra_args);
-  if (!spawned.ok()) return spawned.status();
-  ExecutorProcess p(spawned->first, spawned->second, scheduler::Clock::Real());
+  // `auto`: the pair's comma would split the macro's arguments.
+  KBENCH_ASSIGN_OR_RETURN(auto spawned, Spawn(executable, kDiscover, extra_args));
+  ExecutorProcess p(spawned.first, spawned.second, scheduler::Clock::Real());
   internal::v1::ExecutorMessage m;
   const absl::Status s = p.ReadUntil(&m, Steady::now() + timeout);
   if (!s.ok()) {

@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "server/executor/backend.h"
 #include "server/executor/benchmark_job.h"
 #include "server/executor/cuda/cuda_runner.h"
@@ -21,7 +22,7 @@ class CudaBackend : public Backend {
       : runner_(ordinal, std::move(options)) {}
 
   absl::StatusOr<v1::DeviceInfo> Initialize() override {
-    if (absl::Status s = runner_.Initialize(); !s.ok()) return s;
+    KBENCH_RETURN_IF_ERROR(runner_.Initialize());
     return runner_.info();
   }
 
@@ -64,9 +65,8 @@ absl::StatusOr<std::vector<v1::DeviceInfo>> DiscoverCudaDevices() {
     return devices;
   }
   for (int i = 0; i < count; ++i) {
-    absl::StatusOr<v1::DeviceInfo> info = cuda::ReadDeviceInfo(i);
-    if (!info.ok()) return info.status();
-    devices.push_back(*std::move(info));
+    KBENCH_ASSIGN_OR_RETURN(v1::DeviceInfo info, cuda::ReadDeviceInfo(i));
+    devices.push_back(std::move(info));
   }
   return devices;
 }
