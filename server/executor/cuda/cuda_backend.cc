@@ -1,4 +1,4 @@
-// CUDA devices: discovery, and the per-device Backend that runs benchmark and profile jobs on
+// CUDA devices: discovery, and the per-device DeviceBackend that runs benchmark and profile jobs on
 // a CudaRunner and restarts its executor after a sticky CUDA error.
 #include "server/executor/cuda/cuda_backend.h"
 
@@ -16,7 +16,7 @@
 namespace kbench::executor {
 namespace {
 
-class CudaBackend : public Backend {
+class CudaBackend : public DeviceBackend {
  public:
   CudaBackend(int ordinal, cuda::CudaRunnerOptions options)
       : runner_(ordinal, std::move(options)) {}
@@ -71,11 +71,11 @@ absl::StatusOr<std::vector<v1::DeviceInfo>> DiscoverCudaDevices() {
   return devices;
 }
 
-std::unique_ptr<Backend> MakeCudaBackend(int ordinal) {
+std::unique_ptr<DeviceBackend> MakeCudaBackend(int ordinal) {
   return std::make_unique<CudaBackend>(ordinal, cuda::CudaRunnerOptions{});
 }
 
-std::unique_ptr<Backend> cuda::MakeCudaBackend(int ordinal, CudaRunnerOptions options) {
+std::unique_ptr<DeviceBackend> cuda::MakeCudaBackend(int ordinal, CudaRunnerOptions options) {
   return std::make_unique<CudaBackend>(ordinal, std::move(options));
 }
 

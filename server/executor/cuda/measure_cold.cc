@@ -5,7 +5,7 @@
 
 namespace kbench::executor::cuda {
 
-absl::StatusOr<measure::Sample> MeasureCold(const TimedContext& ctx, const LaunchFn& launch) {
+absl::StatusOr<measure::Sample> MeasureCold(const TimedContext& ctx, const TimedLaunchFn& launch) {
   KBENCH_RETURN_IF_ERROR(ctx.flusher->Flush(ctx.stream));
   // Nothing of the flush may still be in flight when the timed launch starts.
   KBENCH_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(ctx.stream));

@@ -7,7 +7,7 @@
 namespace kbench::executor::cuda {
 
 absl::StatusOr<std::unique_ptr<GraphBatch>> GraphBatch::Capture(cudaStream_t stream,
-                                                                const LaunchFn& launch,
+                                                                const TimedLaunchFn& launch,
                                                                 int64_t launches) {
   std::unique_ptr<GraphBatch> g(new GraphBatch);
   g->launches_ = launches;

@@ -15,7 +15,7 @@ namespace {
 constexpr int64_t kLaunchesWhileBlocked = 4;
 }  // namespace
 
-absl::StatusOr<measure::Sample> MeasureHot(const TimedContext& ctx, const LaunchFn& launch,
+absl::StatusOr<measure::Sample> MeasureHot(const TimedContext& ctx, const TimedLaunchFn& launch,
                                            int64_t batch) {
   double host_seconds = 0;
   {

@@ -287,7 +287,7 @@ absl::StatusOr<measure::Sample> CudaPreparedVariant::TakeSample() {
   TimedContext ctx = runner_->timed_context();
   ctx.start = start_;
   ctx.stop = stop_;
-  const LaunchFn launch = [this](int64_t i) { return Launch(i); };
+  const TimedLaunchFn launch = [this](int64_t i) { return Launch(i); };
   absl::StatusOr<measure::Sample> s;
   switch (mode_) {
     case v1::MEASURE_MODE_HOT:
