@@ -12,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "client/errors.h"
+#include "common/status_macros.h"
 #include "google/protobuf/descriptor.h"
 
 namespace kbench::client {
@@ -106,21 +107,19 @@ std::string ShapeString(const std::vector<int64_t>& shape) {
 }
 
 absl::StatusOr<v1::DType> ParseDType(const std::string& flag, const std::string& text) {
-  absl::StatusOr<int> v = ParseEnum(v1::DType_descriptor(), "DTYPE_", flag, text);
-  if (!v.ok()) return v.status();
-  return static_cast<v1::DType>(*v);
+  KBENCH_ASSIGN_OR_RETURN(int v, ParseEnum(v1::DType_descriptor(), "DTYPE_", flag, text));
+  return static_cast<v1::DType>(v);
 }
 
 absl::StatusOr<v1::MeasureMode> ParseMode(const std::string& flag, const std::string& text) {
-  absl::StatusOr<int> v = ParseEnum(v1::MeasureMode_descriptor(), "MEASURE_MODE_", flag, text);
-  if (!v.ok()) return v.status();
-  return static_cast<v1::MeasureMode>(*v);
+  KBENCH_ASSIGN_OR_RETURN(int v,
+                          ParseEnum(v1::MeasureMode_descriptor(), "MEASURE_MODE_", flag, text));
+  return static_cast<v1::MeasureMode>(v);
 }
 
 absl::StatusOr<v1::JobState> ParseJobState(const std::string& flag, const std::string& text) {
-  absl::StatusOr<int> v = ParseEnum(v1::JobState_descriptor(), "JOB_STATE_", flag, text);
-  if (!v.ok()) return v.status();
-  return static_cast<v1::JobState>(*v);
+  KBENCH_ASSIGN_OR_RETURN(int v, ParseEnum(v1::JobState_descriptor(), "JOB_STATE_", flag, text));
+  return static_cast<v1::JobState>(v);
 }
 
 absl::StatusOr<std::string> ParseDevice(const std::string& flag, const std::string& text) {
@@ -241,12 +240,11 @@ absl::StatusOr<absl::Duration> ParseDuration(const std::string& flag, const std:
 
 absl::StatusOr<double> ParseSeconds(const std::string& flag, const std::string& text,
                                     bool allow_zero) {
-  absl::StatusOr<absl::Duration> d = ParseDuration(flag, text);
-  if (!d.ok()) return d.status();
-  if (!allow_zero && *d == absl::ZeroDuration()) {
+  KBENCH_ASSIGN_OR_RETURN(absl::Duration d, ParseDuration(flag, text));
+  if (!allow_zero && d == absl::ZeroDuration()) {
     return UsageError(absl::StrCat(flag, ": ", Quoted(text), " must be greater than zero"));
   }
-  return absl::ToDoubleSeconds(*d);
+  return absl::ToDoubleSeconds(d);
 }
 
 absl::StatusOr<double> ParseFraction(const std::string& flag, const std::string& text) {

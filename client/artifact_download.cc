@@ -12,6 +12,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "client/errors.h"
+#include "common/status_macros.h"
 
 namespace kbench::client {
 
@@ -108,7 +109,7 @@ absl::Status CheckArtifactName(const std::string& name) {
 absl::StatusOr<v1::ArtifactInfo> DownloadArtifact(Session& session, const std::string& job_id,
                                                   const std::string& name,
                                                   const std::string& path) {
-  if (absl::Status s = CheckArtifactName(name); !s.ok()) return s;
+  KBENCH_RETURN_IF_ERROR(CheckArtifactName(name));
   ArtifactVerifier verifier(job_id, name);
   const bool to_stdout = path == "-";
   const std::string part = path + ".part";
@@ -123,7 +124,7 @@ absl::StatusOr<v1::ArtifactInfo> DownloadArtifact(Session& session, const std::s
   }
   absl::Status s = session.connection().GetArtifact(
       job_id, name, [&](const v1::GetArtifactResponse& chunk) -> absl::Status {
-        if (absl::Status added = verifier.Add(chunk); !added.ok()) return added;
+        KBENCH_RETURN_IF_ERROR(verifier.Add(chunk));
         if (to_stdout) {
           buffer += chunk.data();
         } else if (!file.write(chunk.data().data(),

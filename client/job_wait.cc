@@ -6,6 +6,7 @@
 #include "client/errors.h"
 #include "client/format/job_view.h"
 #include "client/format/progress.h"
+#include "common/status_macros.h"
 
 namespace kbench::client {
 namespace {
@@ -32,23 +33,22 @@ bool IsTerminal(v1::JobState state) {
 
 absl::StatusOr<std::optional<v1::Job>> SubmitAndWait(Session& session, const SpecFlags& flags,
                                                      SubmitCommand command) {
-  absl::StatusOr<v1::SubmitJobRequest> request =
+  KBENCH_ASSIGN_OR_RETURN(
+      v1::SubmitJobRequest request,
       BuildSubmitRequest(
           flags, command,
           // With credentials the server names the owner; $USER would only mislabel an admin's job.
-          session.options().security.token.empty() ? session.GetEnv("USER").value_or("") : "");
-  if (!request.ok()) return request.status();
-  if (absl::Status s = ResolveDefaults(session, &*request); !s.ok()) return s;
-  absl::StatusOr<v1::SubmitJobResponse> response = session.connection().SubmitJob(*request);
-  if (!response.ok()) return response.status();
-  const v1::Job& job = response->job();
-  if (response->deduplicated()) {
-    session.Note(absl::StrCat("kbctl: idempotency key \"", request->idempotency_key(),
+          session.options().security.token.empty() ? session.GetEnv("USER").value_or("") : ""));
+  KBENCH_RETURN_IF_ERROR(ResolveDefaults(session, &request));
+  KBENCH_ASSIGN_OR_RETURN(v1::SubmitJobResponse response, session.connection().SubmitJob(request));
+  const v1::Job& job = response.job();
+  if (response.deduplicated()) {
+    session.Note(absl::StrCat("kbctl: idempotency key \"", request.idempotency_key(),
                               "\" matched job ", job.id(), " submitted earlier; following it"));
   }
   if (flags.no_wait) {
     if (session.json()) {
-      if (absl::Status s = session.PrintJson(job); !s.ok()) return s;
+      KBENCH_RETURN_IF_ERROR(session.PrintJson(job));
     } else {
       session.out() << job.id() << "\n";
     }
@@ -57,9 +57,8 @@ absl::StatusOr<std::optional<v1::Job>> SubmitAndWait(Session& session, const Spe
   session.Note(absl::StrCat("kbctl: submitted job ", job.id(),
                             "; Ctrl-C stops watching, `kbctl cancel ", job.id(),
                             "` stops the job"));
-  absl::StatusOr<v1::Job> done = WaitForJob(session, job);
-  if (!done.ok()) return done.status();
-  return std::optional<v1::Job>(*std::move(done));
+  KBENCH_ASSIGN_OR_RETURN(v1::Job done, WaitForJob(session, job));
+  return std::optional<v1::Job>(std::move(done));
 }
 
 absl::StatusOr<v1::Job> WaitForJob(Session& session, const v1::Job& job) {
@@ -78,9 +77,8 @@ absl::StatusOr<v1::Job> WaitForJob(Session& session, const v1::Job& job) {
                                        last.id(), "` follows it again"));
     }
     if (IsTerminal(last.state())) break;
-    absl::StatusOr<v1::Job> now = session.connection().GetJob(last.id());
-    if (!now.ok()) return now.status();
-    last = *std::move(now);
+    KBENCH_ASSIGN_OR_RETURN(v1::Job now, session.connection().GetJob(last.id()));
+    last = std::move(now);
     if (IsTerminal(last.state())) break;
   }
   progress.Finish();
@@ -121,7 +119,7 @@ absl::Status JobOutcome(const v1::Job& job) {
 
 absl::Status PrintJobReport(Session& session, const v1::Job& job) {
   if (session.json()) {
-    if (absl::Status s = session.PrintJson(job); !s.ok()) return s;
+    KBENCH_RETURN_IF_ERROR(session.PrintJson(job));
   } else {
     session.out() << RenderJob(job);
   }

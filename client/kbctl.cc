@@ -6,6 +6,7 @@
 #include "client/commands/commands.h"
 #include "client/config/resolve.h"
 #include "client/errors.h"
+#include "common/status_macros.h"
 
 namespace kbench::client {
 namespace {
@@ -40,11 +41,10 @@ absl::StatusOr<GlobalOptions> ResolveGlobals(const GlobalFlags& flags, const Io&
                                              bool offline) {
   GlobalOptions options;
   if (!offline) {
-    absl::StatusOr<ResolvedConnection> connection =
-        ResolveConnection(flags.connection, io, kDefaultServer);
-    if (!connection.ok()) return connection.status();
-    options.server = connection->server;
-    options.security = connection->security;
+    KBENCH_ASSIGN_OR_RETURN(ResolvedConnection connection,
+                            ResolveConnection(flags.connection, io, kDefaultServer));
+    options.server = connection.server;
+    options.security = connection.security;
   }
   if (flags.output == "table") {
     options.output = OutputFormat::kTable;
@@ -54,12 +54,11 @@ absl::StatusOr<GlobalOptions> ResolveGlobals(const GlobalFlags& flags, const Io&
     return UsageError(
         absl::StrCat("-o: unknown output format \"", flags.output, "\"; expected table or json"));
   }
-  absl::StatusOr<absl::Duration> timeout = ParseDuration("--timeout", flags.timeout);
-  if (!timeout.ok()) return timeout.status();
-  if (*timeout <= absl::ZeroDuration()) {
+  KBENCH_ASSIGN_OR_RETURN(absl::Duration timeout, ParseDuration("--timeout", flags.timeout));
+  if (timeout <= absl::ZeroDuration()) {
     return UsageError(absl::StrCat("--timeout: \"", flags.timeout, "\" must be positive"));
   }
-  options.timeout = *timeout;
+  options.timeout = timeout;
   return options;
 }
 

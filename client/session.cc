@@ -2,6 +2,7 @@
 #include "client/session.h"
 
 #include "client/format/json.h"
+#include "common/status_macros.h"
 
 namespace kbench::client {
 
@@ -14,9 +15,8 @@ Connection& Session::connection() {
 }
 
 absl::Status Session::PrintJson(const google::protobuf::Message& message) const {
-  absl::StatusOr<std::string> json = ToJson(message);
-  if (!json.ok()) return json.status();
-  out() << *json;
+  KBENCH_ASSIGN_OR_RETURN(std::string json, ToJson(message));
+  out() << json;
   return absl::OkStatus();
 }
 

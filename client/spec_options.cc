@@ -9,6 +9,7 @@
 #include "client/args.h"
 #include "client/errors.h"
 #include "client/session.h"
+#include "common/status_macros.h"
 
 namespace kbench::client {
 namespace {
@@ -24,25 +25,22 @@ bool Contains(const auto& list, const auto& value) {
 
 absl::Status FillStopping(const SpecFlags& f, v1::StoppingCriteria* s) {
   if (f.max_noise.has_value()) {
-    absl::StatusOr<double> v = ParseFraction("--max-noise", *f.max_noise);
-    if (!v.ok()) return v.status();
-    s->set_max_noise(*v);
+    KBENCH_ASSIGN_OR_RETURN(double v, ParseFraction("--max-noise", *f.max_noise));
+    s->set_max_noise(v);
   }
   if (f.min_samples.has_value()) {
-    absl::StatusOr<int64_t> v =
-        ParseInt("--min-samples", *f.min_samples, 1, std::numeric_limits<int32_t>::max());
-    if (!v.ok()) return v.status();
-    s->set_min_samples(static_cast<int32_t>(*v));
+    KBENCH_ASSIGN_OR_RETURN(int64_t v, ParseInt("--min-samples", *f.min_samples, 1,
+                                                std::numeric_limits<int32_t>::max()));
+    s->set_min_samples(static_cast<int32_t>(v));
   }
   if (f.min_time.has_value()) {
-    absl::StatusOr<double> v = ParseSeconds("--min-time", *f.min_time, /*allow_zero=*/true);
-    if (!v.ok()) return v.status();
-    s->set_min_time_seconds(*v);
+    KBENCH_ASSIGN_OR_RETURN(double v, ParseSeconds("--min-time", *f.min_time, /*allow_zero=*/true));
+    s->set_min_time_seconds(v);
   }
   if (f.timeout_s.has_value()) {
-    absl::StatusOr<double> v = ParseSeconds("--timeout-s", *f.timeout_s, /*allow_zero=*/false);
-    if (!v.ok()) return v.status();
-    s->set_timeout_seconds(*v);
+    KBENCH_ASSIGN_OR_RETURN(double v,
+                            ParseSeconds("--timeout-s", *f.timeout_s, /*allow_zero=*/false));
+    s->set_timeout_seconds(v);
   }
   return absl::OkStatus();
 }
@@ -52,27 +50,26 @@ absl::Status FillVariants(const SpecFlags& f, SubmitCommand command, v1::JobSpec
   const std::vector<std::string> items = command != SubmitCommand::kBench ? f.variants
                                          : f.variant.empty() ? std::vector<std::string>{}
                                                              : std::vector<std::string>{f.variant};
-  absl::StatusOr<std::vector<std::string>> names = ParseNameList(flag, items);
-  if (!names.ok()) return names.status();
-  if (names->empty()) {
+  KBENCH_ASSIGN_OR_RETURN(std::vector<std::string> names, ParseNameList(flag, items));
+  if (names.empty()) {
     return UsageError(
         absl::StrCat(flag, ": required; `kbctl kernels ", f.kernel, "` lists the variants"));
   }
-  if (Contains(*names, kAll) && names->size() > 1) {
+  if (Contains(names, kAll) && names.size() > 1) {
     return UsageError(absl::StrCat(flag, ": \"all\" cannot be combined with other names"));
   }
   if (command == SubmitCommand::kBench) {
-    if (names->size() > 1) {
-      return UsageError(absl::StrCat("--variant: bench times one variant, got ", names->size(),
-                                     " (", absl::StrJoin(*names, ","), "); use `kbctl compare ",
-                                     f.kernel, " --variants ...`"));
+    if (names.size() > 1) {
+      return UsageError(absl::StrCat("--variant: bench times one variant, got ", names.size(), " (",
+                                     absl::StrJoin(names, ","), "); use `kbctl compare ", f.kernel,
+                                     " --variants ...`"));
     }
-    if (names->front() == kAll) {
+    if (names.front() == kAll) {
       return UsageError(absl::StrCat("--variant: bench times one variant; use `kbctl compare ",
                                      f.kernel, " --variants all`"));
     }
   }
-  for (const std::string& name : *names) spec->add_variants(name);
+  for (const std::string& name : names) spec->add_variants(name);
   return absl::OkStatus();
 }
 
@@ -153,53 +150,46 @@ absl::StatusOr<v1::SubmitJobRequest> BuildSubmitRequest(const SpecFlags& f, Subm
                                                     : v1::JOB_KIND_BENCHMARK);
   if (f.kernel.empty()) return UsageError("OP: required (`kbctl kernels` lists them)");
   spec->set_kernel(f.kernel);
-  if (absl::Status s = FillVariants(f, command, spec); !s.ok()) return s;
+  KBENCH_RETURN_IF_ERROR(FillVariants(f, command, spec));
   if (f.shape.has_value()) {
-    absl::StatusOr<std::vector<int64_t>> shape = ParseShape("--shape", *f.shape);
-    if (!shape.ok()) return shape.status();
-    spec->mutable_shape()->Assign(shape->begin(), shape->end());
+    KBENCH_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ParseShape("--shape", *f.shape));
+    spec->mutable_shape()->Assign(shape.begin(), shape.end());
   }
   if (f.dtype.has_value()) {
-    absl::StatusOr<v1::DType> dtype = ParseDType("--dtype", *f.dtype);
-    if (!dtype.ok()) return dtype.status();
-    spec->set_dtype(*dtype);
+    KBENCH_ASSIGN_OR_RETURN(v1::DType dtype, ParseDType("--dtype", *f.dtype));
+    spec->set_dtype(dtype);
   }
   if (f.device.has_value()) {
-    absl::StatusOr<std::string> device = ParseDevice("--device", *f.device);
-    if (!device.ok()) return device.status();
-    spec->set_device(*device);
+    KBENCH_ASSIGN_OR_RETURN(std::string device, ParseDevice("--device", *f.device));
+    spec->set_device(device);
   }
   if (f.mode.has_value()) {
-    absl::StatusOr<v1::MeasureMode> mode = ParseMode("--mode", *f.mode);
-    if (!mode.ok()) return mode.status();
-    spec->set_mode(*mode);
+    KBENCH_ASSIGN_OR_RETURN(v1::MeasureMode mode, ParseMode("--mode", *f.mode));
+    spec->set_mode(mode);
   }
   if (command != SubmitCommand::kProfile) {
-    if (absl::Status s = FillStopping(f, spec->mutable_stopping()); !s.ok()) return s;
+    KBENCH_RETURN_IF_ERROR(FillStopping(f, spec->mutable_stopping()));
   } else {
     if (f.iterations.has_value()) {
-      absl::StatusOr<int64_t> n =
-          ParseInt("--iterations", *f.iterations, 1, std::numeric_limits<int32_t>::max());
-      if (!n.ok()) return n.status();
-      spec->mutable_profile()->set_iterations(static_cast<int32_t>(*n));
+      KBENCH_ASSIGN_OR_RETURN(int64_t n, ParseInt("--iterations", *f.iterations, 1,
+                                                  std::numeric_limits<int32_t>::max()));
+      spec->mutable_profile()->set_iterations(static_cast<int32_t>(n));
     }
     spec->mutable_profile()->set_ncu(f.ncu);
   }
   if (f.seed.has_value()) {
-    absl::StatusOr<uint64_t> seed = ParseUint64("--seed", *f.seed);
-    if (!seed.ok()) return seed.status();
-    spec->set_seed(*seed);
+    KBENCH_ASSIGN_OR_RETURN(uint64_t seed, ParseUint64("--seed", *f.seed));
+    spec->set_seed(seed);
   }
   if (f.priority.has_value()) {
-    absl::StatusOr<int64_t> p =
-        ParseInt("--priority", *f.priority, std::numeric_limits<int32_t>::min(),
-                 std::numeric_limits<int32_t>::max());
-    if (!p.ok()) return p.status();
-    spec->set_priority(static_cast<int32_t>(*p));
+    KBENCH_ASSIGN_OR_RETURN(int64_t p,
+                            ParseInt("--priority", *f.priority, std::numeric_limits<int32_t>::min(),
+                                     std::numeric_limits<int32_t>::max()));
+    spec->set_priority(static_cast<int32_t>(p));
   }
-  absl::StatusOr<std::map<std::string, int64_t>> params = ParseParams("--param", f.params);
-  if (!params.ok()) return params.status();
-  for (const auto& [name, value] : *params) (*spec->mutable_params())[name] = value;
+  // `auto`: the map's comma would split the macro's arguments.
+  KBENCH_ASSIGN_OR_RETURN(auto params, ParseParams("--param", f.params));
+  for (const auto& [name, value] : params) (*spec->mutable_params())[name] = value;
   spec->set_owner(f.owner.empty() ? default_owner : f.owner);
   request.set_idempotency_key(f.idempotency_key);
   return request;
@@ -244,11 +234,10 @@ absl::Status ResolveWithCatalogue(const v1::KernelInfo& kernel, v1::SubmitJobReq
 absl::Status ResolveDefaults(Session& session, v1::SubmitJobRequest* request) {
   if (!NeedsCatalogue(*request)) return absl::OkStatus();
   v1::JobSpec* spec = request->mutable_spec();
-  absl::StatusOr<v1::ListKernelsResponse> kernels = session.connection().ListKernels();
-  if (!kernels.ok()) return kernels.status();
+  KBENCH_ASSIGN_OR_RETURN(v1::ListKernelsResponse kernels, session.connection().ListKernels());
   const v1::KernelInfo* kernel = nullptr;
   std::vector<std::string> names;
-  for (const v1::KernelInfo& k : kernels->kernels()) {
+  for (const v1::KernelInfo& k : kernels.kernels()) {
     names.push_back(k.name());
     if (k.name() == spec->kernel()) kernel = &k;
   }
@@ -260,15 +249,14 @@ absl::Status ResolveDefaults(Session& session, v1::SubmitJobRequest* request) {
   // "all" must mean the variants of one device kind: without --device, take the kind the daemon
   // would pick, a GPU when it has one.
   if (spec->device().empty() && spec->variants_size() == 1 && spec->variants(0) == kAll) {
-    absl::StatusOr<v1::ListDevicesResponse> devices = session.connection().ListDevices();
-    if (!devices.ok()) return devices.status();
+    KBENCH_ASSIGN_OR_RETURN(v1::ListDevicesResponse devices, session.connection().ListDevices());
     spec->set_device("cpu");
-    for (const v1::DeviceInfo& d : devices->devices()) {
+    for (const v1::DeviceInfo& d : devices.devices()) {
       if (d.kind() == v1::DEVICE_KIND_CUDA) spec->set_device("cuda:any");
     }
   }
   const bool had_shape = !spec->shape().empty();
-  if (absl::Status s = ResolveWithCatalogue(*kernel, request); !s.ok()) return s;
+  KBENCH_RETURN_IF_ERROR(ResolveWithCatalogue(*kernel, request));
   if (!had_shape) {
     session.Note(absl::StrCat("kbctl: no --shape given; using ", kernel->name(), "'s default ",
                               ShapeString({spec->shape().begin(), spec->shape().end()})));

@@ -1,5 +1,8 @@
 // kbenchd: flags, wiring of the control plane, signals. The control plane links no CUDA library;
 // each device's jobs run in a kbench-executor child process (found next to this program).
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -11,23 +14,19 @@
 #include <string>
 #include <thread>
 
-#include <grpcpp/ext/proto_server_reflection_plugin.h>
-#include <grpcpp/health_check_service_interface.h>
-#include <grpcpp/grpcpp.h>
-
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "server/api/kbench_service.h"
+#include "server/api/server_options.h"
 #include "server/auth/authenticator.h"
 #include "server/auth/authorizer.h"
 #include "server/auth/server_security.h"
-#include "server/api/server_options.h"
 #include "server/common/logging.h"
 #include "server/metrics/metrics.h"
-#include "server/scheduler/job_events.h"
 #include "server/scheduler/clock.h"
-#include "server/scheduler/executor_process.h"
+#include "server/scheduler/executor_supervisor.h"
+#include "server/scheduler/job_events.h"
 #include "server/scheduler/scheduler.h"
 #include "server/store/artifact_store.h"
 #include "server/store/job_store.h"

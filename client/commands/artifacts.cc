@@ -13,6 +13,7 @@
 #include "client/format/json.h"
 #include "client/format/table.h"
 #include "client/format/units.h"
+#include "common/status_macros.h"
 
 namespace kbench::client {
 namespace {
@@ -47,27 +48,24 @@ absl::Status PrintArtifactsJson(Session& session, const std::string& job_id,
   (*doc.mutable_fields())["job_id"].set_string_value(job_id);
   google::protobuf::ListValue* list = (*doc.mutable_fields())["artifacts"].mutable_list_value();
   for (const v1::ArtifactInfo& a : artifacts) {
-    absl::StatusOr<google::protobuf::Value> v = ToJsonValue(a);
-    if (!v.ok()) return v.status();
-    *list->add_values() = *std::move(v);
+    KBENCH_ASSIGN_OR_RETURN(google::protobuf::Value v, ToJsonValue(a));
+    *list->add_values() = std::move(v);
   }
   return session.PrintJson(doc);
 }
 
 absl::Status RunList(Session& session, const std::string& job_id) {
-  absl::StatusOr<v1::Job> job = session.connection().GetJob(job_id);
-  if (!job.ok()) return job.status();
+  KBENCH_ASSIGN_OR_RETURN(v1::Job job, session.connection().GetJob(job_id));
   if (session.json()) {
-    return PrintArtifactsJson(session, job->id(),
-                              {job->artifacts().begin(), job->artifacts().end()});
+    return PrintArtifactsJson(session, job.id(), {job.artifacts().begin(), job.artifacts().end()});
   }
-  if (job->artifacts().empty()) {
-    session.Note(absl::StrCat("kbctl: job ", job->id(), " has no artifacts"));
+  if (job.artifacts().empty()) {
+    session.Note(absl::StrCat("kbctl: job ", job.id(), " has no artifacts"));
     return absl::OkStatus();
   }
   Table table({"NAME", "SIZE", "TYPE", "SHA256"});
   table.AlignRight(1);
-  for (const v1::ArtifactInfo& a : job->artifacts()) {
+  for (const v1::ArtifactInfo& a : job.artifacts()) {
     table.AddRow({a.name(), FormatBytes(a.size_bytes()),
                   a.content_type().empty() ? "-" : a.content_type(), a.sha256()});
   }
@@ -84,17 +82,16 @@ absl::Status RunGet(Session& session, const GetFlags& flags) {
   if (!flags.name.empty()) {
     downloads.emplace_back(flags.name, Destination(flags.output, flags.name));
   } else {
-    absl::StatusOr<v1::Job> job = session.connection().GetJob(flags.job);
-    if (!job.ok()) return job.status();
-    if (job->artifacts().empty()) {
+    KBENCH_ASSIGN_OR_RETURN(v1::Job job, session.connection().GetJob(flags.job));
+    if (job.artifacts().empty()) {
       return absl::NotFoundError(absl::StrCat("job ", flags.job, " has no artifacts"));
     }
-    if (job->artifacts_size() == 1) {
-      const std::string& name = job->artifacts(0).name();
+    if (job.artifacts_size() == 1) {
+      const std::string& name = job.artifacts(0).name();
       downloads.emplace_back(name, Destination(flags.output, name));
     } else {
       if (flags.output == "-") {
-        return UsageError(absl::StrCat("-o -: job ", flags.job, " has ", job->artifacts_size(),
+        return UsageError(absl::StrCat("-o -: job ", flags.job, " has ", job.artifacts_size(),
                                        " artifacts; name one"));
       }
       const std::filesystem::path dir = flags.output.empty() ? "." : flags.output;
@@ -105,21 +102,21 @@ absl::Status RunGet(Session& session, const GetFlags& flags) {
             absl::StatusCode::kPermissionDenied,
             absl::StrCat("cannot create directory ", dir.string(), ": ", ec.message()));
       }
-      for (const v1::ArtifactInfo& a : job->artifacts()) {
+      for (const v1::ArtifactInfo& a : job.artifacts()) {
         downloads.emplace_back(a.name(), (dir / LocalFileName(a.name())).string());
       }
     }
   }
   std::vector<v1::ArtifactInfo> received;
   for (const auto& [name, path] : downloads) {
-    absl::StatusOr<v1::ArtifactInfo> info = DownloadArtifact(session, flags.job, name, path);
-    if (!info.ok()) return info.status();
+    KBENCH_ASSIGN_OR_RETURN(v1::ArtifactInfo info,
+                            DownloadArtifact(session, flags.job, name, path));
     if (path != "-") {
       session.Note(absl::StrCat("kbctl: saved ", name, " to ", path, " (",
-                                FormatBytes(info->size_bytes()), ", sha256 ", info->sha256(),
+                                FormatBytes(info.size_bytes()), ", sha256 ", info.sha256(),
                                 " verified)"));
     }
-    received.push_back(*std::move(info));
+    received.push_back(std::move(info));
   }
   if (session.json()) return PrintArtifactsJson(session, flags.job, received);
   return absl::OkStatus();

@@ -5,15 +5,15 @@
 #include "client/commands/commands.h"
 #include "client/job_wait.h"
 #include "client/spec_options.h"
+#include "common/status_macros.h"
 
 namespace kbench::client {
 namespace {
 
 absl::Status RunBenchmark(Session& session, const SpecFlags& flags, SubmitCommand command) {
-  absl::StatusOr<std::optional<v1::Job>> job = SubmitAndWait(session, flags, command);
-  if (!job.ok()) return job.status();
-  if (!job->has_value()) return absl::OkStatus();  // --no-wait: the job was printed.
-  return PrintJobReport(session, **job);
+  KBENCH_ASSIGN_OR_RETURN(std::optional<v1::Job> job, SubmitAndWait(session, flags, command));
+  if (!job.has_value()) return absl::OkStatus();  // --no-wait: the job was printed.
+  return PrintJobReport(session, *job);
 }
 
 void AddSubmitCommand(CLI::App& app, Action* action, SubmitCommand command, const char* name,

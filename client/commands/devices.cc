@@ -1,15 +1,15 @@
 // kbctl devices: the daemon's devices with their measured bandwidth, peaks and queues.
 #include "client/commands/commands.h"
 #include "client/format/catalogue_view.h"
+#include "common/status_macros.h"
 
 namespace kbench::client {
 namespace {
 
 absl::Status RunDevices(Session& session) {
-  absl::StatusOr<v1::ListDevicesResponse> devices = session.connection().ListDevices();
-  if (!devices.ok()) return devices.status();
-  if (session.json()) return session.PrintJson(*devices);
-  session.out() << RenderDevicesTable(*devices);
+  KBENCH_ASSIGN_OR_RETURN(v1::ListDevicesResponse devices, session.connection().ListDevices());
+  if (session.json()) return session.PrintJson(devices);
+  session.out() << RenderDevicesTable(devices);
   return absl::OkStatus();
 }
 

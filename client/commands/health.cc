@@ -5,20 +5,21 @@
 #include "absl/strings/str_cat.h"
 #include "client/commands/commands.h"
 #include "client/errors.h"
+#include "common/status_macros.h"
 
 namespace kbench::client {
 namespace {
 
 absl::Status RunHealth(Session& session, const std::string& service) {
-  absl::StatusOr<health::HealthCheckResponse> response = session.connection().CheckHealth(service);
-  if (!response.ok()) return response.status();
-  const std::string status = health::HealthCheckResponse::ServingStatus_Name(response->status());
+  KBENCH_ASSIGN_OR_RETURN(health::HealthCheckResponse response,
+                          session.connection().CheckHealth(service));
+  const std::string status = health::HealthCheckResponse::ServingStatus_Name(response.status());
   if (session.json()) {
-    if (absl::Status s = session.PrintJson(*response); !s.ok()) return s;
+    KBENCH_RETURN_IF_ERROR(session.PrintJson(response));
   } else {
     session.out() << status << "\n";
   }
-  if (response->status() != health::HealthCheckResponse::SERVING) {
+  if (response.status() != health::HealthCheckResponse::SERVING) {
     return CheckFailedError(absl::StatusCode::kUnavailable,
                             absl::StrCat(service.empty() ? "server " + session.connection().server()
                                                          : "service " + service,

@@ -8,6 +8,7 @@
 #include "client/commands/commands.h"
 #include "client/format/job_view.h"
 #include "client/job_wait.h"
+#include "common/status_macros.h"
 
 namespace kbench::client {
 namespace {
@@ -27,40 +28,35 @@ struct ListFlags {
 absl::StatusOr<v1::ListJobsRequest> BuildListRequest(const ListFlags& f) {
   v1::ListJobsRequest request;
   if (!f.state.empty()) {
-    absl::StatusOr<v1::JobState> state = ParseJobState("--state", f.state);
-    if (!state.ok()) return state.status();
-    request.set_state(*state);
+    KBENCH_ASSIGN_OR_RETURN(v1::JobState state, ParseJobState("--state", f.state));
+    request.set_state(state);
   }
   request.set_kernel(f.kernel);
   if (!f.device.empty()) {
-    absl::StatusOr<std::string> device = ParseDevice("--device", f.device);
-    if (!device.ok()) return device.status();
-    request.set_device(*device);
+    KBENCH_ASSIGN_OR_RETURN(std::string device, ParseDevice("--device", f.device));
+    request.set_device(device);
   }
   if (!f.limit.empty()) {
-    absl::StatusOr<int64_t> limit = ParseInt("--limit", f.limit, 1, kMaxPageSize);
-    if (!limit.ok()) return limit.status();
-    request.set_page_size(static_cast<int32_t>(*limit));
+    KBENCH_ASSIGN_OR_RETURN(int64_t limit, ParseInt("--limit", f.limit, 1, kMaxPageSize));
+    request.set_page_size(static_cast<int32_t>(limit));
   }
   request.set_page_token(f.page_token);
   return request;
 }
 
 absl::Status RunJobs(Session& session, const ListFlags& flags) {
-  absl::StatusOr<v1::ListJobsRequest> request = BuildListRequest(flags);
-  if (!request.ok()) return request.status();
+  KBENCH_ASSIGN_OR_RETURN(v1::ListJobsRequest request, BuildListRequest(flags));
   v1::ListJobsResponse all;
   while (true) {
-    absl::StatusOr<v1::ListJobsResponse> page = session.connection().ListJobs(*request);
-    if (!page.ok()) return page.status();
-    for (v1::Job& job : *page->mutable_jobs()) *all.add_jobs() = std::move(job);
-    all.set_next_page_token(page->next_page_token());
-    if (!flags.all || page->next_page_token().empty()) break;
-    if (page->next_page_token() == request->page_token()) {
+    KBENCH_ASSIGN_OR_RETURN(v1::ListJobsResponse page, session.connection().ListJobs(request));
+    for (v1::Job& job : *page.mutable_jobs()) *all.add_jobs() = std::move(job);
+    all.set_next_page_token(page.next_page_token());
+    if (!flags.all || page.next_page_token().empty()) break;
+    if (page.next_page_token() == request.page_token()) {
       return absl::InternalError(absl::StrCat("ListJobs returned the page token it was given (\"",
-                                              request->page_token(), "\"); stopping"));
+                                              request.page_token(), "\"); stopping"));
     }
-    request->set_page_token(page->next_page_token());
+    request.set_page_token(page.next_page_token());
   }
   if (session.json()) return session.PrintJson(all);
   if (all.jobs().empty()) {
@@ -76,25 +72,21 @@ absl::Status RunJobs(Session& session, const ListFlags& flags) {
 }
 
 absl::Status RunGet(Session& session, const std::string& id) {
-  absl::StatusOr<v1::Job> job = session.connection().GetJob(id);
-  if (!job.ok()) return job.status();
-  return PrintJobReport(session, *job);
+  KBENCH_ASSIGN_OR_RETURN(v1::Job job, session.connection().GetJob(id));
+  return PrintJobReport(session, job);
 }
 
 absl::Status RunWatch(Session& session, const std::string& id) {
-  absl::StatusOr<v1::Job> job = session.connection().GetJob(id);
-  if (!job.ok()) return job.status();
-  absl::StatusOr<v1::Job> done = WaitForJob(session, *job);
-  if (!done.ok()) return done.status();
-  return PrintJobReport(session, *done);
+  KBENCH_ASSIGN_OR_RETURN(v1::Job job, session.connection().GetJob(id));
+  KBENCH_ASSIGN_OR_RETURN(v1::Job done, WaitForJob(session, job));
+  return PrintJobReport(session, done);
 }
 
 absl::Status RunCancel(Session& session, const std::string& id) {
-  absl::StatusOr<v1::Job> job = session.connection().CancelJob(id);
-  if (!job.ok()) return job.status();
-  if (session.json()) return session.PrintJson(*job);
-  session.out() << "job " << job->id() << " " << StateName(job->state())
-                << (IsTerminal(job->state()) ? "" : " (cancel requested; stops at the next sample)")
+  KBENCH_ASSIGN_OR_RETURN(v1::Job job, session.connection().CancelJob(id));
+  if (session.json()) return session.PrintJson(job);
+  session.out() << "job " << job.id() << " " << StateName(job.state())
+                << (IsTerminal(job.state()) ? "" : " (cancel requested; stops at the next sample)")
                 << "\n";
   return absl::OkStatus();
 }

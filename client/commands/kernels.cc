@@ -7,20 +7,20 @@
 #include "absl/strings/str_join.h"
 #include "client/commands/commands.h"
 #include "client/format/catalogue_view.h"
+#include "common/status_macros.h"
 
 namespace kbench::client {
 namespace {
 
 absl::Status RunKernels(Session& session, const std::string& op) {
-  absl::StatusOr<v1::ListKernelsResponse> kernels = session.connection().ListKernels();
-  if (!kernels.ok()) return kernels.status();
+  KBENCH_ASSIGN_OR_RETURN(v1::ListKernelsResponse kernels, session.connection().ListKernels());
   if (op.empty()) {
-    if (session.json()) return session.PrintJson(*kernels);
-    session.out() << RenderKernelsTable(*kernels);
+    if (session.json()) return session.PrintJson(kernels);
+    session.out() << RenderKernelsTable(kernels);
     return absl::OkStatus();
   }
   std::vector<std::string> names;
-  for (const v1::KernelInfo& k : kernels->kernels()) {
+  for (const v1::KernelInfo& k : kernels.kernels()) {
     if (k.name() == op) {
       if (session.json()) return session.PrintJson(k);
       session.out() << RenderKernel(k);

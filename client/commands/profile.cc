@@ -12,6 +12,7 @@
 #include "client/format/units.h"
 #include "client/job_wait.h"
 #include "client/spec_options.h"
+#include "common/status_macros.h"
 
 namespace kbench::client {
 namespace {
@@ -34,11 +35,10 @@ const v1::ArtifactInfo* FindTrace(const v1::Job& job) {
 }
 
 absl::Status RunProfile(Session& session, const ProfileFlags& flags) {
-  absl::StatusOr<std::optional<v1::Job>> submitted =
-      SubmitAndWait(session, flags.spec, SubmitCommand::kProfile);
-  if (!submitted.ok()) return submitted.status();
-  if (!submitted->has_value()) return absl::OkStatus();  // --no-wait: the job was printed.
-  const v1::Job& job = **submitted;
+  KBENCH_ASSIGN_OR_RETURN(std::optional<v1::Job> submitted,
+                          SubmitAndWait(session, flags.spec, SubmitCommand::kProfile));
+  if (!submitted.has_value()) return absl::OkStatus();  // --no-wait: the job was printed.
+  const v1::Job& job = *submitted;
   if (job.state() != v1::JOB_STATE_SUCCEEDED) return PrintJobReport(session, job);
 
   const v1::ArtifactInfo* trace = FindTrace(job);
@@ -54,6 +54,7 @@ absl::Status RunProfile(Session& session, const ProfileFlags& flags) {
       flags.trace_path.empty() ? absl::StrCat("trace-", job.id(), ".json") : flags.trace_path;
   absl::StatusOr<v1::ArtifactInfo> saved = DownloadArtifact(session, job.id(), trace->name(), path);
   const absl::Status outcome = PrintJobReport(session, job);
+  // Checked only after the report, so the job's result prints even when saving the trace failed.
   if (!saved.ok()) return saved.status();
   session.Note(absl::StrCat("\nTrace: ", path, " (", FormatBytes(saved->size_bytes()),
                             ", sha256 verified); open it in https://ui.perfetto.dev or "

@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "client/args.h"
 #include "client/format/profile_view.h"
+#include "client/format/progress.h"
 #include "client/format/table.h"
 #include "client/format/units.h"
 #include "common/stopping_defaults.h"
@@ -88,9 +89,9 @@ std::string JobResultCell(const v1::Job& job) {
     case v1::JOB_STATE_CANCELLED:
       return job.error_code().empty() ? StateName(job.state()) : job.error_code();
     case v1::JOB_STATE_RUNNING:
-      return job.progress().phase().empty()
+      return ProgressPhaseWord(job.progress()).empty()
                  ? "-"
-                 : absl::StrCat(job.progress().phase(), " ", job.progress().samples());
+                 : absl::StrCat(ProgressPhaseWord(job.progress()), " ", job.progress().samples());
     default:
       return "-";
   }
@@ -158,9 +159,9 @@ std::string RenderJob(const v1::Job& job) {
     f.Add("Error", job.error_code().empty() ? job.error()
                                             : absl::StrCat(job.error_code(), ": ", job.error()));
   }
-  if (job.state() == v1::JOB_STATE_RUNNING && !job.progress().phase().empty()) {
-    f.Add("Progress", absl::StrCat(job.progress().phase(), " ", job.progress().variant(), ", ",
-                                   job.progress().samples(), " samples, noise ",
+  if (job.state() == v1::JOB_STATE_RUNNING && !ProgressPhaseWord(job.progress()).empty()) {
+    f.Add("Progress", absl::StrCat(ProgressPhaseWord(job.progress()), " ", job.progress().variant(),
+                                   ", ", job.progress().samples(), " samples, noise ",
                                    FormatPercent(job.progress().noise())));
   }
   if (!job.artifacts().empty()) {
@@ -176,9 +177,11 @@ std::string RenderJob(const v1::Job& job) {
   return out;
 }
 
-std::string RenderVariant(const v1::VariantResult& v, const v1::JobSpec& spec) {
+namespace {
+
+// Median, spread, noise and why sampling stopped.
+void AddTimingFields(const v1::VariantResult& v, const v1::JobSpec& spec, FieldList* f) {
   const v1::Statistics& s = v.stats();
-  FieldList f;
   std::string median = FormatSeconds(s.median_seconds());
   if (s.median_ci_high_seconds() > 0) {
     absl::StrAppend(
@@ -187,80 +190,103 @@ std::string RenderVariant(const v1::VariantResult& v, const v1::JobSpec& spec) {
         v.median_precision() > 0 ? absl::StrCat(", +-", FormatPercent(v.median_precision())) : "",
         ")");
   }
-  f.Add("Median", median);
-  f.Add("Spread",
-        absl::StrCat("min ", FormatSeconds(s.min_seconds()), "  mean ",
-                     FormatSeconds(s.mean_seconds()), "  max ", FormatSeconds(s.max_seconds()),
-                     "  stddev ", FormatSeconds(s.stddev_seconds())));
-  f.Add("Percentiles",
-        absl::StrCat("p10 ", FormatSeconds(s.p10_seconds()), "  p90 ",
-                     FormatSeconds(s.p90_seconds()), "  p99 ", FormatSeconds(s.p99_seconds())));
+  f->Add("Median", median);
+  f->Add("Spread",
+         absl::StrCat("min ", FormatSeconds(s.min_seconds()), "  mean ",
+                      FormatSeconds(s.mean_seconds()), "  max ", FormatSeconds(s.max_seconds()),
+                      "  stddev ", FormatSeconds(s.stddev_seconds())));
+  f->Add("Percentiles",
+         absl::StrCat("p10 ", FormatSeconds(s.p10_seconds()), "  p90 ",
+                      FormatSeconds(s.p90_seconds()), "  p99 ", FormatSeconds(s.p99_seconds())));
   const double target =
       spec.stopping().max_noise() > 0 ? spec.stopping().max_noise() : kDefaultMaxNoise;
   // Hot and graph statistics describe batch means, not single launches (issue 15, item 6).
   const bool batch_means =
       s.unit() == v1::HARNESS_STATISTIC_UNIT_BATCH_MEAN ||
       (s.unit() == v1::HARNESS_STATISTIC_UNIT_UNSPECIFIED && s.launches_per_sample() > 1);
-  f.Add("Noise", absl::StrCat(FormatPercent(s.relative_stddev()), " relative stddev (target ",
-                              FormatPercent(target), ") over ", s.samples(),
-                              batch_means ? absl::StrCat(" batch means of ",
-                                                         s.launches_per_sample(), " launches")
-                                          : " samples of one launch"));
-  f.Add("Stopped", absl::StrCat(v.stop_reason().empty() ? "-" : v.stop_reason(),
-                                v.converged() ? "" : " (did not converge)"));
+  f->Add("Noise", absl::StrCat(FormatPercent(s.relative_stddev()), " relative stddev (target ",
+                               FormatPercent(target), ") over ", s.samples(),
+                               batch_means ? absl::StrCat(" batch means of ",
+                                                          s.launches_per_sample(), " launches")
+                                           : " samples of one launch"));
+  f->Add("Stopped", absl::StrCat(v.stop_reason().empty() ? "-" : v.stop_reason(),
+                                 v.converged() ? "" : " (did not converge)"));
+}
+
+// Achieved bandwidth and compute, against the device's copy bandwidth and peak.
+void AddThroughputFields(const v1::VariantResult& v, FieldList* f) {
   if (v.bytes() > 0) {
-    f.Add("Bandwidth",
-          absl::StrCat(RateWithFraction(FormatBandwidth(v.bytes_per_second()),
-                                        v.fraction_of_copy_bandwidth(), "copy bandwidth"),
-                       ", ", FormatBytes(v.bytes()), " per launch"));
+    f->Add("Bandwidth",
+           absl::StrCat(RateWithFraction(FormatBandwidth(v.bytes_per_second()),
+                                         v.fraction_of_copy_bandwidth(), "copy bandwidth"),
+                        ", ", FormatBytes(v.bytes()), " per launch"));
   }
   if (v.flops() > 0) {
-    f.Add("Compute", absl::StrCat(RateWithFraction(FormatFlops(v.flops_per_second()),
-                                                   v.fraction_of_peak_flops(), "peak"),
-                                  ", ", absl::StrFormat("%.4g", static_cast<double>(v.flops())),
-                                  " FLOP per launch"));
+    f->Add("Compute", absl::StrCat(RateWithFraction(FormatFlops(v.flops_per_second()),
+                                                    v.fraction_of_peak_flops(), "peak"),
+                                   ", ", absl::StrFormat("%.4g", static_cast<double>(v.flops())),
+                                   " FLOP per launch"));
   }
+}
+
+// The reference check, the timed check and the drift check.
+void AddCheckFields(const v1::VariantResult& v, FieldList* f) {
   const v1::Correctness& c = v.correctness();
   std::string check = CorrectnessSummary(c);
   if (c.elements_checked() > 0)
     absl::StrAppend(&check, " over ", c.elements_checked(), " elements");
   if (!c.detail().empty()) absl::StrAppend(&check, "; ", c.detail());
-  f.Add("Correctness", check);
+  f->Add("Correctness", check);
   if (v.timed_correctness().checked()) {
-    f.Add("Timed check", absl::StrCat(CorrectnessSummary(v.timed_correctness()),
-                                      " on the outputs of a timed sample"));
+    f->Add("Timed check", absl::StrCat(CorrectnessSummary(v.timed_correctness()),
+                                       " on the outputs of a timed sample"));
   }
   if (v.drift_checked()) {
-    f.Add("Drift",
-          absl::StrCat(v.drifted() ? "DRIFTED" : "none", ": median ",
-                       FormatSeconds(v.first_half_median_seconds()), " in the first half, ",
-                       FormatSeconds(v.second_half_median_seconds()), " in the second",
-                       v.drifted() ? " (95% intervals disjoint)" : ""));
+    f->Add("Drift",
+           absl::StrCat(v.drifted() ? "DRIFTED" : "none", ": median ",
+                        FormatSeconds(v.first_half_median_seconds()), " in the first half, ",
+                        FormatSeconds(v.second_half_median_seconds()), " in the second",
+                        v.drifted() ? " (95% intervals disjoint)" : ""));
   }
+}
+
+// What the measurement cost and what may have distorted it.
+void AddCostFields(const v1::VariantResult& v, FieldList* f) {
+  const v1::Statistics& s = v.stats();
   if (v.host_enqueue_seconds() > 0) {
     const double batch_seconds = s.median_seconds() * static_cast<double>(s.launches_per_sample());
-    f.Add("Host enqueue",
-          absl::StrCat(
-              FormatSeconds(v.host_enqueue_seconds()), " per batch",
-              batch_seconds > 0
-                  ? absl::StrCat(" (", FormatPercent(v.host_enqueue_seconds() / batch_seconds),
-                                 " of its device time)")
-                  : "",
-              v.host_bound() ? "; HOST-BOUND: the launch rate was timed, use --mode graph" : ""));
+    f->Add("Host enqueue",
+           absl::StrCat(
+               FormatSeconds(v.host_enqueue_seconds()), " per batch",
+               batch_seconds > 0
+                   ? absl::StrCat(" (", FormatPercent(v.host_enqueue_seconds() / batch_seconds),
+                                  " of its device time)")
+                   : "",
+               v.host_bound() ? "; HOST-BOUND: the launch rate was timed, use --mode graph" : ""));
   }
   if (v.rotation_bytes() > 0) {
-    f.Add("Rotation",
-          absl::StrCat(FormatBytes(v.rotation_bytes()), " of buffer sets, ",
-                       absl::StrFormat("%.2f", v.rotation_over_l2()), " x L2",
-                       v.rotation_fits_l2() ? "; UNDER 2 x L2: data partly stays in L2" : ""));
+    f->Add("Rotation",
+           absl::StrCat(FormatBytes(v.rotation_bytes()), " of buffer sets, ",
+                        absl::StrFormat("%.2f", v.rotation_over_l2()), " x L2",
+                        v.rotation_fits_l2() ? "; UNDER 2 x L2: data partly stays in L2" : ""));
   }
-  f.Add("Time spent", absl::StrCat(FormatSeconds(v.measured_seconds()), " measured, ",
-                                   FormatSeconds(v.wall_seconds()), " wall"));
+  f->Add("Time spent", absl::StrCat(FormatSeconds(v.measured_seconds()), " measured, ",
+                                    FormatSeconds(v.wall_seconds()), " wall"));
   if (v.discarded_samples() > 0 || v.throttled()) {
-    f.Add("Throttling",
-          absl::StrCat(v.discarded_samples(), " samples discarded (SM clock below the floor)",
-                       v.throttled() ? "; the device reported throttling" : ""));
+    f->Add("Throttling",
+           absl::StrCat(v.discarded_samples(), " samples discarded (SM clock below the floor)",
+                        v.throttled() ? "; the device reported throttling" : ""));
   }
+}
+
+}  // namespace
+
+std::string RenderVariant(const v1::VariantResult& v, const v1::JobSpec& spec) {
+  FieldList f;
+  AddTimingFields(v, spec, &f);
+  AddThroughputFields(v, &f);
+  AddCheckFields(v, &f);
+  AddCostFields(v, &f);
   return f.Render(2);
 }
 

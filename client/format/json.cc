@@ -2,6 +2,7 @@
 #include "client/format/json.h"
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "google/protobuf/util/json_util.h"
 
 namespace kbench::client {
@@ -24,10 +25,9 @@ absl::StatusOr<std::string> ToJson(const google::protobuf::Message& message) {
 }
 
 absl::StatusOr<google::protobuf::Value> ToJsonValue(const google::protobuf::Message& message) {
-  absl::StatusOr<std::string> json = ToJson(message);
-  if (!json.ok()) return json.status();
+  KBENCH_ASSIGN_OR_RETURN(std::string json, ToJson(message));
   google::protobuf::Value value;
-  if (absl::Status s = FromJson(*json, &value); !s.ok()) return s;
+  KBENCH_RETURN_IF_ERROR(FromJson(json, &value));
   return value;
 }
 

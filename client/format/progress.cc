@@ -15,15 +15,31 @@ constexpr double kPlainLineInterval = 1.0;
 
 constexpr char kClearLine[] = "\r\033[K";
 
-std::string PhaseName(const std::string& phase) {
-  if (phase == "warmup") return "warm-up";
-  if (phase == "check") return "checking";
-  if (phase == "measure") return "measuring";
-  if (phase == "profile") return "profiling";
-  return phase;
+// `word`: ProgressPhaseWord's.
+std::string PhaseName(const std::string& word) {
+  if (word == "warmup") return "warm-up";
+  if (word == "check") return "checking";
+  if (word == "measure") return "measuring";
+  if (word == "profile") return "profiling";
+  return word;
 }
 
 }  // namespace
+
+std::string ProgressPhaseWord(const v1::Progress& progress) {
+  switch (progress.progress_phase()) {
+    case v1::PROGRESS_PHASE_WARMUP:
+      return "warmup";
+    case v1::PROGRESS_PHASE_MEASURE:
+      return "measure";
+    case v1::PROGRESS_PHASE_CHECK:
+      return "check";
+    case v1::PROGRESS_PHASE_PROFILE:
+      return "profile";
+    default:
+      return progress.phase();  // An older server's word, or "".
+  }
+}
 
 std::string DescribeProgress(const v1::Job& job) {
   const std::string device = job.device().empty() ? job.spec().device() : job.device();
@@ -34,8 +50,8 @@ std::string DescribeProgress(const v1::Job& job) {
     return line;
   }
   const v1::Progress& p = job.progress();
-  if (p.phase().empty()) return line;
-  absl::StrAppend(&line, ": ", PhaseName(p.phase()));
+  if (ProgressPhaseWord(p).empty()) return line;
+  absl::StrAppend(&line, ": ", PhaseName(ProgressPhaseWord(p)));
   if (!p.variant().empty()) absl::StrAppend(&line, " ", p.variant());
   if (p.samples() > 0) {
     const double target = job.spec().stopping().max_noise() > 0 ? job.spec().stopping().max_noise()
@@ -59,7 +75,7 @@ void ProgressLine::Update(const v1::Job& job) {
     return;
   }
   const v1::Progress& p = job.progress();
-  const std::string key = absl::StrCat(job.state(), "/", p.phase(), "/", p.variant());
+  const std::string key = absl::StrCat(job.state(), "/", ProgressPhaseWord(p), "/", p.variant());
   if (key == last_key_ && p.elapsed_seconds() < last_elapsed_ + kPlainLineInterval) return;
   last_key_ = key;
   last_elapsed_ = p.elapsed_seconds();

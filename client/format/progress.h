@@ -9,6 +9,10 @@
 
 namespace kbench::client {
 
+// The phase's short word ("warmup", "measure", "check", "profile"), "" when none. Reads the enum;
+// falls back to the deprecated string that a server predating the enum sends.
+std::string ProgressPhaseWord(const v1::Progress& progress);
+
 // "job 42 running on cuda:0: measure fused: 312 samples, noise 0.41% (target 0.50%), 3.2s".
 std::string DescribeProgress(const v1::Job& job);
 

@@ -10,6 +10,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "common/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "spdlog/logger.h"
 #include "spdlog/pattern_formatter.h"
@@ -117,9 +118,8 @@ absl::Status Install(const std::string& format, const std::string& level, spdlog
     return absl::InvalidArgumentError(absl::StrCat("--log-format: unknown format \"", format,
                                                    "\"; expected \"text\" or \"json\""));
   }
-  absl::StatusOr<Level> parsed = ParseLevel(level);
-  if (!parsed.ok()) return parsed.status();
-  auto made = MakeSink(std::move(sink), format == "json", *parsed);
+  KBENCH_ASSIGN_OR_RETURN(Level parsed, ParseLevel(level));
+  auto made = MakeSink(std::move(sink), format == "json", parsed);
   absl::MutexLock lock(&g_mu);
   g_sink = std::move(made);
   return absl::OkStatus();

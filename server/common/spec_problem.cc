@@ -2,6 +2,7 @@
 #include "server/common/spec_problem.h"
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 
 namespace kbench {
 
@@ -33,9 +34,8 @@ absl::StatusOr<kernels::Problem> ProblemFromSpec(const v1::JobSpec& spec,
   p.op = spec.kernel();
   p.variant = variant;
   p.shape.assign(spec.shape().begin(), spec.shape().end());
-  absl::StatusOr<kernels::DType> dtype = DTypeFromProto(spec.dtype());
-  if (!dtype.ok()) return dtype.status();
-  p.dtype = *dtype;
+  KBENCH_ASSIGN_OR_RETURN(kernels::DType dtype, DTypeFromProto(spec.dtype()));
+  p.dtype = dtype;
   for (const auto& [name, value] : spec.params()) p.params[name] = value;
   return p;
 }

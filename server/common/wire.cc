@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 
 namespace kbench {
 namespace {
@@ -57,19 +58,17 @@ absl::Status WriteDelimited(int fd, const google::protobuf::MessageLite& message
 
 absl::Status ReadDelimited(int fd, google::protobuf::MessageLite* message) {
   unsigned char header[4];
-  absl::StatusOr<size_t> got = ReadAll(fd, reinterpret_cast<char*>(header), 4);
-  if (!got.ok()) return got.status();
-  if (*got == 0) return absl::OutOfRangeError("closed");
-  if (*got < 4) return absl::DataLossError("truncated length prefix");
+  KBENCH_ASSIGN_OR_RETURN(size_t got, ReadAll(fd, reinterpret_cast<char*>(header), 4));
+  if (got == 0) return absl::OutOfRangeError("closed");
+  if (got < 4) return absl::DataLossError("truncated length prefix");
   const uint32_t len = header[0] | (header[1] << 8) | (header[2] << 16) |
                        (static_cast<uint32_t>(header[3]) << 24);
   if (len > kMaxWireMessageBytes) {
     return absl::DataLossError(absl::StrCat("message length ", len, " exceeds the limit"));
   }
   std::string body(len, '\0');
-  got = ReadAll(fd, body.data(), len);
-  if (!got.ok()) return got.status();
-  if (*got < len) return absl::DataLossError("truncated message");
+  KBENCH_ASSIGN_OR_RETURN(got, ReadAll(fd, body.data(), len));
+  if (got < len) return absl::DataLossError("truncated message");
   if (!message->ParseFromString(body)) return absl::DataLossError("unparseable message");
   return absl::OkStatus();
 }

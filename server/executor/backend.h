@@ -24,9 +24,11 @@ struct JobRun {
   std::vector<internal::v1::ArtifactFile> artifacts;
 };
 
-class Backend {
+// Named apart from kernels::Backend (the catalogue's host/CUDA implementation kind): this is the
+// executor's handle on one device.
+class DeviceBackend {
  public:
-  virtual ~Backend() = default;
+  virtual ~DeviceBackend() = default;
   // Brings the device up (measuring its copy bandwidth) and says what it is.
   virtual absl::StatusOr<v1::DeviceInfo> Initialize() = 0;
   virtual absl::StatusOr<JobRun> Run(const JobContext& context) = 0;
@@ -35,13 +37,13 @@ class Backend {
 };
 
 // The always-present host device.
-std::unique_ptr<Backend> MakeCpuBackend();
+std::unique_ptr<DeviceBackend> MakeCpuBackend();
 
 // The CUDA part's entry points, defined in server/executor/cuda/ and profile/; in a build without
 // CUDA (KBENCH_CUDA=OFF) server/executor/without_cuda.cc defines them to say so.
 
 // CUDA device `ordinal`.
-std::unique_ptr<Backend> MakeCudaBackend(int ordinal);
+std::unique_ptr<DeviceBackend> MakeCudaBackend(int ordinal);
 // Every CUDA device visible to this process; empty (not an error) without a driver or GPU.
 absl::StatusOr<std::vector<v1::DeviceInfo>> DiscoverCudaDevices();
 // Nsight Compute's target mode, `kbench-executor --ncu-target SPEC_FILE` (profile jobs): returns

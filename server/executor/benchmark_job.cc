@@ -16,6 +16,7 @@
 #include "kernels/check.h"
 #include "server/common/spec_problem.h"
 #include "server/executor/measure/statistics.h"
+#include "server/executor/progress_phase.h"
 
 namespace kbench::executor {
 namespace {
@@ -225,7 +226,7 @@ class BenchmarkRun {
   JobRun TakeRun() { return std::move(run_); }
 
  private:
-  void Report(const std::string& phase, const std::string& variant, int64_t samples = 0,
+  void Report(v1::ProgressPhase phase, const std::string& variant, int64_t samples = 0,
               double noise = 0, double elapsed = 0) const;
   absl::Status FailCorrectness(const VariantRun& v, const v1::Correctness& c,
                                const char* which) const;
@@ -241,11 +242,11 @@ class BenchmarkRun {
   std::vector<measure::VariantSamples> sampled_;
 };
 
-void BenchmarkRun::Report(const std::string& phase, const std::string& variant, int64_t samples,
+void BenchmarkRun::Report(v1::ProgressPhase phase, const std::string& variant, int64_t samples,
                           double noise, double elapsed) const {
   if (!context_.progress) return;
   v1::Progress p;
-  p.set_phase(phase);
+  SetProgressPhase(phase, &p);
   p.set_variant(variant);
   p.set_samples(samples);
   p.set_noise(noise);
@@ -280,7 +281,7 @@ absl::Status BenchmarkRun::PrepareAndCheckVariants() {
     v.name = name;
     KBENCH_ASSIGN_OR_RETURN(v.problem, ProblemFromSpec(spec_, name));
     KBENCH_RETURN_IF_ERROR(kernels::ValidateProblem(&v.problem));
-    Report("check", name);
+    Report(v1::PROGRESS_PHASE_CHECK, name);
     KBENCH_ASSIGN_OR_RETURN(v.prepared, runner_.Prepare(v.problem, seed_, mode_));
     KBENCH_ASSIGN_OR_RETURN(const kernels::HostTensors inputs, v.prepared->Inputs());
     KBENCH_ASSIGN_OR_RETURN(v.reference, ComputeReference(v.problem, inputs, seed_));
@@ -297,7 +298,7 @@ absl::Status BenchmarkRun::PrepareAndCheckVariants() {
 
 absl::Status BenchmarkRun::WarmUp() {
   for (VariantRun& v : variants_) {
-    Report("warmup", v.name);
+    Report(v1::PROGRESS_PHASE_WARMUP, v.name);
     KBENCH_RETURN_IF_ERROR(v.prepared->Warmup());
   }
   return absl::OkStatus();
@@ -313,7 +314,7 @@ absl::Status BenchmarkRun::SampleInterleaved() {
   measure::SamplerHooks hooks;
   hooks.cancelled = context_.cancelled;
   hooks.progress = [&](const measure::ProgressUpdate& u) {
-    Report("measure", u.variant, u.samples, u.noise, u.elapsed_seconds);
+    Report(v1::PROGRESS_PHASE_MEASURE, u.variant, u.samples, u.noise, u.elapsed_seconds);
   };
   v1::Environment* env = run_.result.mutable_environment();
   runner_.BeginSampling();
@@ -327,7 +328,7 @@ absl::Status BenchmarkRun::SampleInterleaved() {
 
 absl::Status BenchmarkRun::CheckTimedLaunches() {
   for (VariantRun& v : variants_) {
-    Report("check", v.name);
+    Report(v1::PROGRESS_PHASE_CHECK, v.name);
     KBENCH_ASSIGN_OR_RETURN(const TimedCheck timed, v.prepared->TakeCheckedSample());
     v1::VariantResult* vr = run_.result.mutable_variants(v.result_index);
     *vr->mutable_timed_correctness() = CompareWithReference(v.reference, timed.output);

@@ -211,10 +211,10 @@ class CpuRunner : public DeviceRunner {
   std::vector<char> flush_;
 };
 
-class CpuBackend : public Backend {
+class CpuBackend : public DeviceBackend {
  public:
   absl::StatusOr<v1::DeviceInfo> Initialize() override {
-    if (absl::Status s = runner_.Initialize(); !s.ok()) return s;
+    KBENCH_RETURN_IF_ERROR(runner_.Initialize());
     return runner_.info();
   }
 
@@ -232,6 +232,6 @@ class CpuBackend : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> MakeCpuBackend() { return std::make_unique<CpuBackend>(); }
+std::unique_ptr<DeviceBackend> MakeCpuBackend() { return std::make_unique<CpuBackend>(); }
 
 }  // namespace kbench::executor

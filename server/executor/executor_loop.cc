@@ -1,4 +1,4 @@
-// The executor process: protocol loop around a Backend.
+// The executor process: protocol loop around a DeviceBackend.
 #include "server/executor/executor_loop.h"
 
 #include <unistd.h>
@@ -11,12 +11,12 @@
 #include <set>
 #include <thread>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/match.h"
 #include "kbench/internal/v1/executor.pb.h"
+#include "server/common/device_id.h"
 #include "server/common/wire.h"
 #include "server/executor/backend.h"
+#include "server/executor/progress_phase.h"
 
 namespace kbench::executor {
 namespace {
@@ -26,7 +26,8 @@ using internal::v1::ExecutorRequest;
 
 class ExecutorLoop {
  public:
-  ExecutorLoop(std::unique_ptr<Backend> backend, int fd) : backend_(std::move(backend)), fd_(fd) {}
+  ExecutorLoop(std::unique_ptr<DeviceBackend> backend, int fd)
+      : backend_(std::move(backend)), fd_(fd) {}
 
   int Run(const std::string& device) {
     absl::StatusOr<v1::DeviceInfo> info = backend_->Initialize();
@@ -107,6 +108,7 @@ class ExecutorLoop {
       ExecutorMessage m;
       m.mutable_progress()->set_job_id(job.job_id());
       *m.mutable_progress()->mutable_progress() = p;
+      FillProgressPhaseFromLegacyName(m.mutable_progress()->mutable_progress());
       Send(m);
     };
     ExecutorMessage m;
@@ -130,7 +132,7 @@ class ExecutorLoop {
     Send(m);
   }
 
-  std::unique_ptr<Backend> backend_;
+  std::unique_ptr<DeviceBackend> backend_;
   const int fd_;
   std::mutex write_mu_;
   std::mutex mu_;
@@ -156,13 +158,13 @@ int RunDiscovery(int fd) {
 }
 
 int RunExecutorLoop(const std::string& device, int fd) {
-  std::unique_ptr<Backend> backend;
-  if (device == "cpu") {
+  std::unique_ptr<DeviceBackend> backend;
+  const absl::StatusOr<DeviceId> id = ParseDeviceId(device);
+  if (id.ok() && id->kind == DeviceId::Kind::kCpu) {
     backend = MakeCpuBackend();
-  } else if (int ordinal = 0; absl::StartsWith(device, "cuda:") &&
-                              absl::SimpleAtoi(device.substr(5), &ordinal) && ordinal >= 0) {
-    backend = MakeCudaBackend(ordinal);
-  } else {
+  } else if (id.ok() && id->kind == DeviceId::Kind::kCuda) {
+    backend = MakeCudaBackend(id->ordinal);
+  } else {  // Includes "cuda:any": the supervisor names one device per executor.
     std::fprintf(stderr, "kbench-executor: unknown device '%s'\n", device.c_str());
     return 2;
   }

@@ -11,7 +11,7 @@ namespace {
 constexpr char kWithoutCuda[] =
     "this kbench-executor was built without CUDA (KBENCH_CUDA=OFF): only the cpu device runs";
 
-class WithoutCudaBackend : public Backend {
+class WithoutCudaBackend : public DeviceBackend {
  public:
   absl::StatusOr<v1::DeviceInfo> Initialize() override {
     return absl::FailedPreconditionError(kWithoutCuda);
@@ -23,7 +23,9 @@ class WithoutCudaBackend : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> MakeCudaBackend(int) { return std::make_unique<WithoutCudaBackend>(); }
+std::unique_ptr<DeviceBackend> MakeCudaBackend(int) {
+  return std::make_unique<WithoutCudaBackend>();
+}
 
 absl::StatusOr<std::vector<v1::DeviceInfo>> DiscoverCudaDevices() {
   return std::vector<v1::DeviceInfo>{};

@@ -8,6 +8,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 
 namespace kbench::metrics {
 namespace {
@@ -61,11 +62,10 @@ absl::Status ValidateListenAddress(const std::string& listen) { return Parse(lis
 absl::StatusOr<MetricsEndpoint> StartMetricsEndpoint(
     const std::string& listen,
     const std::vector<std::shared_ptr<prometheus::Collectable>>& collectables) {
-  absl::StatusOr<HostPort> address = Parse(listen);
-  if (!address.ok()) return address.status();
+  KBENCH_ASSIGN_OR_RETURN(HostPort address, Parse(listen));
   // civetweb's option names (docs/UserManual.md of civetweb 1.15).
   std::vector<std::string> options = {
-      "listening_ports",    absl::StrCat(address->host, ":", address->port),
+      "listening_ports",    absl::StrCat(address.host, ":", address.port),
       "num_threads",        absl::StrCat(kExposerThreads),
       "request_timeout_ms", absl::StrCat(kExposerRequestTimeoutMs),
       "enable_keep_alive",  "yes",
@@ -83,7 +83,7 @@ absl::StatusOr<MetricsEndpoint> StartMetricsEndpoint(
   if (ports.empty()) {
     return absl::UnavailableError(absl::StrCat("--metrics-listen ", listen, ": no port bound"));
   }
-  endpoint.bound_address = absl::StrCat(address->host, ":", ports.front());
+  endpoint.bound_address = absl::StrCat(address.host, ":", ports.front());
   return endpoint;
 }
 

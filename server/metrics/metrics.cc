@@ -8,6 +8,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "common/status_macros.h"
 #include "prometheus/text_serializer.h"
 #include "server/common/device_id.h"
 #include "server/common/logging.h"
@@ -108,10 +109,9 @@ double NonNegative(double seconds) { return seconds > 0 ? seconds : 0; }
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Metrics>> Metrics::Create(const std::string& listen) {
-  absl::StatusOr<std::unique_ptr<PrometheusMetrics>> m =
-      PrometheusMetrics::Create(listen, [] { return LoadNvml(); });
-  if (!m.ok()) return m.status();
-  return std::unique_ptr<Metrics>(std::move(*m));
+  KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<PrometheusMetrics> m,
+                          PrometheusMetrics::Create(listen, [] { return LoadNvml(); }));
+  return std::unique_ptr<Metrics>(std::move(m));
 }
 
 PrometheusMetrics::PrometheusMetrics(GpuCollector::SourceFactory gpu_source)
@@ -177,10 +177,10 @@ absl::StatusOr<std::unique_ptr<PrometheusMetrics>> PrometheusMetrics::Create(
     const std::string& listen, GpuCollector::SourceFactory gpu_source) {
   std::unique_ptr<PrometheusMetrics> m(new PrometheusMetrics(std::move(gpu_source)));
   if (listen.empty()) return m;
-  absl::StatusOr<MetricsEndpoint> endpoint = StartMetricsEndpoint(listen, {m->registry_, m->gpus_});
-  if (!endpoint.ok()) return endpoint.status();
-  m->exposer_ = std::move(endpoint->exposer);
-  m->bound_address_ = std::move(endpoint->bound_address);
+  KBENCH_ASSIGN_OR_RETURN(MetricsEndpoint endpoint,
+                          StartMetricsEndpoint(listen, {m->registry_, m->gpus_}));
+  m->exposer_ = std::move(endpoint.exposer);
+  m->bound_address_ = std::move(endpoint.bound_address);
   return m;
 }
 

@@ -1,6 +1,6 @@
 // What the scheduler needs from an executor: start one per device, send it a job, read what it
 // answers until a deadline, cancel, kill. The real one is a kbench-executor child process
-// (executor_process.h); tests inject a scripted one, so that hang deadlines, start failures,
+// (executor_supervisor.h); tests inject a scripted one, so that hang deadlines, start failures,
 // back-off and cancel races are tested without fork or sleep.
 #pragma once
 

@@ -233,11 +233,10 @@ void Scheduler::Enqueue(const store::JobRecord& record) {
 }
 
 absl::Status Scheduler::Cancel(const std::string& job_id, std::chrono::milliseconds wait) {
-  absl::StatusOr<store::JobRecord> record = lifecycle_.Get(job_id);
-  if (!record.ok()) return record.status();
-  if (store::IsTerminal(record->state)) {
+  KBENCH_ASSIGN_OR_RETURN(store::JobRecord record, lifecycle_.Get(job_id));
+  if (store::IsTerminal(record.state)) {
     return absl::FailedPreconditionError(
-        absl::StrCat("job ", job_id, " is already ", store::JobStateName(record->state),
+        absl::StrCat("job ", job_id, " is already ", store::JobStateName(record.state),
                      "; only queued or running jobs can be cancelled"));
   }
   bool removed = false;
@@ -257,7 +256,7 @@ absl::Status Scheduler::Cancel(const std::string& job_id, std::chrono::milliseco
     if (removed) cancel_requested_.erase(job_id);
   }
   if (removed) {
-    lifecycle_.Finish(*record, JobEnd::Cancelled("cancelled while queued"));
+    lifecycle_.Finish(record, JobEnd::Cancelled("cancelled while queued"));
     return absl::OkStatus();
   }
   // Running (or about to start): the worker finishes it as CANCELLED; wait for that.

@@ -561,7 +561,7 @@ TEST(CudaBackend, LaunchErrorFailsTheJobWithItsNameWithoutRestart) {
   KBENCH_SKIP_WITHOUT_GPU();
   CudaRunnerOptions options = OptionsWith(&kBadConfig);
   options.copy_bandwidth_runs = 1;
-  std::unique_ptr<Backend> backend = MakeCudaBackend(0, options);
+  std::unique_ptr<DeviceBackend> backend = MakeCudaBackend(0, options);
   ASSERT_TRUE(backend->Initialize().ok());
   std::unique_ptr<TestJob> t = MakeJob("square", {"vectorized"}, {4096}, {});
   absl::StatusOr<JobRun> run = backend->Run(t->context);
@@ -578,7 +578,7 @@ TEST(CudaBackend, LaunchErrorFailsTheJobWithItsNameWithoutRestart) {
 void RunIllegalAddressJobAndExit() {
   CudaRunnerOptions options = OptionsWith(&kIllegalAddress);
   options.copy_bandwidth_runs = 1;
-  std::unique_ptr<Backend> backend = MakeCudaBackend(0, options);
+  std::unique_ptr<DeviceBackend> backend = MakeCudaBackend(0, options);
   if (absl::Status s = backend->Initialize().status(); !s.ok()) {
     std::fprintf(stderr, "initialize: %s\n", s.ToString().c_str());
     std::_Exit(2);

@@ -131,12 +131,12 @@ class ProfileGpuTest : public ::testing::Test {
     return n;
   }
 
-  static Backend* backend_;
+  static DeviceBackend* backend_;
   static absl::Status init_status_;
   std::string dir_;
 };
 
-Backend* ProfileGpuTest::backend_ = nullptr;
+DeviceBackend* ProfileGpuTest::backend_ = nullptr;
 absl::Status ProfileGpuTest::init_status_;
 
 // First in the file, so that no profile has run in this process before its first benchmark.

@@ -1,4 +1,4 @@
-// CUDA devices: discovery, and the per-device Backend that runs benchmark and profile jobs on
+// CUDA devices: discovery, and the per-device DeviceBackend that runs benchmark and profile jobs on
 // a CudaRunner and restarts its executor after a sticky CUDA error.
 #include "server/executor/cuda/cuda_backend.h"
 
@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "server/executor/backend.h"
 #include "server/executor/benchmark_job.h"
 #include "server/executor/cuda/cuda_runner.h"
@@ -15,13 +16,13 @@
 namespace kbench::executor {
 namespace {
 
-class CudaBackend : public Backend {
+class CudaBackend : public DeviceBackend {
  public:
   CudaBackend(int ordinal, cuda::CudaRunnerOptions options)
       : runner_(ordinal, std::move(options)) {}
 
   absl::StatusOr<v1::DeviceInfo> Initialize() override {
-    if (absl::Status s = runner_.Initialize(); !s.ok()) return s;
+    KBENCH_RETURN_IF_ERROR(runner_.Initialize());
     return runner_.info();
   }
 
@@ -64,18 +65,17 @@ absl::StatusOr<std::vector<v1::DeviceInfo>> DiscoverCudaDevices() {
     return devices;
   }
   for (int i = 0; i < count; ++i) {
-    absl::StatusOr<v1::DeviceInfo> info = cuda::ReadDeviceInfo(i);
-    if (!info.ok()) return info.status();
-    devices.push_back(*std::move(info));
+    KBENCH_ASSIGN_OR_RETURN(v1::DeviceInfo info, cuda::ReadDeviceInfo(i));
+    devices.push_back(std::move(info));
   }
   return devices;
 }
 
-std::unique_ptr<Backend> MakeCudaBackend(int ordinal) {
+std::unique_ptr<DeviceBackend> MakeCudaBackend(int ordinal) {
   return std::make_unique<CudaBackend>(ordinal, cuda::CudaRunnerOptions{});
 }
 
-std::unique_ptr<Backend> cuda::MakeCudaBackend(int ordinal, CudaRunnerOptions options) {
+std::unique_ptr<DeviceBackend> cuda::MakeCudaBackend(int ordinal, CudaRunnerOptions options) {
   return std::make_unique<CudaBackend>(ordinal, std::move(options));
 }
 

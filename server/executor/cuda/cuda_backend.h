@@ -1,4 +1,4 @@
-// The CUDA Backend with runner options (tests substitute variants); MakeCudaBackend(ordinal)
+// The CUDA DeviceBackend with runner options (tests substitute variants); MakeCudaBackend(ordinal)
 // in server/executor/backend.h is this with the defaults.
 #pragma once
 
@@ -9,6 +9,6 @@
 
 namespace kbench::executor::cuda {
 
-std::unique_ptr<Backend> MakeCudaBackend(int ordinal, CudaRunnerOptions options);
+std::unique_ptr<DeviceBackend> MakeCudaBackend(int ordinal, CudaRunnerOptions options);
 
 }  // namespace kbench::executor::cuda

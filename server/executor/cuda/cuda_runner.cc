@@ -4,6 +4,7 @@
 #include <cublas_v2.h>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "kernels/catalogue.h"
 #include "server/executor/cuda/copy_bandwidth.h"
 #include "server/executor/cuda/device_info.h"
@@ -24,9 +25,8 @@ CudaRunner::~CudaRunner() {
 absl::Status CudaRunner::Initialize() {
   KBENCH_CUDA_RETURN_IF_ERROR(cudaSetDevice(ordinal_));
   KBENCH_CUDA_RETURN_IF_ERROR(cudaGetDeviceProperties(&prop_, ordinal_));
-  absl::StatusOr<v1::DeviceInfo> info = ReadDeviceInfo(ordinal_);
-  if (!info.ok()) return info.status();
-  info_ = *std::move(info);
+  KBENCH_ASSIGN_OR_RETURN(v1::DeviceInfo info, ReadDeviceInfo(ordinal_));
+  info_ = std::move(info);
   // Non-blocking: never implicitly ordered with the legacy default stream, which a library
   // might use behind our back.
   KBENCH_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&timed_stream_, cudaStreamNonBlocking));
@@ -34,8 +34,8 @@ absl::Status CudaRunner::Initialize() {
   if (absl::Status s = flusher_.Init(static_cast<size_t>(prop_.l2CacheSize), options_.flush);
       !s.ok())
     return s;
-  if (absl::Status s = blocker_.Init(); !s.ok()) return s;
-  if (absl::Status s = probe_.Init(); !s.ok()) return s;
+  KBENCH_RETURN_IF_ERROR(blocker_.Init());
+  KBENCH_RETURN_IF_ERROR(probe_.Init());
 
   char pci[64] = {};
   if (cudaDeviceGetPCIBusId(pci, sizeof(pci), ordinal_) == cudaSuccess && nvml_.Open(pci)) {
@@ -57,11 +57,11 @@ absl::Status CudaRunner::Initialize() {
 
   size_t free_bytes = 0, total_bytes = 0;
   KBENCH_CUDA_RETURN_IF_ERROR(cudaMemGetInfo(&free_bytes, &total_bytes));
-  absl::StatusOr<CopyBandwidth> bw =
+  KBENCH_ASSIGN_OR_RETURN(
+      CopyBandwidth bw,
       MeasureCopyBandwidth(timed_stream_, &blocker_, DefaultCopyBandwidthBytes(free_bytes),
-                           options_.copy_bandwidth_runs);
-  if (!bw.ok()) return bw.status();
-  info_.set_copy_bandwidth_bytes_per_second(bw->bytes_per_second);
+                           options_.copy_bandwidth_runs));
+  info_.set_copy_bandwidth_bytes_per_second(bw.bytes_per_second);
   info_.set_state(v1::DEVICE_STATE_READY);
   return absl::OkStatus();
 }
@@ -115,10 +115,9 @@ absl::StatusOr<std::unique_ptr<PreparedVariant>> CudaRunner::Prepare(
         absl::StrCat("mode: ", v1::MeasureMode_Name(mode), " is not a measure mode"));
   }
   KBENCH_CUDA_RETURN_IF_ERROR(cudaSetDevice(ordinal_));
-  absl::StatusOr<std::unique_ptr<CudaPreparedVariant>> pv =
-      CudaPreparedVariant::Create(this, problem, *variant, seed, mode);
-  if (!pv.ok()) return pv.status();
-  return std::unique_ptr<PreparedVariant>(*std::move(pv));
+  KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<CudaPreparedVariant> pv,
+                          CudaPreparedVariant::Create(this, problem, *variant, seed, mode));
+  return std::unique_ptr<PreparedVariant>(std::move(pv));
 }
 
 double CudaRunner::PeakFlops(kernels::DType dtype) const {

@@ -1,12 +1,13 @@
 // Graph samples: one launch of a captured batch, behind the blocking kernel.
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "kernels/cuda/cuda_variants.h"
 #include "server/executor/cuda/measure_modes.h"
 
 namespace kbench::executor::cuda {
 
 absl::StatusOr<std::unique_ptr<GraphBatch>> GraphBatch::Capture(cudaStream_t stream,
-                                                                const LaunchFn& launch,
+                                                                const TimedLaunchFn& launch,
                                                                 int64_t launches) {
   std::unique_ptr<GraphBatch> g(new GraphBatch);
   g->launches_ = launches;
@@ -40,11 +41,11 @@ absl::StatusOr<measure::Sample> MeasureGraph(const TimedContext& ctx, const Grap
       return s;
     }
     BlockingKernel::ReleaseGuard release(ctx.blocker);
-    if (absl::Status s = ctx.probe->Record(ctx.stream, 0); !s.ok()) return s;
+    KBENCH_RETURN_IF_ERROR(ctx.probe->Record(ctx.stream, 0));
     KBENCH_CUDA_RETURN_IF_ERROR(cudaEventRecord(ctx.start, ctx.stream));
     KBENCH_CUDA_RETURN_IF_ERROR(cudaGraphLaunch(graph.exec(), ctx.stream));
     KBENCH_CUDA_RETURN_IF_ERROR(cudaEventRecord(ctx.stop, ctx.stream));
-    if (absl::Status s = ctx.probe->Record(ctx.stream, 1); !s.ok()) return s;
+    KBENCH_RETURN_IF_ERROR(ctx.probe->Record(ctx.stream, 1));
   }
   return FinishSample(ctx, graph.launches());
 }

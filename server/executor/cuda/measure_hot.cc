@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "common/status_macros.h"
 #include "kernels/cuda/cuda_variants.h"
 #include "server/executor/cuda/measure_modes.h"
 
@@ -14,7 +15,7 @@ namespace {
 constexpr int64_t kLaunchesWhileBlocked = 4;
 }  // namespace
 
-absl::StatusOr<measure::Sample> MeasureHot(const TimedContext& ctx, const LaunchFn& launch,
+absl::StatusOr<measure::Sample> MeasureHot(const TimedContext& ctx, const TimedLaunchFn& launch,
                                            int64_t batch) {
   double host_seconds = 0;
   {
@@ -22,21 +23,21 @@ absl::StatusOr<measure::Sample> MeasureHot(const TimedContext& ctx, const Launch
       return s;
     }
     BlockingKernel::ReleaseGuard release(ctx.blocker);
-    if (absl::Status s = ctx.probe->Record(ctx.stream, 0); !s.ok()) return s;
+    KBENCH_RETURN_IF_ERROR(ctx.probe->Record(ctx.stream, 0));
     KBENCH_CUDA_RETURN_IF_ERROR(cudaEventRecord(ctx.start, ctx.stream));
     const auto host_start = std::chrono::steady_clock::now();
     const int64_t blocked = std::min(batch, kLaunchesWhileBlocked);
     for (int64_t i = 0; i < blocked; ++i) {
-      if (absl::Status s = launch(i); !s.ok()) return s;
+      KBENCH_RETURN_IF_ERROR(launch(i));
     }
     ctx.blocker->Release();
     for (int64_t i = blocked; i < batch; ++i) {
-      if (absl::Status s = launch(i); !s.ok()) return s;
+      KBENCH_RETURN_IF_ERROR(launch(i));
     }
     host_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - host_start).count();
     KBENCH_CUDA_RETURN_IF_ERROR(cudaEventRecord(ctx.stop, ctx.stream));
-    if (absl::Status s = ctx.probe->Record(ctx.stream, 1); !s.ok()) return s;
+    KBENCH_RETURN_IF_ERROR(ctx.probe->Record(ctx.stream, 1));
   }
   absl::StatusOr<measure::Sample> sample = FinishSample(ctx, batch);
   if (sample.ok()) sample->host_enqueue_seconds = host_seconds;

@@ -24,8 +24,9 @@
 
 namespace kbench::executor::cuda {
 
-// Enqueues launch number `i` of a batch (i selects the rotated buffer set, if any).
-using LaunchFn = std::function<absl::Status(int64_t i)>;
+// Enqueues launch number `i` of a batch (i selects the rotated buffer set, if any). Wraps a
+// variant's kernels::cuda::LaunchFn with the prepared buffers; timed here, hence the name.
+using TimedLaunchFn = std::function<absl::Status(int64_t i)>;
 
 // The instruments a sample uses; owned by the runner, shared by its prepared variants.
 struct TimedContext {
@@ -42,9 +43,9 @@ struct TimedContext {
   double block_timeout_seconds = 5.0;
 };
 
-absl::StatusOr<measure::Sample> MeasureCold(const TimedContext& ctx, const LaunchFn& launch);
+absl::StatusOr<measure::Sample> MeasureCold(const TimedContext& ctx, const TimedLaunchFn& launch);
 
-absl::StatusOr<measure::Sample> MeasureHot(const TimedContext& ctx, const LaunchFn& launch,
+absl::StatusOr<measure::Sample> MeasureHot(const TimedContext& ctx, const TimedLaunchFn& launch,
                                            int64_t batch);
 
 // A batch of launches captured in a CUDA graph.
@@ -52,7 +53,7 @@ class GraphBatch {
  public:
   // Captures launch(0) .. launch(launches - 1) on ctx.stream and instantiates the graph.
   static absl::StatusOr<std::unique_ptr<GraphBatch>> Capture(cudaStream_t stream,
-                                                             const LaunchFn& launch,
+                                                             const TimedLaunchFn& launch,
                                                              int64_t launches);
   ~GraphBatch();
   GraphBatch(const GraphBatch&) = delete;

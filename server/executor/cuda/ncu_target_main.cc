@@ -7,10 +7,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/strip.h"
 #include "google/protobuf/text_format.h"
+#include "server/common/device_id.h"
 #include "server/executor/backend.h"
 #include "server/executor/profile/ncu_runner.h"
 #include "server/executor/profile/ncu_target.h"
@@ -41,14 +40,13 @@ int RunNcuTarget(int argc, char** argv) {
   if (!f || !google::protobuf::TextFormat::ParseFromString(text.str(), &job)) {
     return Fail(absl::StrCat("cannot read a RunJob (text format) from ", spec_path));
   }
-  absl::string_view device = job.spec().device();
-  int ordinal = -1;
-  if (!absl::ConsumePrefix(&device, "cuda:") || !absl::SimpleAtoi(device, &ordinal) ||
-      ordinal < 0) {
+  const absl::StatusOr<DeviceId> device = ParseDeviceId(job.spec().device());
+  if (!device.ok() || device->kind != DeviceId::Kind::kCuda) {
     return Fail(absl::StrCat("spec.device: \"", job.spec().device(), "\" is not cuda:N"));
   }
+  const int ordinal = device->ordinal;
   profile::EnterNcuTargetMode();
-  std::unique_ptr<Backend> backend = MakeCudaBackend(ordinal);
+  std::unique_ptr<DeviceBackend> backend = MakeCudaBackend(ordinal);
   if (backend == nullptr) return Fail(absl::StrCat("no CUDA backend for cuda:", ordinal));
   absl::StatusOr<v1::DeviceInfo> info = backend->Initialize();
   if (!info.ok()) return Fail(std::string(info.status().message()));

@@ -207,9 +207,8 @@ absl::StatusOr<TimedCheck> CudaPreparedVariant::TakeCheckedSample() {
   // On the timed stream, so the poison lands before the sample's first launch.
   if (absl::Status s = PoisonOutputs(last, stream); !s.ok()) return Where(s, "timed check");
   TimedCheck check;
-  absl::StatusOr<measure::Sample> sample = TakeSample();
-  if (!sample.ok()) return sample.status();
-  check.sample = *sample;
+  KBENCH_ASSIGN_OR_RETURN(measure::Sample sample, TakeSample());
+  check.sample = sample;
   absl::StatusOr<CheckedOutput> out = ReadOutputs(last, stream);
   if (!out.ok()) return Where(out.status(), "timed check");
   check.output = *std::move(out);
@@ -279,9 +278,8 @@ absl::Status CudaPreparedVariant::Warmup() {
   }
   // One full sample of the job's mode, thrown away: the flush, the blocking kernel and the
   // graph launch are warm too.
-  const absl::StatusOr<measure::Sample> first = TakeSample();
-  if (!first.ok()) return first.status();
-  runner_->NoteWarmupClock(first->sm_clock_mhz);
+  KBENCH_ASSIGN_OR_RETURN(const measure::Sample first, TakeSample());
+  runner_->NoteWarmupClock(first.sm_clock_mhz);
   return absl::OkStatus();
 }
 
@@ -289,7 +287,7 @@ absl::StatusOr<measure::Sample> CudaPreparedVariant::TakeSample() {
   TimedContext ctx = runner_->timed_context();
   ctx.start = start_;
   ctx.stop = stop_;
-  const LaunchFn launch = [this](int64_t i) { return Launch(i); };
+  const TimedLaunchFn launch = [this](int64_t i) { return Launch(i); };
   absl::StatusOr<measure::Sample> s;
   switch (mode_) {
     case v1::MEASURE_MODE_HOT:

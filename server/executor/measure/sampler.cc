@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
+#include "common/status_macros.h"
 
 namespace kbench::measure {
 
@@ -77,21 +78,20 @@ absl::StatusOr<std::vector<VariantSamples>> SampleInterleaved(
       if (hooks.cancelled != nullptr && hooks.cancelled->load()) {
         return absl::CancelledError("job cancelled while sampling");
       }
-      absl::StatusOr<Sample> sample = sample_fns[i]();
-      if (!sample.ok()) return sample.status();
+      KBENCH_ASSIGN_OR_RETURN(Sample sample, sample_fns[i]());
       VariantSamples& vs = results[i];
-      last[i] = *sample;
-      if (sample->discard) {
+      last[i] = sample;
+      if (sample.discard) {
         ++vs.discarded;
         if (++consecutive_discards[i] >= hooks.max_consecutive_discards) {
-          return TooManyDiscards(names[i], consecutive_discards[i], *sample);
+          return TooManyDiscards(names[i], consecutive_discards[i], sample);
         }
         sleep(DiscardBackoffSeconds(consecutive_discards[i]));
       } else {
         consecutive_discards[i] = 0;
-        vs.kept.push_back(*sample);
-        vs.measured_seconds += sample->seconds;
-        rules[i].Add(sample->per_launch(), sample->seconds);
+        vs.kept.push_back(sample);
+        vs.measured_seconds += sample.seconds;
+        rules[i].Add(sample.per_launch(), sample.seconds);
       }
       const double elapsed = now() - start;
       vs.wall_seconds = elapsed;

@@ -1,5 +1,6 @@
-// One executor child process (kbench-executor) and the socketpair to it: start it, wait for its
-// device description, run jobs on it, cancel, and tell how it died. ProcessLauncher starts them.
+// Supervises one executor child process (kbench-executor) and the socketpair to it: start it, wait
+// for its device description, run jobs on it, cancel, and tell how it died. ProcessLauncher starts
+// them.
 #pragma once
 
 #include <sys/types.h>
@@ -19,11 +20,11 @@
 
 namespace kbench::scheduler {
 
-class ExecutorProcess : public Executor {
+class ExecutorSupervisor : public Executor {
  public:
   // Starts `executable --fd 3 --device DEVICE EXTRA_ARGS...` and waits up to `ready_timeout` for
   // its ready message. UNAVAILABLE with the child's exit cause when it does not come up.
-  static absl::StatusOr<std::unique_ptr<ExecutorProcess>> Start(
+  static absl::StatusOr<std::unique_ptr<ExecutorSupervisor>> Start(
       const std::string& executable, const std::string& device,
       const std::vector<std::string>& extra_args, std::chrono::milliseconds ready_timeout,
       Clock* clock);
@@ -34,7 +35,7 @@ class ExecutorProcess : public Executor {
       std::chrono::milliseconds timeout);
 
   // Sends Shutdown, then waits briefly and kills the process if it lingers.
-  ~ExecutorProcess() override;
+  ~ExecutorSupervisor() override;
 
   const v1::DeviceInfo& info() const override { return info_; }
   pid_t pid() const { return pid_; }
@@ -49,7 +50,7 @@ class ExecutorProcess : public Executor {
   std::string Bury() override;
 
  private:
-  ExecutorProcess(pid_t pid, int fd, Clock* clock) : pid_(pid), fd_(fd), clock_(clock) {}
+  ExecutorSupervisor(pid_t pid, int fd, Clock* clock) : pid_(pid), fd_(fd), clock_(clock) {}
   static absl::StatusOr<std::pair<pid_t, int>> Spawn(const std::string& executable,
                                                      const std::string& device,
                                                      const std::vector<std::string>& extra_args);

@@ -1,5 +1,5 @@
 // Spawning, talking to and burying executor child processes.
-#include "server/scheduler/executor_process.h"
+#include "server/scheduler/executor_supervisor.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -28,7 +28,7 @@ constexpr char kDiscover[] = "discover";
 
 }  // namespace
 
-absl::StatusOr<std::pair<pid_t, int>> ExecutorProcess::Spawn(
+absl::StatusOr<std::pair<pid_t, int>> ExecutorSupervisor::Spawn(
     const std::string& executable, const std::string& device,
     const std::vector<std::string>& extra_args) {
   int fds[2];
@@ -68,8 +68,8 @@ absl::StatusOr<std::pair<pid_t, int>> ExecutorProcess::Spawn(
   return std::make_pair(pid, fds[0]);
 }
 
-absl::Status ExecutorProcess::WaitReady(const std::string& device,
-                                        std::chrono::milliseconds ready_timeout) {
+absl::Status ExecutorSupervisor::WaitReady(const std::string& device,
+                                           std::chrono::milliseconds ready_timeout) {
   internal::v1::ExecutorMessage m;
   const absl::Status s = ReadUntil(&m, Steady::now() + ready_timeout);
   if (s.ok() && m.has_ready()) {
@@ -86,22 +86,23 @@ absl::Status ExecutorProcess::WaitReady(const std::string& device,
   return absl::UnavailableError(absl::StrCat("executor for ", device, " failed to start: ", cause));
 }
 
-absl::StatusOr<std::unique_ptr<ExecutorProcess>> ExecutorProcess::Start(
+absl::StatusOr<std::unique_ptr<ExecutorSupervisor>> ExecutorSupervisor::Start(
     const std::string& executable, const std::string& device,
     const std::vector<std::string>& extra_args, std::chrono::milliseconds ready_timeout,
     scheduler::Clock* clock) {
   KBENCH_ASSIGN_OR_RETURN(auto spawned, Spawn(executable, device, extra_args));
-  std::unique_ptr<ExecutorProcess> p(new ExecutorProcess(spawned.first, spawned.second, clock));
+  std::unique_ptr<ExecutorSupervisor> p(
+      new ExecutorSupervisor(spawned.first, spawned.second, clock));
   KBENCH_RETURN_IF_ERROR(p->WaitReady(device, ready_timeout));
   return p;
 }
 
-absl::StatusOr<std::vector<v1::DeviceInfo>> ExecutorProcess::Discover(
+absl::StatusOr<std::vector<v1::DeviceInfo>> ExecutorSupervisor::Discover(
     const std::string& executable, const std::vector<std::string>& extra_args,
     std::chrono::milliseconds timeout) {
-  absl::StatusOr<std::pair<pid_t, int>> spawned = Spawn(executable, kDiscover, extra_args);
-  if (!spawned.ok()) return spawned.status();
-  ExecutorProcess p(spawned->first, spawned->second, scheduler::Clock::Real());
+  // `auto`: the pair's comma would split the macro's arguments.
+  KBENCH_ASSIGN_OR_RETURN(auto spawned, Spawn(executable, kDiscover, extra_args));
+  ExecutorSupervisor p(spawned.first, spawned.second, scheduler::Clock::Real());
   internal::v1::ExecutorMessage m;
   const absl::Status s = p.ReadUntil(&m, Steady::now() + timeout);
   if (!s.ok()) {
@@ -112,7 +113,7 @@ absl::StatusOr<std::vector<v1::DeviceInfo>> ExecutorProcess::Discover(
   return std::vector<v1::DeviceInfo>(m.devices().devices().begin(), m.devices().devices().end());
 }
 
-ExecutorProcess::~ExecutorProcess() {
+ExecutorSupervisor::~ExecutorSupervisor() {
   if (!reaped_) {
     internal::v1::ExecutorRequest req;
     req.mutable_shutdown();
@@ -127,7 +128,7 @@ ExecutorProcess::~ExecutorProcess() {
   close(fd_);
 }
 
-void ExecutorProcess::ReapWithin(std::chrono::milliseconds grace) {
+void ExecutorSupervisor::ReapWithin(std::chrono::milliseconds grace) {
   const auto until = Steady::now() + grace;
   while (!reaped_ && Steady::now() < until) {
     if (waitpid(pid_, &wait_status_, WNOHANG) == pid_) {
@@ -143,8 +144,8 @@ void ExecutorProcess::ReapWithin(std::chrono::milliseconds grace) {
   }
 }
 
-absl::Status ExecutorProcess::ReadUntil(internal::v1::ExecutorMessage* message,
-                                        Steady::time_point until) {
+absl::Status ExecutorSupervisor::ReadUntil(internal::v1::ExecutorMessage* message,
+                                           Steady::time_point until) {
   while (true) {
     const auto now = Steady::now();
     if (now >= until) return absl::DeadlineExceededError("no message from the executor in time");
@@ -158,7 +159,7 @@ absl::Status ExecutorProcess::ReadUntil(internal::v1::ExecutorMessage* message,
   }
 }
 
-absl::Status ExecutorProcess::Send(const internal::v1::RunJob& job) {
+absl::Status ExecutorSupervisor::Send(const internal::v1::RunJob& job) {
   internal::v1::ExecutorRequest req;
   *req.mutable_run() = job;
   std::lock_guard lock(write_mu_);
@@ -168,7 +169,7 @@ absl::Status ExecutorProcess::Send(const internal::v1::RunJob& job) {
   return absl::OkStatus();
 }
 
-ExecutorEvent ExecutorProcess::Next(const std::string& job_id, absl::Time until) {
+ExecutorEvent ExecutorSupervisor::Next(const std::string& job_id, absl::Time until) {
   const auto steady_until = Steady::now() + absl::ToChronoNanoseconds(std::max(
                                                 absl::ZeroDuration(), until - clock_->Now()));
   while (true) {
@@ -191,7 +192,7 @@ ExecutorEvent ExecutorProcess::Next(const std::string& job_id, absl::Time until)
   }
 }
 
-ExecutorEvent ExecutorProcess::Lost(const absl::Status& read) {
+ExecutorEvent ExecutorSupervisor::Lost(const absl::Status& read) {
   ExecutorEvent event;
   event.type = ExecutorEvent::Type::kLost;
   if (absl::IsDataLoss(read)) {
@@ -208,19 +209,19 @@ ExecutorEvent ExecutorProcess::Lost(const absl::Status& read) {
   return event;
 }
 
-void ExecutorProcess::Cancel(const std::string& job_id) {
+void ExecutorSupervisor::Cancel(const std::string& job_id) {
   internal::v1::ExecutorRequest req;
   req.mutable_cancel()->set_job_id(job_id);
   std::lock_guard lock(write_mu_);
   (void)WriteDelimited(fd_, req);
 }
 
-void ExecutorProcess::Kill() {
+void ExecutorSupervisor::Kill() {
   killed_by_us_ = true;
   kill(pid_, SIGKILL);
 }
 
-std::string ExecutorProcess::Bury() {
+std::string ExecutorSupervisor::Bury() {
   // The stream closed; the process is exiting or has exited. Wait at most 5 s, then kill.
   ReapWithin(std::chrono::seconds(5));
   if (WIFSIGNALED(wait_status_)) {
@@ -238,15 +239,15 @@ namespace kbench::scheduler {
 
 absl::StatusOr<std::unique_ptr<Executor>> ProcessLauncher::Start(const std::string& device) {
   KBENCH_ASSIGN_OR_RETURN(
-      std::unique_ptr<ExecutorProcess> p,
-      ExecutorProcess::Start(options_.executable, device, options_.executor_args,
-                             options_.ready_timeout, clock_));
+      std::unique_ptr<ExecutorSupervisor> p,
+      ExecutorSupervisor::Start(options_.executable, device, options_.executor_args,
+                                options_.ready_timeout, clock_));
   return std::unique_ptr<Executor>(std::move(p));
 }
 
 absl::StatusOr<std::vector<v1::DeviceInfo>> ProcessLauncher::Discover() {
-  return ExecutorProcess::Discover(options_.executable, options_.executor_args,
-                                   options_.ready_timeout);
+  return ExecutorSupervisor::Discover(options_.executable, options_.executor_args,
+                                      options_.ready_timeout);
 }
 
 }  // namespace kbench::scheduler
