@@ -36,6 +36,8 @@ std::string ProgressPhaseWord(const v1::Progress& progress) {
       return "check";
     case v1::PROGRESS_PHASE_PROFILE:
       return "profile";
+    case v1::PROGRESS_PHASE_NCU:
+      return "ncu";
     default:
       return progress.phase();  // An older server's word, or "".
   }

@@ -16,7 +16,6 @@
 #include "server/common/device_id.h"
 #include "server/common/wire.h"
 #include "server/executor/backend.h"
-#include "server/executor/progress_phase.h"
 
 namespace kbench::executor {
 namespace {
@@ -108,7 +107,6 @@ class ExecutorLoop {
       ExecutorMessage m;
       m.mutable_progress()->set_job_id(job.job_id());
       *m.mutable_progress()->mutable_progress() = p;
-      FillProgressPhaseFromLegacyName(m.mutable_progress()->mutable_progress());
       Send(m);
     };
     ExecutorMessage m;

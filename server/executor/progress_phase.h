@@ -19,6 +19,8 @@ inline std::string LegacyProgressPhaseName(v1::ProgressPhase phase) {
       return "check";
     case v1::PROGRESS_PHASE_PROFILE:
       return "profile";
+    case v1::PROGRESS_PHASE_NCU:
+      return "ncu";
     default:
       return "";
   }
@@ -29,14 +31,5 @@ inline void SetProgressPhase(v1::ProgressPhase phase, v1::Progress* progress) {
   progress->set_phase(LegacyProgressPhaseName(phase));
 }
 
-// Fills the enum of a report that set only the deprecated word; the executor loop applies it so
-// that a producer not yet moved to SetProgressPhase (profile/) still reaches kbctl typed.
-inline void FillProgressPhaseFromLegacyName(v1::Progress* progress) {
-  if (progress->progress_phase() != v1::PROGRESS_PHASE_UNSPECIFIED) return;
-  for (v1::ProgressPhase phase : {v1::PROGRESS_PHASE_WARMUP, v1::PROGRESS_PHASE_MEASURE,
-                                  v1::PROGRESS_PHASE_CHECK, v1::PROGRESS_PHASE_PROFILE}) {
-    if (progress->phase() == LegacyProgressPhaseName(phase)) progress->set_progress_phase(phase);
-  }
-}
 
 }  // namespace kbench::executor

@@ -21,6 +21,7 @@
 #include "server/common/spec_problem.h"
 #include "server/executor/benchmark_job.h"
 #include "server/executor/measure/statistics.h"
+#include "server/executor/progress_phase.h"
 #include "server/executor/profile/activity_json.h"
 #include "server/executor/profile/attribution.h"
 #include "server/executor/profile/chrome_trace.h"
@@ -136,11 +137,11 @@ absl::StatusOr<std::unique_ptr<profile::ActivityRecorder>> StartCupti() {
 }
 
 // Progress for kbctl; `samples` counts recorded iterations in the "profile" phase.
-void Report(const JobContext& context, const std::string& phase, const std::string& variant,
+void Report(const JobContext& context, v1::ProgressPhase phase, const std::string& variant,
             int64_t samples, double elapsed = 0) {
   if (!context.progress) return;
   v1::Progress p;
-  p.set_phase(phase);
+  SetProgressPhase(phase, &p);
   p.set_variant(variant);
   p.set_samples(samples);
   p.set_elapsed_seconds(elapsed);
@@ -175,7 +176,7 @@ class ProfileRun {
   absl::StatusOr<std::unique_ptr<PreparedVariant>> PrepareAndCheck(const kernels::Problem& problem,
                                                                    JobRun* run) {
     const std::string& name = problem.variant;
-    Report(context_, "check", name, 0);
+    Report(context_, v1::PROGRESS_PHASE_CHECK, name, 0);
     activity_->NoteLaunches(true);
     absl::StatusOr<std::unique_ptr<PreparedVariant>> pv;
     absl::StatusOr<v1::Correctness> check;
@@ -203,7 +204,7 @@ class ProfileRun {
   }
 
   absl::Status WarmUp(PreparedVariant& pv, const std::string& name) {
-    Report(context_, "warmup", name, 0);
+    Report(context_, v1::PROGRESS_PHASE_WARMUP, name, 0);
     PhaseRecorder::Scope scope = recorder_.Enter(profile::kPhaseWarmup, name);
     return pv.Warmup();
   }
@@ -213,7 +214,7 @@ class ProfileRun {
     PhaseRecorder::Scope phase = recorder_.Enter(profile::kPhaseProfile, name);
     const Clock::time_point start = Clock::now();
     Clock::time_point last_report = start;
-    Report(context_, "profile", name, 0);
+    Report(context_, v1::PROGRESS_PHASE_PROFILE, name, 0);
     for (int i = 0; i < plan_.iterations; ++i) {
       if (context_.cancelled != nullptr && context_.cancelled->load()) {
         return absl::CancelledError("cancelled during profiling");
@@ -224,7 +225,7 @@ class ProfileRun {
       }
       if (i + 1 == plan_.iterations || SecondsSince(last_report) > kProgressInterval) {
         last_report = Clock::now();
-        Report(context_, "profile", name, i + 1, SecondsSince(start));
+        Report(context_, v1::PROGRESS_PHASE_PROFILE, name, i + 1, SecondsSince(start));
       }
     }
     return absl::OkStatus();
@@ -437,7 +438,7 @@ absl::StatusOr<JobRun> profile::RunProfileJobWith(DeviceRunner& runner, const Jo
   FillVariantResults(summary, plan, runner, &run);
 
   if (!ncu.empty()) {
-    Report(context, "ncu", plan.problems.front().variant, 0);
+    Report(context, v1::PROGRESS_PHASE_NCU, plan.problems.front().variant, 0);
     KBENCH_RETURN_IF_ERROR(RunNcuPhase(context, plan, ncu, &run));
   }
   return run;
