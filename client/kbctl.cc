@@ -37,8 +37,7 @@ struct GlobalFlags {
 };
 
 // `offline`: the command needs no server (kbctl config ...), so nothing about one is resolved.
-absl::StatusOr<GlobalOptions> ResolveGlobals(const GlobalFlags& flags, const Io& io,
-                                             bool offline) {
+absl::StatusOr<GlobalOptions> ResolveGlobals(const GlobalFlags& flags, const Io& io, bool offline) {
   GlobalOptions options;
   if (!offline) {
     KBENCH_ASSIGN_OR_RETURN(ResolvedConnection connection,
@@ -134,8 +133,7 @@ int RunKbctl(const std::vector<std::string>& args, const Io& io) {
     return static_cast<int>(ExitCode::kUsage);
   }
 
-  absl::StatusOr<GlobalOptions> options =
-      ResolveGlobals(globals, io, app.got_subcommand("config"));
+  absl::StatusOr<GlobalOptions> options = ResolveGlobals(globals, io, app.got_subcommand("config"));
   absl::Status status = options.status();
   if (status.ok()) {
     Session session(*options, io);

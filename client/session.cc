@@ -8,8 +8,8 @@ namespace kbench::client {
 
 Connection& Session::connection() {
   if (connection_ == nullptr) {
-    connection_ = std::make_unique<Connection>(options_.server, options_.timeout,
-                                               options_.security);
+    connection_ =
+        std::make_unique<Connection>(options_.server, options_.timeout, options_.security);
   }
   return *connection_;
 }

@@ -9,11 +9,11 @@
 #include "absl/status/statusor.h"
 
 // Returns the Status of `expr` from the enclosing function when it is not OK.
-#define KBENCH_RETURN_IF_ERROR(expr)                          \
-  do {                                                        \
+#define KBENCH_RETURN_IF_ERROR(expr)                                    \
+  do {                                                                  \
     if (::absl::Status kbench_status_ = (expr); !kbench_status_.ok()) { \
-      return kbench_status_;                                  \
-    }                                                         \
+      return kbench_status_;                                            \
+    }                                                                   \
   } while (0)
 
 // Evaluates `expr` (an absl::StatusOr<T>); returns its Status from the enclosing function when

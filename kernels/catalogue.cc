@@ -47,10 +47,14 @@ const VariantDesc* Operation::FindVariant(const std::string& variant) const {
 
 double DefaultTolerance(DType dtype) {
   switch (dtype) {
-    case DType::kF32: return 1e-5;
-    case DType::kTF32: return 5e-3;
-    case DType::kF16: return 2e-3;  // output rounding: 2^-11 relative
-    case DType::kBF16: return 1e-2;  // output rounding: 2^-8 relative
+    case DType::kF32:
+      return 1e-5;
+    case DType::kTF32:
+      return 5e-3;
+    case DType::kF16:
+      return 2e-3;  // output rounding: 2^-11 relative
+    case DType::kBF16:
+      return 1e-2;  // output rounding: 2^-8 relative
   }
   return 1e-5;
 }
@@ -68,9 +72,9 @@ absl::Status ValidateProblem(Problem* problem) {
   if (variant == nullptr) {
     std::vector<std::string> names;
     for (const VariantDesc& v : op->variants) names.push_back(v.name);
-    return absl::InvalidArgumentError(
-        absl::StrCat("variants: unknown variant '", problem->variant, "' of ", op->name,
-                     " (known: ", absl::StrJoin(names, ", "), ")"));
+    return absl::InvalidArgumentError(absl::StrCat("variants: unknown variant '", problem->variant,
+                                                   "' of ", op->name,
+                                                   " (known: ", absl::StrJoin(names, ", "), ")"));
   }
   if (problem->shape.empty()) problem->shape = op->default_shape;
   const bool any_rank = AnyRank(*op);
@@ -94,8 +98,8 @@ absl::Status ValidateProblem(Problem* problem) {
           absl::StrCat("shape: ", dim_name, " = ", d, " exceeds the limit of ", kMaxDim));
     }
     if (elements > kMaxElements / d) {
-      return absl::InvalidArgumentError(absl::StrCat("shape: '", ShapeString(problem->shape),
-                                                     "' has more than 2^40 elements"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("shape: '", ShapeString(problem->shape), "' has more than 2^40 elements"));
     }
     elements *= d;
   }
@@ -104,9 +108,9 @@ absl::Status ValidateProblem(Problem* problem) {
   if (!dtype_ok) {
     std::vector<std::string> names;
     for (DType d : variant->dtypes) names.emplace_back(DTypeName(d));
-    return absl::InvalidArgumentError(absl::StrCat(
-        "dtype: ", op->name, "/", variant->name, " does not support ", DTypeName(problem->dtype),
-        " (supported: ", absl::StrJoin(names, ", "), ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("dtype: ", op->name, "/", variant->name, " does not support ",
+                     DTypeName(problem->dtype), " (supported: ", absl::StrJoin(names, ", "), ")"));
   }
   for (const auto& [name, value] : problem->params) {
     bool known = false;

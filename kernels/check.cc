@@ -37,9 +37,9 @@ CheckResult CompareRelativeL2(std::span<const double> out, std::span<const doubl
   if (r.nan_count > 0) {
     r.detail = absl::StrFormat("%d non-finite output elements", r.nan_count);
   } else if (!r.passed) {
-    r.detail = absl::StrFormat("relative L2 error %.3g > tolerance %.3g; worst at %d: %.9g vs %.9g",
-                               r.relative_l2_error, tolerance, r.worst_index, r.worst_out,
-                               r.worst_ref);
+    r.detail =
+        absl::StrFormat("relative L2 error %.3g > tolerance %.3g; worst at %d: %.9g vs %.9g",
+                        r.relative_l2_error, tolerance, r.worst_index, r.worst_out, r.worst_ref);
   }
   return r;
 }

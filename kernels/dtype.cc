@@ -8,10 +8,14 @@ namespace kbench::kernels {
 
 std::string DTypeName(DType dtype) {
   switch (dtype) {
-    case DType::kF32: return "f32";
-    case DType::kF16: return "f16";
-    case DType::kBF16: return "bf16";
-    case DType::kTF32: return "tf32";
+    case DType::kF32:
+      return "f32";
+    case DType::kF16:
+      return "f16";
+    case DType::kBF16:
+      return "bf16";
+    case DType::kTF32:
+      return "tf32";
   }
   return "unknown";
 }
@@ -29,9 +33,11 @@ absl::StatusOr<DType> ParseDType(const std::string& name) {
 size_t StorageBytes(DType dtype) {
   switch (dtype) {
     case DType::kF16:
-    case DType::kBF16: return 2;
+    case DType::kBF16:
+      return 2;
     case DType::kF32:
-    case DType::kTF32: return 4;
+    case DType::kTF32:
+      return 4;
   }
   return 4;
 }

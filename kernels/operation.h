@@ -73,11 +73,11 @@ struct VariantDesc {
 using HostTensors = std::vector<std::vector<double>>;
 
 // Computes every output in float64 from the inputs (already rounded to the problem's dtype).
-using ReferenceFn = std::function<void(const Problem&, const HostTensors& inputs,
-                                       HostTensors* outputs)>;
+using ReferenceFn =
+    std::function<void(const Problem&, const HostTensors& inputs, HostTensors* outputs)>;
 // Computes one output element in float64; lets large problems (matmul) be checked on a sample.
-using ReferenceElementFn = std::function<double(const Problem&, const HostTensors& inputs,
-                                                size_t output, int64_t index)>;
+using ReferenceElementFn =
+    std::function<double(const Problem&, const HostTensors& inputs, size_t output, int64_t index)>;
 // A host variant on f32 buffers laid out as in Layout.
 using HostRunFn = std::function<void(const Problem&, const std::vector<const float*>& inputs,
                                      const std::vector<float*>& outputs)>;

@@ -22,7 +22,8 @@ KBENCH_HOST_DEVICE inline uint64_t SplitMix64(uint64_t x) {
 // Uniform in [-scale, scale), never exactly zero-filled: 24 random mantissa bits.
 KBENCH_HOST_DEVICE inline float UniformAt(uint64_t seed, uint32_t tensor, uint64_t index,
                                           float scale) {
-  const uint64_t bits = SplitMix64(seed ^ SplitMix64((static_cast<uint64_t>(tensor) << 48) ^ index));
+  const uint64_t bits =
+      SplitMix64(seed ^ SplitMix64((static_cast<uint64_t>(tensor) << 48) ^ index));
   const float unit = static_cast<float>(bits >> 40) * (1.0f / 16777216.0f);  // [0, 1)
   return (2.0f * unit - 1.0f) * scale;
 }

@@ -21,6 +21,8 @@ if command -v ccache >/dev/null; then
   export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
 fi
 
+scripts/check-format.sh
+
 scripts/build.sh release
 ctest --preset release "${ctest_args[@]}"
 

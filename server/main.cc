@@ -92,11 +92,9 @@ struct Security {
 absl::StatusOr<Security> SetUpSecurity(const Flags& flags) {
   KBENCH_RETURN_IF_ERROR(kbench::auth::CheckListenPolicy(flags.security, flags.listen));
   Security security;
-  KBENCH_ASSIGN_OR_RETURN(security.authenticator,
-                          kbench::auth::Authenticator::Create(
-                              kbench::auth::AuthOptionsOf(flags.security)));
-  KBENCH_ASSIGN_OR_RETURN(security.credentials,
-                          kbench::auth::ServerCredentialsFor(flags.security));
+  KBENCH_ASSIGN_OR_RETURN(security.authenticator, kbench::auth::Authenticator::Create(
+                                                      kbench::auth::AuthOptionsOf(flags.security)));
+  KBENCH_ASSIGN_OR_RETURN(security.credentials, kbench::auth::ServerCredentialsFor(flags.security));
   if (flags.security.insecure && !kbench::auth::IsLoopbackAddress(flags.listen)) {
     kbench::logging::Log(Level::kWarn, "--insecure: the queue is open to whoever reaches it",
                          {Field("listen", flags.listen)});
@@ -130,7 +128,8 @@ int Serve(const Flags& flags) {
   if (ec) return Fail(absl::StrCat("--data-dir ", flags.data_dir, ": ", ec.message()));
   const std::string data_dir = std::filesystem::absolute(flags.data_dir).string();
 
-  absl::StatusOr<std::unique_ptr<kbench::store::JobStore>> jobs = kbench::store::JobStore::Open(data_dir);
+  absl::StatusOr<std::unique_ptr<kbench::store::JobStore>> jobs =
+      kbench::store::JobStore::Open(data_dir);
   if (!jobs.ok()) return Fail(jobs.status().ToString());
   kbench::store::ArtifactStore artifacts(
       data_dir, jobs->get(), {flags.artifact_max_bytes, flags.artifact_max_age_seconds});
@@ -169,10 +168,10 @@ int Serve(const Flags& flags) {
   }
   // Per-device health ("kbench.device.cpu", ...) and NOT_SERVING for "" when no device is
   // usable, kept current by the scheduler from now on.
-  scheduler.ReportHealthTo([health = server->GetHealthCheckService()](const std::string& service,
-                                                                      bool serving) {
-    health->SetServingStatus(service, serving);
-  });
+  scheduler.ReportHealthTo(
+      [health = server->GetHealthCheckService()](const std::string& service, bool serving) {
+        health->SetServingStatus(service, serving);
+      });
   const std::string host = flags.listen.substr(0, flags.listen.rfind(':'));
   std::printf("kbenchd: listening on %s:%d\n", host.c_str(), port);
   if (!(*metrics)->BoundAddress().empty()) {

@@ -14,7 +14,9 @@ Operation MakeCopyOp() {
   op.default_shape = {4096, 4096};
   op.cost_model = "bytes: n read + n written; flops: 0";
   op.variants = {
-      {"host_memcpy", "std::memcpy on the host: the cpu's copy bandwidth", Backend::kHost,
+      {"host_memcpy",
+       "std::memcpy on the host: the cpu's copy bandwidth",
+       Backend::kHost,
        {DType::kF32}},
       {"vectorized", "16-byte loads and stores in a grid-stride loop", Backend::kCuda,
        FloatDTypes()},
@@ -23,9 +25,7 @@ Operation MakeCopyOp() {
   };
   op.layout = [](const Problem& p) { return ElementwiseLayout(p, {"in"}); };
   op.cost = [](const Problem& p) { return Cost{ElementwiseBytes(p, 1), 0}; };
-  op.reference = [](const Problem&, const HostTensors& in, HostTensors* out) {
-    (*out)[0] = in[0];
-  };
+  op.reference = [](const Problem&, const HostTensors& in, HostTensors* out) { (*out)[0] = in[0]; };
   op.host_runs["host_memcpy"] = [](const Problem& p, const std::vector<const float*>& in,
                                    const std::vector<float*>& out) {
     std::memcpy(out[0], in[0], static_cast<size_t>(ElementCount(p)) * sizeof(float));

@@ -38,8 +38,7 @@ Operation MakeGeluOp() {
        "tanh form, one kernel per primitive op (8 launches, f32 intermediates through device "
        "memory), as eager code without fusion runs it",
        Backend::kCuda, FloatDTypes()},
-      {"tanh_fused", "tanh form in one kernel: one read, one write", Backend::kCuda,
-       FloatDTypes()},
+      {"tanh_fused", "tanh form in one kernel: one read, one write", Backend::kCuda, FloatDTypes()},
       {"erf_unfused", "erf form, one kernel per primitive op (5 launches, f32 intermediates)",
        Backend::kCuda, FloatDTypes()},
       {"erf_fused", "erf form in one kernel", Backend::kCuda, FloatDTypes()},
@@ -55,8 +54,9 @@ Operation MakeGeluOp() {
     const bool erf_form = IsErfForm(p);
     for (size_t i = 0; i < in[0].size(); ++i) {
       const double x = in[0][i];
-      (*out)[0][i] = erf_form ? 0.5 * x * (1.0 + std::erf(x * kInvSqrt2))
-                              : 0.5 * x * (1.0 + std::tanh(kSqrt2OverPi * (x + 0.044715 * x * x * x)));
+      (*out)[0][i] = erf_form
+                         ? 0.5 * x * (1.0 + std::erf(x * kInvSqrt2))
+                         : 0.5 * x * (1.0 + std::tanh(kSqrt2OverPi * (x + 0.044715 * x * x * x)));
     }
   };
   op.host_runs["tanh_host"] = [](const Problem& p, const std::vector<const float*>& in,

@@ -32,17 +32,23 @@ Operation MakeMatmulOp() {
   const std::vector<DType> all = {DType::kF32, DType::kTF32, DType::kF16, DType::kBF16};
   op.variants = {
       {"host_naive", "i-k-j loops on one host thread", Backend::kHost, {DType::kF32}},
-      {"naive", "one thread per output element, operands from global memory", Backend::kCuda,
+      {"naive",
+       "one thread per output element, operands from global memory",
+       Backend::kCuda,
        {DType::kF32}},
-      {"tiled", "32x32 shared-memory tiles: each operand element loaded once per tile",
-       Backend::kCuda, {DType::kF32}},
+      {"tiled",
+       "32x32 shared-memory tiles: each operand element loaded once per tile",
+       Backend::kCuda,
+       {DType::kF32}},
       {"register_blocked",
        "128x128 tiles, 8x8 outputs per thread in registers: each shared-memory read feeds 8 FMAs",
-       Backend::kCuda, {DType::kF32}},
+       Backend::kCuda,
+       {DType::kF32}},
       {"tensorcore",
        "wgmma tensor cores (sm_90a) fed by TMA through a 4-stage ring, producer/consumer "
        "warpgroups; bf16/f16 in, f32 accumulate",
-       Backend::kCuda, {DType::kBF16, DType::kF16}},
+       Backend::kCuda,
+       {DType::kBF16, DType::kF16}},
       {"cublas", "cuBLAS GEMM (tf32 = f32 storage with TF32 tensor cores): the vendor reference",
        Backend::kCuda, all},
   };
@@ -92,10 +98,14 @@ Operation MakeMatmulOp() {
   // f16/bf16 round the output.
   op.tolerance = [](const Problem& p) {
     switch (p.dtype) {
-      case DType::kF32: return 1e-4;
-      case DType::kTF32: return 5e-3;
-      case DType::kF16: return 5e-3;
-      case DType::kBF16: return 1e-2;
+      case DType::kF32:
+        return 1e-4;
+      case DType::kTF32:
+        return 5e-3;
+      case DType::kF16:
+        return 5e-3;
+      case DType::kBF16:
+        return 1e-2;
     }
     return 1e-4;
   };

@@ -13,10 +13,9 @@ Operation MakeSquareOp() {
   op.cost_model = "bytes: n read + n written; flops: n";
   op.variants = {
       {"host_loop", "a plain loop on one host thread", Backend::kHost, {DType::kF32}},
-      {"naive_2d", "the lecture's 2-D grid of 16x16 blocks, one element per thread",
-       Backend::kCuda, FloatDTypes()},
-      {"grid_stride", "1-D grid-stride loop sized to the SM count", Backend::kCuda,
+      {"naive_2d", "the lecture's 2-D grid of 16x16 blocks, one element per thread", Backend::kCuda,
        FloatDTypes()},
+      {"grid_stride", "1-D grid-stride loop sized to the SM count", Backend::kCuda, FloatDTypes()},
       {"vectorized", "16-byte loads and stores per thread", Backend::kCuda, FloatDTypes()},
   };
   op.layout = [](const Problem& p) { return ElementwiseLayout(p, {"in"}); };

@@ -22,10 +22,9 @@ absl::StatusOr<const Api*> LoadUncached(const std::string& library) {
   void* lib = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (lib == nullptr) {
     const char* why = dlerror();
-    return absl::FailedPreconditionError(
-        absl::StrCat("cannot load NVML (", library, "): ",
-                     why != nullptr ? why : "unknown dlopen error",
-                     " (is the NVIDIA driver installed?)"));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot load NVML (", library, "): ", why != nullptr ? why : "unknown dlopen error",
+        " (is the NVIDIA driver installed?)"));
   }
   auto api = std::make_unique<Api>();
   Bind(lib, "nvmlInit_v2", &api->init);

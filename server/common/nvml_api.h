@@ -64,7 +64,7 @@ struct Api {
   Return (*max_clock)(Device, int, unsigned int*) = nullptr;
   Return (*default_applications_clock)(Device, int, unsigned int*) = nullptr;
   Return (*temperature)(Device, int, unsigned int*) = nullptr;
-  Return (*power)(Device, unsigned int*) = nullptr;  // milliwatts
+  Return (*power)(Device, unsigned int*) = nullptr;         // milliwatts
   Return (*energy)(Device, unsigned long long*) = nullptr;  // millijoules
   Return (*throttle_reasons)(Device, unsigned long long*) = nullptr;
   Return (*violation_status)(Device, int, ViolationTime*) = nullptr;

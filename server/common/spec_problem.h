@@ -14,6 +14,7 @@ absl::StatusOr<kernels::DType> DTypeFromProto(v1::DType dtype);
 v1::DType DTypeToProto(kernels::DType dtype);
 
 // The problem of one of the spec's variants; not yet validated.
-absl::StatusOr<kernels::Problem> ProblemFromSpec(const v1::JobSpec& spec, const std::string& variant);
+absl::StatusOr<kernels::Problem> ProblemFromSpec(const v1::JobSpec& spec,
+                                                 const std::string& variant);
 
 }  // namespace kbench

@@ -34,7 +34,8 @@ absl::StatusOr<size_t> ReadAll(int fd, char* data, size_t size) {
     const ssize_t n = ::read(fd, data + got, size - got);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return absl::UnavailableError(absl::StrCat("read from executor pipe: ", std::strerror(errno)));
+      return absl::UnavailableError(
+          absl::StrCat("read from executor pipe: ", std::strerror(errno)));
     }
     if (n == 0) break;
     got += static_cast<size_t>(n);
@@ -61,8 +62,8 @@ absl::Status ReadDelimited(int fd, google::protobuf::MessageLite* message) {
   KBENCH_ASSIGN_OR_RETURN(size_t got, ReadAll(fd, reinterpret_cast<char*>(header), 4));
   if (got == 0) return absl::OutOfRangeError("closed");
   if (got < 4) return absl::DataLossError("truncated length prefix");
-  const uint32_t len = header[0] | (header[1] << 8) | (header[2] << 16) |
-                       (static_cast<uint32_t>(header[3]) << 24);
+  const uint32_t len =
+      header[0] | (header[1] << 8) | (header[2] << 16) | (static_cast<uint32_t>(header[3]) << 24);
   if (len > kMaxWireMessageBytes) {
     return absl::DataLossError(absl::StrCat("message length ", len, " exceeds the limit"));
   }

@@ -150,7 +150,8 @@ int RunDiscovery(int fd) {
   if (devices.ok()) {
     for (const auto& d : *devices) *m.mutable_devices()->add_devices() = d;
   } else {
-    std::fprintf(stderr, "kbench-executor: CUDA discovery: %s\n", devices.status().ToString().c_str());
+    std::fprintf(stderr, "kbench-executor: CUDA discovery: %s\n",
+                 devices.status().ToString().c_str());
   }
   return WriteDelimited(fd, m).ok() ? 0 : 3;
 }

@@ -6,8 +6,8 @@
 
 #include "CLI/CLI.hpp"
 #include "server/common/logging.h"
-#include "server/executor/executor_loop.h"
 #include "server/executor/backend.h"
+#include "server/executor/executor_loop.h"
 
 namespace {
 

@@ -31,5 +31,4 @@ inline void SetProgressPhase(v1::ProgressPhase phase, v1::Progress* progress) {
   progress->set_phase(LegacyProgressPhaseName(phase));
 }
 
-
 }  // namespace kbench::executor

@@ -24,12 +24,10 @@ class Metrics {
 
   // state: "succeeded" | "failed" | "cancelled".
   virtual void JobSubmitted(JobKind kind, const std::string& device) = 0;
-  virtual void JobFinished(JobKind kind, const std::string& device,
-                           const std::string& state) = 0;
+  virtual void JobFinished(JobKind kind, const std::string& device, const std::string& state) = 0;
   virtual void SetQueueDepth(const std::string& device, int64_t depth) = 0;
   virtual void ObserveQueueWait(const std::string& device, double seconds) = 0;
-  virtual void ObserveRunDuration(JobKind kind, const std::string& device,
-                                  double seconds) = 0;
+  virtual void ObserveRunDuration(JobKind kind, const std::string& device, double seconds) = 0;
   // The cause label is ExecutorFailureName(cause): typed where the supervision learns it.
   virtual void ExecutorRestarted(const std::string& device, ExecutorFailure cause) = 0;
   // method: the RPC's short name; code: gRPC status code name, e.g. "OK", "NOT_FOUND".

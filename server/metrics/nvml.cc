@@ -143,8 +143,8 @@ absl::StatusOr<std::unique_ptr<GpuSource>> LoadNvml(const std::string& library) 
         absl::StrCat(loaded.status().message(), "; GPU gauges are disabled"));
   }
   const nvml::Api& api = **loaded;
-  if (api.handle_by_uuid == nullptr || api.handle_by_index == nullptr ||
-      api.get_index == nullptr || api.get_uuid == nullptr || api.get_name == nullptr) {
+  if (api.handle_by_uuid == nullptr || api.handle_by_index == nullptr || api.get_index == nullptr ||
+      api.get_uuid == nullptr || api.get_name == nullptr) {
     return absl::FailedPreconditionError(
         absl::StrCat(library,
                      " lacks NVML's device entry points (nvmlDeviceGetHandleByUUID, "

@@ -12,8 +12,8 @@
 #include "prometheus/gauge.h"
 #include "prometheus/histogram.h"
 #include "prometheus/registry.h"
-#include "server/metrics/gpu_collector.h"
 #include "server/metrics/exposer.h"
+#include "server/metrics/gpu_collector.h"
 #include "server/metrics/metrics.h"
 
 namespace kbench::metrics {
@@ -48,12 +48,10 @@ class PrometheusMetrics final : public Metrics {
 
   std::string BoundAddress() const override { return bound_address_; }
   void JobSubmitted(JobKind kind, const std::string& device) override;
-  void JobFinished(JobKind kind, const std::string& device,
-                   const std::string& state) override;
+  void JobFinished(JobKind kind, const std::string& device, const std::string& state) override;
   void SetQueueDepth(const std::string& device, int64_t depth) override;
   void ObserveQueueWait(const std::string& device, double seconds) override;
-  void ObserveRunDuration(JobKind kind, const std::string& device,
-                          double seconds) override;
+  void ObserveRunDuration(JobKind kind, const std::string& device, double seconds) override;
   void ExecutorRestarted(const std::string& device, ExecutorFailure cause) override;
   void ObserveRpc(const std::string& method, const std::string& code, double seconds) override;
   void SetArtifactBytes(int64_t bytes) override;

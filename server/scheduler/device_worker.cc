@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
-#include "server/common/logging.h"
 #include "common/stopping_defaults.h"
+#include "server/common/logging.h"
 #include "server/scheduler/scheduler.h"
 
 namespace kbench::scheduler {

@@ -145,9 +145,9 @@ class SqliteJobStore final : public JobStore {
                 "mark job running"));
     // A requeued job is not running, so it has no start time; attempts keeps the history.
     KBENCH_RETURN_IF_ERROR(prepare(&requeue_,
-                                         "UPDATE jobs SET state = 'queued', start_time_ns = 0 "
-                                         "WHERE id = ?1 AND state IN ('queued', 'running')",
-                                         "requeue job"));
+                                   "UPDATE jobs SET state = 'queued', start_time_ns = 0 "
+                                   "WHERE id = ?1 AND state IN ('queued', 'running')",
+                                   "requeue job"));
     KBENCH_RETURN_IF_ERROR(
         prepare(&finish_,
                 "UPDATE jobs SET state = ?2, error_code = ?3, error = ?4, result = ?5, "
@@ -172,21 +172,20 @@ class SqliteJobStore final : public JobStore {
                 absl::StrCat("SELECT ", kArtifactColumns,
                              " FROM artifacts WHERE job_id = ?1 ORDER BY create_time_ns, name"),
                 "list job artifacts"));
-    KBENCH_RETURN_IF_ERROR(
-        prepare(&get_artifact_,
-                absl::StrCat("SELECT ", kArtifactColumns,
-                             " FROM artifacts WHERE job_id = ?1 AND name = ?2"),
-                "get artifact"));
+    KBENCH_RETURN_IF_ERROR(prepare(&get_artifact_,
+                                   absl::StrCat("SELECT ", kArtifactColumns,
+                                                " FROM artifacts WHERE job_id = ?1 AND name = ?2"),
+                                   "get artifact"));
     KBENCH_RETURN_IF_ERROR(prepare(&delete_artifact_,
-                                         "DELETE FROM artifacts WHERE job_id = ?1 AND name = ?2",
-                                         "delete artifact"));
+                                   "DELETE FROM artifacts WHERE job_id = ?1 AND name = ?2",
+                                   "delete artifact"));
     KBENCH_RETURN_IF_ERROR(prepare(
         &all_artifacts_,
         absl::StrCat("SELECT ", kArtifactColumns, " FROM artifacts ORDER BY create_time_ns, rowid"),
         "list all artifacts"));
     KBENCH_RETURN_IF_ERROR(prepare(&schema_version_,
-                                         "SELECT COALESCE(MAX(version), 0) FROM schema_version",
-                                         "read schema version"));
+                                   "SELECT COALESCE(MAX(version), 0) FROM schema_version",
+                                   "read schema version"));
     return absl::OkStatus();
   }
 
@@ -199,10 +198,10 @@ class SqliteJobStore final : public JobStore {
     }
     absl::MutexLock lock(&mu_);
     KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Transaction> transaction,
-                                  Transaction::Begin(db_.get(), "insert job"));
+                            Transaction::Begin(db_.get(), "insert job"));
     if (!record.idempotency_key.empty()) {
       KBENCH_ASSIGN_OR_RETURN(std::optional<JobRecord> existing,
-                                    FindOne(*get_job_by_key_, record.idempotency_key));
+                              FindOne(*get_job_by_key_, record.idempotency_key));
       if (existing.has_value()) {
         KBENCH_RETURN_IF_ERROR(transaction->Commit());
         return std::make_pair(*std::move(existing), false);
@@ -313,10 +312,8 @@ class SqliteJobStore final : public JobStore {
     if (filter.state.has_value()) {
       KBENCH_RETURN_IF_ERROR(query.BindText(index++, JobStateName(*filter.state)));
     }
-    if (!filter.kernel.empty())
-      KBENCH_RETURN_IF_ERROR(query.BindText(index++, filter.kernel));
-    if (!filter.device.empty())
-      KBENCH_RETURN_IF_ERROR(query.BindText(index++, filter.device));
+    if (!filter.kernel.empty()) KBENCH_RETURN_IF_ERROR(query.BindText(index++, filter.kernel));
+    if (!filter.device.empty()) KBENCH_RETURN_IF_ERROR(query.BindText(index++, filter.device));
     if (filter.before_seq > 0) {
       KBENCH_RETURN_IF_ERROR(query.BindInt64(index++, filter.before_seq));
     }
@@ -519,7 +516,7 @@ absl::StatusOr<std::unique_ptr<JobStore>> JobStore::Open(const std::string& data
   KBENCH_RETURN_IF_ERROR(SetPragma(db.get(), "synchronous", "FULL", "2"));
   KBENCH_RETURN_IF_ERROR(SetPragma(db.get(), "foreign_keys", "ON", "1"));
   KBENCH_RETURN_IF_ERROR(SetPragma(db.get(), "busy_timeout", absl::StrCat(kBusyTimeoutMs),
-                                         absl::StrCat(kBusyTimeoutMs)));
+                                   absl::StrCat(kBusyTimeoutMs)));
   KBENCH_RETURN_IF_ERROR(
       internal::Migrate(db.get(), kSchemaVersion, absl::GetCurrentTimeNanos()).status());
 

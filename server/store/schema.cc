@@ -74,7 +74,7 @@ absl::StatusOr<int> Migrate(Database* db, int target_version, int64_t now_ns) {
         "schema version ", target_version, " has no migration (latest is ", kLatestMigration, ")"));
   }
   KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Transaction> transaction,
-                                Transaction::Begin(db, "migrate schema"));
+                          Transaction::Begin(db, "migrate schema"));
   // One row per applied migration: the table doubles as the database's upgrade history.
   KBENCH_RETURN_IF_ERROR(
       db->Exec("CREATE TABLE IF NOT EXISTS schema_version ("

@@ -159,8 +159,7 @@ absl::Status Database::Exec(const std::string& sql, absl::string_view operation)
 
 absl::StatusOr<std::string> Database::PragmaValue(const std::string& pragma) {
   std::string operation = absl::StrCat("PRAGMA ", pragma);
-  KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Statement> statement,
-                                Prepare(operation, operation));
+  KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Statement> statement, Prepare(operation, operation));
   KBENCH_ASSIGN_OR_RETURN(bool row, statement->Step());
   if (!row) return absl::InternalError(absl::StrCat("sqlite ", operation, ": returned no row"));
   std::string value = statement->ColumnText(0);

@@ -21,7 +21,8 @@ TEST(CancelJob, CancelsQueuedAndRunningJobs) {
   absl::StatusOr<v1::Job> running = Submit(daemon.stub(), LongCpuSpec(60));
   absl::StatusOr<v1::Job> queued = Submit(daemon.stub(), QuickCpuSpec());
   ASSERT_TRUE(running.ok() && queued.ok());
-  WaitFor(daemon.stub(), running->id(), [](const v1::Job& j) { return j.state() == v1::JOB_STATE_RUNNING; });
+  WaitFor(daemon.stub(), running->id(),
+          [](const v1::Job& j) { return j.state() == v1::JOB_STATE_RUNNING; });
 
   v1::Job job;
   ASSERT_TRUE(Cancel(daemon, queued->id(), &job).ok());

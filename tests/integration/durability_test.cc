@@ -45,7 +45,9 @@ TEST_P(DurabilityTest, QueuedAndRunningJobsSurviveARestart) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Signals, DurabilityTest, ::testing::Values(SIGTERM, SIGKILL),
-                         [](const auto& info) { return info.param == SIGTERM ? "SIGTERM" : "SIGKILL"; });
+                         [](const auto& info) {
+                           return info.param == SIGTERM ? "SIGTERM" : "SIGKILL";
+                         });
 
 TEST(Durability, ExitsCleanlyOnSigtermWithAJobRunning) {
   TempDir dir;

@@ -67,7 +67,8 @@ TEST_F(JobLifecycleTest, SubmitWatchGetProducesCheckedResultAndArtifact) {
   ASSERT_TRUE(reader->Finish().ok());
   unsigned char digest[SHA256_DIGEST_LENGTH];
   SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), digest);
-  EXPECT_EQ(absl::BytesToHexString(std::string(reinterpret_cast<char*>(digest), sizeof(digest))), sha);
+  EXPECT_EQ(absl::BytesToHexString(std::string(reinterpret_cast<char*>(digest), sizeof(digest))),
+            sha);
   EXPECT_EQ(static_cast<int64_t>(bytes.size()), done.artifacts(0).size_bytes());
   EXPECT_NE(bytes.find("variant,sample,seconds"), std::string::npos);
 }
@@ -149,7 +150,8 @@ TEST_F(JobLifecycleTest, ListJobsPagesNewestFirstWithoutGapsAndFilters) {
   ASSERT_EQ(resp.jobs_size(), 1);
   EXPECT_EQ(resp.jobs(0).id(), ids[4]);
 
-  for (const auto& id : ids) WaitFor(daemon_.stub(), id, [](const v1::Job& j) { return IsTerminal(j.state()); });
+  for (const auto& id : ids)
+    WaitFor(daemon_.stub(), id, [](const v1::Job& j) { return IsTerminal(j.state()); });
   grpc::ClientContext sctx;
   v1::ListJobsRequest sreq;
   sreq.set_state(v1::JOB_STATE_SUCCEEDED);
@@ -162,7 +164,8 @@ TEST_F(JobLifecycleTest, ListJobsPagesNewestFirstWithoutGapsAndFilters) {
 TEST_F(JobLifecycleTest, HigherPriorityRunsFirstThenSubmissionOrder) {
   absl::StatusOr<v1::Job> blocker = Submit(daemon_.stub(), LongCpuSpec(30));
   ASSERT_TRUE(blocker.ok());
-  WaitFor(daemon_.stub(), blocker->id(), [](const v1::Job& j) { return j.state() == v1::JOB_STATE_RUNNING; });
+  WaitFor(daemon_.stub(), blocker->id(),
+          [](const v1::Job& j) { return j.state() == v1::JOB_STATE_RUNNING; });
   v1::JobSpec low = QuickCpuSpec();
   v1::JobSpec high = QuickCpuSpec();
   high.set_priority(10);
@@ -205,8 +208,8 @@ TEST_F(JobLifecycleTest, WatchSeesProgressBeforeTheTerminalState) {
       progress_before_end = true;
     }
   }
-  EXPECT_TRUE(progress_before_end) << "no running snapshot with phase, samples and noise among "
-                                   << seen.size() << " snapshots";
+  EXPECT_TRUE(progress_before_end)
+      << "no running snapshot with phase, samples and noise among " << seen.size() << " snapshots";
 }
 
 }  // namespace

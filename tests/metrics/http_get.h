@@ -101,10 +101,10 @@ inline absl::StatusOr<HttpResponse> HttpRequest(
 inline absl::StatusOr<HttpResponse> HttpGet(
     const std::string& host_port, const std::string& path,
     std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
-  return HttpRequest(host_port,
-                     absl::StrCat("GET ", path, " HTTP/1.0\r\nHost: ", host_port,
-                                  "\r\nConnection: close\r\n\r\n"),
-                     timeout);
+  return HttpRequest(
+      host_port,
+      absl::StrCat("GET ", path, " HTTP/1.0\r\nHost: ", host_port, "\r\nConnection: close\r\n\r\n"),
+      timeout);
 }
 
 // Percent-encodes a query parameter value.

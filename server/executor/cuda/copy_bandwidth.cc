@@ -127,7 +127,8 @@ absl::StatusOr<CopyBandwidth> MeasureCopyBandwidth(cudaStream_t stream, Blocking
   KBENCH_CUDA_RETURN_IF_ERROR(cudaGetDevice(&device));
   KBENCH_CUDA_RETURN_IF_ERROR(cudaGetDeviceProperties(&prop, device));
   const std::vector<std::pair<const char*, CopyFn>> copiers = {
-      {"cudaMemcpy", [=] {
+      {"cudaMemcpy",
+       [=] {
          return kernels::cuda::CudaStatus(
              cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream),
              "cudaMemcpyAsync(device to device)", __FILE__, __LINE__);

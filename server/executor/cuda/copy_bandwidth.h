@@ -33,8 +33,8 @@ inline constexpr int kCopiesPerRun = 4;
 // Times two device-to-device copies of `bytes` on `stream` with events, cudaMemcpyAsync and the
 // catalogue's copy/vectorized kernel, each with a warm-up of at least 200 ms of copies, then
 // `runs` timed runs of kCopiesPerRun copies held behind `blocker` until all are queued; the
-// faster median time per copy is the ceiling, so no copy reports more than 100% of it. Allocates two buffers of
-// `bytes` for the duration.
+// faster median time per copy is the ceiling, so no copy reports more than 100% of it. Allocates
+// two buffers of `bytes` for the duration.
 absl::StatusOr<CopyBandwidth> MeasureCopyBandwidth(cudaStream_t stream, BlockingKernel* blocker,
                                                    size_t bytes, int runs);
 

@@ -1,4 +1,5 @@
-// The Nsight Compute target mode's state and its spec file (the target itself: cuda/ncu_target_main.cc).
+// The Nsight Compute target mode's state and its spec file (the target itself:
+// cuda/ncu_target_main.cc).
 #include "server/executor/profile/ncu_target.h"
 
 #include <atomic>

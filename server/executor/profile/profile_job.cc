@@ -21,7 +21,6 @@
 #include "server/common/spec_problem.h"
 #include "server/executor/benchmark_job.h"
 #include "server/executor/measure/statistics.h"
-#include "server/executor/progress_phase.h"
 #include "server/executor/profile/activity_json.h"
 #include "server/executor/profile/attribution.h"
 #include "server/executor/profile/chrome_trace.h"
@@ -31,6 +30,7 @@
 #include "server/executor/profile/ncu_target.h"
 #include "server/executor/profile/phase_recorder.h"
 #include "server/executor/profile/summary.h"
+#include "server/executor/progress_phase.h"
 
 namespace kbench::executor {
 namespace {
