@@ -23,7 +23,11 @@
 
 #define KBENCH_STATUS_CONCAT_INNER_(a, b) a##b
 #define KBENCH_STATUS_CONCAT_(a, b) KBENCH_STATUS_CONCAT_INNER_(a, b)
+// `statusor` names a variable and `lhs` may be a declaration (`auto x`): neither can be
+// parenthesised, hence the NOLINT (bugprone-macro-parentheses).
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define KBENCH_ASSIGN_OR_RETURN_IMPL_(statusor, lhs, expr) \
   auto statusor = (expr);                                  \
   if (!statusor.ok()) return std::move(statusor).status(); \
   lhs = std::move(statusor).value()
+// NOLINTEND(bugprone-macro-parentheses)

@@ -295,6 +295,7 @@ absl::StatusOr<std::pair<v1::ArtifactInfo, std::ifstream>> KbenchService::OpenAr
   if (name.empty()) {
     if (all.size() != 1) {
       std::vector<std::string> names;
+      names.reserve(all.size());
       for (const auto& a : all) names.push_back(a.name);
       return absl::InvalidArgumentError(
           absl::StrCat("name: job ", request.job_id(), " has ", all.size(),

@@ -20,7 +20,7 @@ inline constexpr int kMaxVariants = 32;
 inline constexpr int kMaxShapeRank = 8;
 inline constexpr int kMaxParams = 32;
 // A serialized JobSpec; a real one is under 1 KiB.
-inline constexpr size_t kMaxSpecBytes = 16 * 1024;
+inline constexpr size_t kMaxSpecBytes = size_t{16} * 1024;
 
 // At most a short prefix of a client's value, quoted, for an error message:
 // 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...' (1048576 bytes).

@@ -7,7 +7,7 @@
 namespace kbench::api {
 namespace {
 
-constexpr size_t kArtifactChunk = 64 * 1024;
+constexpr size_t kArtifactChunk = size_t{64} * 1024;
 
 bool IsTerminal(const v1::WatchJobResponse& response) {
   const v1::JobState state = response.job().state();

@@ -44,6 +44,7 @@ absl::StatusOr<std::pair<pid_t, int>> ExecutorSupervisor::Spawn(
   }
   args.insert(args.end(), extra_args.begin(), extra_args.end());
   std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   const pid_t parent = getpid();

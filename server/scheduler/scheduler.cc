@@ -27,7 +27,7 @@ std::string DeviceHealthService(const std::string& device) {
 Scheduler::Scheduler(SchedulerOptions options, ExecutorLauncher* launcher, Clock* clock,
                      store::JobStore* jobs, store::ArtifactStore* artifacts,
                      metrics::Metrics* metrics, JobEvents* events)
-    : options_(std::move(options)),
+    : options_(options),
       launcher_(launcher),
       clock_(clock),
       artifacts_(artifacts),
