@@ -5,9 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh release
-bin=build/release
+bin=build/release/bin
 data="$(mktemp -d)"
-"$bin/server/kbenchd" --listen 127.0.0.1:0 --data-dir "$data" >"$data/stdout" 2>"$data/stderr" &
+"$bin/kbenchd" --listen 127.0.0.1:0 --data-dir "$data" >"$data/stdout" 2>"$data/stderr" &
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$data"' EXIT
 for _ in $(seq 1 300); do
@@ -17,5 +17,5 @@ for _ in $(seq 1 300); do
 done
 addr="$(sed -n 's/^kbenchd: listening on //p' "$data/stdout")"
 export KBENCH_SERVER="$addr"
-"$bin/client/kbctl" devices
-"$bin/client/kbctl" bench softmax --variant host_rowwise --shape 1024x1024 --dtype f32 --device cpu
+"$bin/kbctl" devices
+"$bin/kbctl" bench softmax --variant host_rowwise --shape 1024x1024 --dtype f32 --device cpu
