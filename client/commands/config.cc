@@ -64,7 +64,7 @@ absl::Status UseContext(Session& session, const std::string& name) {
 
 absl::Status GetContexts(Session& session) {
   KBENCH_ASSIGN_OR_RETURN(KbctlConfig config, LoadConfig(PathOf(session)));
-  const char* kRow = "%-8s %-16s %-28s %-30s %s\n";
+  static constexpr char kRow[] = "%-8s %-16s %-28s %-30s %s\n";
   session.out() << absl::StrFormat(kRow, "CURRENT", "NAME", "SERVER", "CREDENTIALS", "CA");
   for (const KbctlContext& c : config.contexts) {
     const std::string ca = !c.ca_file.empty() ? c.ca_file : (c.tls ? "(system)" : "-");

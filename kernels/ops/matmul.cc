@@ -101,7 +101,6 @@ Operation MakeMatmulOp() {
       case DType::kF32:
         return 1e-4;
       case DType::kTF32:
-        return 5e-3;
       case DType::kF16:
         return 5e-3;
       case DType::kBF16:

@@ -9,7 +9,7 @@
 namespace kbench::api {
 
 std::string PeerHost(const grpc::CallbackServerContext& context) {
-  const std::string peer = context.peer();
+  std::string peer = context.peer();
   // "unix:/path" has no port; "ipv4:a.b.c.d:port" and "ipv6:[::1]:port" end with one.
   if (peer.rfind("ipv4:", 0) != 0 && peer.rfind("ipv6:", 0) != 0) return peer;
   const size_t colon = peer.rfind(':');

@@ -55,8 +55,11 @@ int RunTokenAdd(const TokenAddArgs& args) {
   if (status.ok()) {
     // A missing file is created: this is how the first admin is made.
     absl::StatusOr<AuthFile> loaded = LoadAuthFile(args.auth_file);
-    if (loaded.ok()) file = *std::move(loaded);
-    if (!loaded.ok() && !absl::IsNotFound(loaded.status())) status = loaded.status();
+    if (loaded.ok()) {
+      file = *std::move(loaded);
+    } else if (!absl::IsNotFound(loaded.status())) {
+      status = loaded.status();
+    }
   }
   absl::StatusOr<std::string> token =
       status.ok() ? MintToken() : absl::StatusOr<std::string>(status);
