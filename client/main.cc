@@ -2,12 +2,14 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <iostream>
 
 #include "client/kbctl.h"
 
-int main(int argc, char** argv) {
+static int Main(int argc, char** argv) {
   kbench::client::Io io;
   io.out = &std::cout;
   io.err = &std::cerr;
@@ -21,4 +23,15 @@ int main(int argc, char** argv) {
   };
   io.now = [] { return absl::Now(); };
   return kbench::client::RunKbctl({argv + 1, argv + argc}, io);
+}
+
+// A library exception that escapes (std::bad_alloc, CLI11 outside its parse) ends the program
+// with a line saying why instead of std::terminate's abort.
+int main(int argc, char** argv) {
+  try {
+    return Main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kbctl: %s\n", e.what());
+    return 1;
+  }
 }

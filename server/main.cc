@@ -8,6 +8,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -45,7 +46,7 @@ struct Flags {
   int64_t cpu_max_bytes = int64_t{4} << 30;
   bool no_cuda = false;
   int64_t artifact_max_bytes = int64_t{10} << 30;
-  int64_t artifact_max_age_seconds = 30 * 24 * 3600;
+  int64_t artifact_max_age_seconds = int64_t{30} * 24 * 3600;
   // kbench-executor; empty: next to this program.
   std::string executor_path;
   kbench::auth::SecurityFlags security;
@@ -198,7 +199,7 @@ int Serve(const Flags& flags) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int Main(int argc, char** argv) {
   // SIGTERM/SIGINT are taken by Serve's sigwait; every thread (logging's and gRPC's included)
   // must inherit the mask, so it is set before any thread starts.
   sigset_t stop_signals = StopSignals();
@@ -239,4 +240,15 @@ int main(int argc, char** argv) {
     return Fail(s.ToString());
   }
   return Serve(flags);
+}
+
+// A library exception that escapes (std::bad_alloc, CLI11 outside its parse) ends the program
+// with a line saying why instead of std::terminate's abort.
+int main(int argc, char** argv) {
+  try {
+    return Main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kbenchd: %s\n", e.what());
+    return 1;
+  }
 }

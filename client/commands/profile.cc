@@ -53,7 +53,7 @@ absl::Status RunProfile(Session& session, const ProfileFlags& flags) {
   const std::string path =
       flags.trace_path.empty() ? absl::StrCat("trace-", job.id(), ".json") : flags.trace_path;
   absl::StatusOr<v1::ArtifactInfo> saved = DownloadArtifact(session, job.id(), trace->name(), path);
-  const absl::Status outcome = PrintJobReport(session, job);
+  absl::Status outcome = PrintJobReport(session, job);
   // Checked only after the report, so the job's result prints even when saving the trace failed.
   if (!saved.ok()) return saved.status();
   session.Note(absl::StrCat("\nTrace: ", path, " (", FormatBytes(saved->size_bytes()),

@@ -50,7 +50,7 @@ class CpuPreparedVariant : public PreparedVariant {
  public:
   CpuPreparedVariant(const kernels::Problem& problem, const kernels::Operation& op, uint64_t seed,
                      v1::MeasureMode mode, std::vector<char>* flush)
-      : problem_(problem), op_(op), mode_(mode), flush_(flush) {
+      : problem_(problem), mode_(mode), flush_(flush) {
     run_ = op.host_runs.at(problem.variant);
     const kernels::Layout layout = op.layout(problem);
     for (size_t t = 0; t < layout.inputs.size(); ++t) {
@@ -143,7 +143,6 @@ class CpuPreparedVariant : public PreparedVariant {
   }
 
   kernels::Problem problem_;
-  const kernels::Operation& op_;
   v1::MeasureMode mode_;
   std::vector<char>* flush_;
   unsigned flush_value_ = 0;

@@ -2,6 +2,7 @@
 // per device, a socketpair on --fd). It is also what `--discover` runs to list the CUDA
 // devices, and the program Nsight Compute re-runs for a profile job (--ncu-target).
 #include <cstdio>
+#include <exception>
 #include <string>
 
 #include "CLI/CLI.hpp"
@@ -18,7 +19,7 @@ int Fail(const std::string& message) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int Main(int argc, char** argv) {
   // Nsight Compute re-runs this program to profile one variant's kernel (profile jobs).
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--ncu-target") return kbench::executor::RunNcuTarget(argc, argv);
@@ -43,4 +44,15 @@ int main(int argc, char** argv) {
   if (discover) return kbench::executor::RunDiscovery(fd);
   if (device.empty()) return Fail("--device or --discover is required");
   return kbench::executor::RunExecutorLoop(device, fd);
+}
+
+// A library exception that escapes (std::bad_alloc, CLI11 outside its parse) ends the program
+// with a line saying why instead of std::terminate's abort.
+int main(int argc, char** argv) {
+  try {
+    return Main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kbench-executor: %s\n", e.what());
+    return 1;
+  }
 }

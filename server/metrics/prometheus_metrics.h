@@ -62,7 +62,7 @@ class PrometheusMetrics final : public Metrics {
   std::string ScrapeText() const;
 
  private:
-  PrometheusMetrics(GpuCollector::SourceFactory gpu_source);
+  explicit PrometheusMetrics(GpuCollector::SourceFactory gpu_source);
 
   std::shared_ptr<prometheus::Registry> registry_;
   std::shared_ptr<GpuCollector> gpus_;
