@@ -127,6 +127,7 @@ std::string RenderJob(const v1::Job& job) {
   if (!spec.params().empty()) {
     std::vector<std::string> params;
     std::map<std::string, int64_t> sorted(spec.params().begin(), spec.params().end());
+    params.reserve(sorted.size());
     for (const auto& [k, v] : sorted) params.push_back(absl::StrCat(k, "=", v));
     f.Add("Params", absl::StrJoin(params, " "));
   }

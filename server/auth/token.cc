@@ -40,7 +40,7 @@ bool ConstantTimeEquals(absl::string_view a, absl::string_view b) {
 }
 
 bool IsSha256Hex(absl::string_view s) {
-  if (s.size() != 2 * SHA256_DIGEST_LENGTH) return false;
+  if (s.size() != size_t{2} * SHA256_DIGEST_LENGTH) return false;
   for (char c : s) {
     if (!absl::ascii_isxdigit(static_cast<unsigned char>(c))) return false;
   }

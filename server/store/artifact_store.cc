@@ -100,7 +100,7 @@ absl::StatusOr<FileDigest> DigestFile(const std::string& path) {
     return absl::InternalError("EVP_DigestFinal_ex(sha256) failed");
   }
   static constexpr char kHex[] = "0123456789abcdef";
-  digest.sha256.reserve(2 * hash_size);
+  digest.sha256.reserve(size_t{2} * hash_size);
   for (unsigned int i = 0; i < hash_size; ++i) {
     digest.sha256.push_back(kHex[hash[i] >> 4]);
     digest.sha256.push_back(kHex[hash[i] & 0xf]);
