@@ -5,6 +5,7 @@
 #include "client/args.h"
 #include "client/format/table.h"
 #include "client/format/units.h"
+#include "common/progress_phase_name.h"
 #include "common/stopping_defaults.h"
 
 namespace kbench::client {
@@ -27,20 +28,8 @@ std::string PhaseName(const std::string& word) {
 }  // namespace
 
 std::string ProgressPhaseWord(const v1::Progress& progress) {
-  switch (progress.progress_phase()) {
-    case v1::PROGRESS_PHASE_WARMUP:
-      return "warmup";
-    case v1::PROGRESS_PHASE_MEASURE:
-      return "measure";
-    case v1::PROGRESS_PHASE_CHECK:
-      return "check";
-    case v1::PROGRESS_PHASE_PROFILE:
-      return "profile";
-    case v1::PROGRESS_PHASE_NCU:
-      return "ncu";
-    default:
-      return progress.phase();  // An older server's word, or "".
-  }
+  const std::string word = ProgressPhaseName(progress.progress_phase());
+  return word.empty() ? progress.phase() : word;  // else an older server's word, or ""
 }
 
 std::string DescribeProgress(const v1::Job& job) {
