@@ -5,6 +5,7 @@
 #include <fstream>
 #include <memory>
 #include <random>
+#include <span>
 #include <string>
 
 #include "absl/cleanup/cleanup.h"
@@ -14,6 +15,7 @@
 #include "common/status_macros.h"
 #include "kernels/catalogue.h"
 #include "kernels/check.h"
+#include "server/executor/cheat_checks.h"
 #include "server/common/spec_problem.h"
 #include "server/executor/measure/statistics.h"
 #include "server/executor/progress_phase.h"
@@ -128,6 +130,24 @@ bool ThrottledDuringRun(const v1::Environment& env, const measure::VariantSample
 
 }  // namespace
 
+namespace {
+
+// Each input's values at the positions compared in output `o`, for the copied-input detector.
+void KeepInputsAtComparedPositions(const kernels::HostTensors& inputs, size_t o,
+                                   int64_t output_elements, Reference* ref) {
+  std::vector<std::vector<double>>& at = ref->inputs_at.emplace_back(inputs.size());
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    if (static_cast<int64_t>(inputs[k].size()) != output_elements) continue;
+    if (!ref->sampled) {
+      at[k] = inputs[k];
+      continue;
+    }
+    for (int64_t index : ref->indices[o]) at[k].push_back(inputs[k][index]);
+  }
+}
+
+}  // namespace
+
 absl::StatusOr<Reference> ComputeReference(const kernels::Problem& problem,
                                            const kernels::HostTensors& inputs, uint64_t seed) {
   const kernels::Operation* op = kernels::FindOperation(problem.op);
@@ -135,6 +155,8 @@ absl::StatusOr<Reference> ComputeReference(const kernels::Problem& problem,
   const kernels::Layout layout = op->layout(problem);
   Reference ref;
   ref.tolerance = op->tolerance(problem);
+  ref.defect_thresholds = kernels::DefectThresholdsFor(problem.dtype);
+  ref.input_seed = seed;
   ref.sampled = op->reference_element &&
                 static_cast<double>(op->cost(problem).flops) > kFullReferenceFlopLimit;
   ref.values.resize(layout.outputs.size());
@@ -143,42 +165,46 @@ absl::StatusOr<Reference> ComputeReference(const kernels::Problem& problem,
       ref.values[o].assign(layout.outputs[o].elements, 0);
     }
     op->reference(problem, inputs, &ref.values);
-    return ref;
-  }
-  std::mt19937_64 rng(seed ^ 0x5eed);
-  ref.indices.resize(layout.outputs.size());
-  for (size_t o = 0; o < layout.outputs.size(); ++o) {
-    const int64_t n = layout.outputs[o].elements;
-    std::uniform_int_distribution<int64_t> pick(0, n - 1);
-    for (int64_t i = 0; i < std::min(n, kSampledElements); ++i) {
-      const int64_t index = pick(rng);
-      ref.indices[o].push_back(index);
-      ref.values[o].push_back(op->reference_element(problem, inputs, o, index));
+  } else {
+    std::mt19937_64 rng(seed ^ 0x5eed);
+    ref.indices.resize(layout.outputs.size());
+    for (size_t o = 0; o < layout.outputs.size(); ++o) {
+      const int64_t n = layout.outputs[o].elements;
+      std::uniform_int_distribution<int64_t> pick(0, n - 1);
+      for (int64_t i = 0; i < std::min(n, kSampledElements); ++i) {
+        const int64_t index = pick(rng);
+        ref.indices[o].push_back(index);
+        ref.values[o].push_back(op->reference_element(problem, inputs, o, index));
+      }
     }
+  }
+  for (size_t o = 0; o < layout.outputs.size(); ++o) {
+    KeepInputsAtComparedPositions(inputs, o, layout.outputs[o].elements, &ref);
   }
   return ref;
 }
 
-v1::Correctness CompareWithReference(const Reference& reference, const CheckedOutput& out) {
-  std::vector<double> got, want;
-  for (size_t o = 0; o < reference.values.size() && o < out.outputs.size(); ++o) {
-    if (reference.sampled) {
-      for (int64_t index : reference.indices[o]) got.push_back(out.outputs[o][index]);
-    } else {
-      got.insert(got.end(), out.outputs[o].begin(), out.outputs[o].end());
-    }
-    want.insert(want.end(), reference.values[o].begin(), reference.values[o].end());
+namespace {
+
+// The first degenerate output, its message naming the output when there are several.
+kernels::DefectFinding FindDefect(const Reference& reference, size_t o,
+                                  std::span<const double> got, std::span<const double> want) {
+  kernels::DefectFinding f = kernels::FindOutputDefect(got, want, reference.inputs_at.at(o),
+                                                       reference.defect_thresholds);
+  if (f.defect != kernels::OutputDefect::kNone && reference.values.size() > 1) {
+    f.message = absl::StrCat("output ", o, ": ", f.message);
   }
-  const kernels::CheckResult r = kernels::CompareRelativeL2(got, want, reference.tolerance);
-  v1::Correctness c;
-  c.set_checked(true);
-  c.set_passed(r.passed && out.unwritten == 0 && got.size() == want.size());
-  c.set_relative_l2_error(r.relative_l2_error);
-  c.set_tolerance(reference.tolerance);
-  c.set_nan_count(r.nan_count);
-  c.set_unwritten_count(out.unwritten);
-  c.set_elements_checked(r.elements_checked);
+  return f;
+}
+
+std::string DescribeCheck(const Reference& reference, const CheckedOutput& out,
+                          const kernels::CheckResult& r, const kernels::DefectFinding& defect) {
   std::string detail = r.detail;
+  if (defect.defect != kernels::OutputDefect::kNone) {
+    detail = detail.empty() ? absl::StrFormat("%s (relative L2 error %.3g, within tolerance %.3g)",
+                                              defect.message, r.relative_l2_error, r.tolerance)
+                            : absl::StrCat(defect.message, "; ", detail);
+  }
   if (out.unwritten > 0) {
     detail = absl::StrCat(out.unwritten, " output elements never written",
                           detail.empty() ? "" : "; ", detail);
@@ -186,7 +212,40 @@ v1::Correctness CompareWithReference(const Reference& reference, const CheckedOu
   if (reference.sampled) {
     absl::StrAppend(&detail, detail.empty() ? "" : "; ", "checked on a random sample");
   }
-  c.set_detail(detail);
+  return detail;
+}
+
+}  // namespace
+
+v1::Correctness CompareWithReference(const Reference& reference, const CheckedOutput& out) {
+  std::vector<double> got, want;
+  kernels::DefectFinding defect;
+  for (size_t o = 0; o < reference.values.size() && o < out.outputs.size(); ++o) {
+    const size_t got_begin = got.size(), want_begin = want.size();
+    if (reference.sampled) {
+      for (int64_t index : reference.indices[o]) got.push_back(out.outputs[o][index]);
+    } else {
+      got.insert(got.end(), out.outputs[o].begin(), out.outputs[o].end());
+    }
+    want.insert(want.end(), reference.values[o].begin(), reference.values[o].end());
+    if (defect.defect == kernels::OutputDefect::kNone) {
+      defect = FindDefect(reference, o, std::span<const double>(got).subspan(got_begin),
+                          std::span<const double>(want).subspan(want_begin));
+    }
+  }
+  const kernels::CheckResult r = kernels::CompareRelativeL2(got, want, reference.tolerance);
+  v1::Correctness c;
+  c.set_checked(true);
+  c.set_passed(r.passed && out.unwritten == 0 && got.size() == want.size() &&
+               defect.defect == kernels::OutputDefect::kNone);
+  c.set_relative_l2_error(r.relative_l2_error);
+  c.set_tolerance(reference.tolerance);
+  c.set_nan_count(r.nan_count);
+  c.set_unwritten_count(out.unwritten);
+  c.set_elements_checked(r.elements_checked);
+  c.set_output_defect(ToProto(defect.defect));
+  c.set_input_seed(reference.input_seed);
+  c.set_detail(DescribeCheck(reference, out, r, defect));
   return c;
 }
 
@@ -205,7 +264,6 @@ struct VariantRun {
   std::string name;
   kernels::Problem problem;
   std::unique_ptr<PreparedVariant> prepared;
-  Reference reference;
   int result_index = 0;
 };
 
@@ -222,6 +280,8 @@ class BenchmarkRun {
   absl::Status SampleInterleaved();
   absl::Status CheckTimedLaunches();
   void Summarize();
+  absl::Status JudgeFloors();
+  void PublishCheckSeeds();
   absl::Status WriteSamplesArtifact();
   JobRun TakeRun() { return std::move(run_); }
 
@@ -231,11 +291,17 @@ class BenchmarkRun {
   absl::Status FailCorrectness(const VariantRun& v, const v1::Correctness& c,
                                const char* which) const;
   void SummarizeVariant(size_t i, double first_median);
+  // Fills the variant's inputs from `seed` and computes their float64 reference.
+  absl::StatusOr<Reference> FreshInputs(VariantRun& v, uint64_t seed) const;
 
   DeviceRunner& runner_;
   const JobContext& context_;
   const v1::JobSpec& spec_;
+  // The timed inputs' seed (the spec's, or drawn), then the secret seeds of the checked run's
+  // and the timed check's inputs.
   uint64_t seed_ = 0;
+  uint64_t check_seed_ = 0;
+  uint64_t timed_check_seed_ = 0;
   v1::MeasureMode mode_ = v1::MEASURE_MODE_UNSPECIFIED;
   JobRun run_;
   std::vector<VariantRun> variants_;
@@ -266,7 +332,9 @@ absl::Status BenchmarkRun::FailCorrectness(const VariantRun& v, const v1::Correc
 absl::Status BenchmarkRun::Initialize() {
   if (spec_.variants().empty()) return absl::InvalidArgumentError("variants: none given");
   seed_ = spec_.seed();
-  if (seed_ == 0) seed_ = std::random_device{}() | (uint64_t{std::random_device{}()} << 32) | 1;
+  if (seed_ == 0) seed_ = DrawCheckSeed();
+  check_seed_ = DrawCheckSeed();
+  timed_check_seed_ = DrawCheckSeed();
   mode_ = spec_.mode() == v1::MEASURE_MODE_UNSPECIFIED ? runner_.default_mode() : spec_.mode();
   v1::Environment* env = run_.result.mutable_environment();
   runner_.FillEnvironment(env);
@@ -283,17 +351,24 @@ absl::Status BenchmarkRun::PrepareAndCheckVariants() {
     KBENCH_RETURN_IF_ERROR(kernels::ValidateProblem(&v.problem));
     Report(v1::PROGRESS_PHASE_CHECK, name);
     KBENCH_ASSIGN_OR_RETURN(v.prepared, runner_.Prepare(v.problem, seed_, mode_));
-    KBENCH_ASSIGN_OR_RETURN(const kernels::HostTensors inputs, v.prepared->Inputs());
-    KBENCH_ASSIGN_OR_RETURN(v.reference, ComputeReference(v.problem, inputs, seed_));
+    // Checked on inputs from the secret seed, then timed on the spec's.
+    KBENCH_ASSIGN_OR_RETURN(const Reference reference, FreshInputs(v, check_seed_));
     KBENCH_ASSIGN_OR_RETURN(const CheckedOutput out, v.prepared->RunChecked());
+    KBENCH_RETURN_IF_ERROR(v.prepared->RegenerateInputs(seed_));
     v1::VariantResult* vr = run_.result.add_variants();
     v.result_index = run_.result.variants_size() - 1;
     vr->set_variant(name);
     vr->set_mode(mode_);
-    *vr->mutable_correctness() = CompareWithReference(v.reference, out);
+    *vr->mutable_correctness() = CompareWithReference(reference, out);
     if (!vr->correctness().passed()) return FailCorrectness(v, vr->correctness(), "");
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<Reference> BenchmarkRun::FreshInputs(VariantRun& v, uint64_t seed) const {
+  KBENCH_RETURN_IF_ERROR(v.prepared->RegenerateInputs(seed));
+  KBENCH_ASSIGN_OR_RETURN(const kernels::HostTensors inputs, v.prepared->Inputs());
+  return ComputeReference(v.problem, inputs, seed);
 }
 
 absl::Status BenchmarkRun::WarmUp() {
@@ -329,9 +404,12 @@ absl::Status BenchmarkRun::SampleInterleaved() {
 absl::Status BenchmarkRun::CheckTimedLaunches() {
   for (VariantRun& v : variants_) {
     Report(v1::PROGRESS_PHASE_CHECK, v.name);
+    // Fresh inputs that no launch has seen: a kernel that computed once and replays its result
+    // (or computes only when it is checked) fails here.
+    KBENCH_ASSIGN_OR_RETURN(const Reference reference, FreshInputs(v, timed_check_seed_));
     KBENCH_ASSIGN_OR_RETURN(const TimedCheck timed, v.prepared->TakeCheckedSample());
     v1::VariantResult* vr = run_.result.mutable_variants(v.result_index);
-    *vr->mutable_timed_correctness() = CompareWithReference(v.reference, timed.output);
+    *vr->mutable_timed_correctness() = CompareWithReference(reference, timed.output);
     if (!vr->timed_correctness().passed()) {
       return FailCorrectness(v, vr->timed_correctness(), "'s timed launch");
     }
@@ -394,6 +472,26 @@ void BenchmarkRun::SummarizeVariant(size_t i, double first_median) {
   }
 }
 
+absl::Status BenchmarkRun::JudgeFloors() {
+  for (const VariantRun& v : variants_) {
+    v1::VariantResult* vr = run_.result.mutable_variants(v.result_index);
+    *vr->mutable_floor() = JudgeFloor(runner_, v.problem, mode_, vr->stats().median_seconds());
+    if (vr->floor().impossible()) {
+      return absl::FailedPreconditionError(absl::StrCat("impossible: ", spec_.kernel(), "/",
+                                                        v.name, " ", vr->floor().detail(),
+                                                        "; the kernel cannot have done the "
+                                                        "operation's work"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+void BenchmarkRun::PublishCheckSeeds() {
+  v1::Environment* env = run_.result.mutable_environment();
+  env->set_check_seed(check_seed_);
+  env->set_timed_check_seed(timed_check_seed_);
+}
+
 absl::Status BenchmarkRun::WriteSamplesArtifact() {
   const std::string csv = context_.job->artifact_dir() + "/samples.csv";
   KBENCH_RETURN_IF_ERROR(WriteSamplesCsv(csv, sampled_));
@@ -414,6 +512,8 @@ absl::StatusOr<JobRun> RunBenchmarkJob(DeviceRunner& runner, const JobContext& c
   KBENCH_RETURN_IF_ERROR(job.SampleInterleaved());
   KBENCH_RETURN_IF_ERROR(job.CheckTimedLaunches());
   job.Summarize();
+  KBENCH_RETURN_IF_ERROR(job.JudgeFloors());
+  job.PublishCheckSeeds();
   KBENCH_RETURN_IF_ERROR(job.WriteSamplesArtifact());
   return job.TakeRun();
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernels/output_defects.h"
 #include "server/executor/backend.h"
 #include "server/executor/device_runner.h"
 
@@ -13,8 +14,12 @@ namespace kbench::executor {
 
 // Runs a benchmark job (one variant, or several sampled interleaved for a compare).
 // A variant that fails its correctness check fails the job (FAILED_PRECONDITION naming it):
-// the checked run before any timing, or the timed sample checked after sampling. A variant
-// that keeps no sample fails it too (the sampler's FAILED_PRECONDITION naming the clock).
+// the checked run before any timing, or the timed sample checked after sampling, each on fresh
+// inputs from a seed the executor draws for the job (never the spec's; published in the result
+// afterwards); an output that is all zeros, constant or a copy of an input where the reference
+// is not fails too. A variant whose median is under the physical floor fails it as
+// `impossible`. A variant that keeps no sample fails it too (the sampler's FAILED_PRECONDITION
+// naming the clock).
 absl::StatusOr<JobRun> RunBenchmarkJob(DeviceRunner& runner, const JobContext& context);
 
 // The float64 reference of a problem's outputs: every element or, for costly problems with a
@@ -27,12 +32,20 @@ struct Reference {
   // Per output: every element's reference value, or the sampled ones in `indices` order.
   kernels::HostTensors values;
   double tolerance = 0;
+  // Per output, per input: the input's values at the compared positions, or empty when the
+  // input's element count differs from the output's; what a copied input would look like.
+  std::vector<std::vector<std::vector<double>>> inputs_at;
+  // The output dtype's thresholds for degenerate outputs.
+  kernels::DefectThresholds defect_thresholds;
+  // The seed the inputs were generated from.
+  uint64_t input_seed = 0;
 };
 
 absl::StatusOr<Reference> ComputeReference(const kernels::Problem& problem,
                                            const kernels::HostTensors& inputs, uint64_t seed);
 
-// Compares outputs (from RunChecked or TakeCheckedSample) with the reference.
+// Compares outputs (from RunChecked or TakeCheckedSample) with the reference: relative L2
+// error, unwritten and non-finite elements, and degenerate outputs (kernels/output_defects.h).
 v1::Correctness CompareWithReference(const Reference& reference, const CheckedOutput& out);
 
 // Runs the variant once on poisoned outputs and compares with the float64 reference.

@@ -53,16 +53,17 @@ class CpuPreparedVariant : public PreparedVariant {
       : problem_(problem), mode_(mode), flush_(flush) {
     run_ = op.host_runs.at(problem.variant);
     const kernels::Layout layout = op.layout(problem);
-    for (size_t t = 0; t < layout.inputs.size(); ++t) {
-      std::vector<float>& buf = inputs_.emplace_back(layout.inputs[t].elements);
-      for (size_t i = 0; i < buf.size(); ++i) {
-        buf[i] = kernels::UniformAt(seed, static_cast<uint32_t>(t), i,
-                                    static_cast<float>(layout.input_scale));
-      }
-    }
+    input_scale_ = static_cast<float>(layout.input_scale);
+    for (const auto& t : layout.inputs) inputs_.emplace_back(t.elements);
     for (const auto& t : layout.outputs) outputs_.emplace_back(t.elements);
     for (auto& b : inputs_) input_ptrs_.push_back(b.data());
     for (auto& b : outputs_) output_ptrs_.push_back(b.data());
+    FillInputs(seed);
+  }
+
+  absl::Status RegenerateInputs(uint64_t seed) override {
+    FillInputs(seed);
+    return absl::OkStatus();
   }
 
   absl::StatusOr<kernels::HostTensors> Inputs() override {
@@ -123,6 +124,15 @@ class CpuPreparedVariant : public PreparedVariant {
   }
 
  private:
+  void FillInputs(uint64_t seed) {
+    for (size_t t = 0; t < inputs_.size(); ++t) {
+      std::vector<float>& buf = inputs_[t];
+      for (size_t i = 0; i < buf.size(); ++i) {
+        buf[i] = kernels::UniformAt(seed, static_cast<uint32_t>(t), i, input_scale_);
+      }
+    }
+  }
+
   void PoisonOutputs() {
     float poison;
     std::memcpy(&poison, &kPoisonBits, sizeof(poison));
@@ -145,6 +155,7 @@ class CpuPreparedVariant : public PreparedVariant {
   kernels::Problem problem_;
   v1::MeasureMode mode_;
   std::vector<char>* flush_;
+  float input_scale_ = 1;
   unsigned flush_value_ = 0;
   kernels::HostRunFn run_;
   std::vector<std::vector<float>> inputs_, outputs_;

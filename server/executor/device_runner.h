@@ -33,6 +33,10 @@ struct TimedCheck {
 class PreparedVariant {
  public:
   virtual ~PreparedVariant() = default;
+  // Refills the inputs of every buffer set from `seed`, as Prepare filled them from its seed,
+  // and waits until they are in place. The pipeline checks on inputs from seeds it draws for
+  // the job (issue 10, item 5), then puts the timed inputs back.
+  virtual absl::Status RegenerateInputs(uint64_t seed) = 0;
   // The inputs as the device holds them (rounded to the dtype), in float64.
   virtual absl::StatusOr<kernels::HostTensors> Inputs() = 0;
   // Poisons the outputs, runs the variant once, waits, and reads the outputs back.

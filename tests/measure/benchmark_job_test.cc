@@ -15,9 +15,19 @@
 #include "absl/strings/match.h"
 #include "kernels/catalogue.h"
 #include "kernels/random.h"
+#include "kernels/output_defects.h"
 
 namespace kbench::executor {
 namespace {
+
+// How the scripted device's variant cheats (kNone: it computes the reference of its inputs).
+enum class Cheat {
+  kNone,
+  kZeros,        // writes zeros
+  kConstant,     // writes one value everywhere
+  kCopyInput,    // copies its first input
+  kReplayFirst,  // computes once, then replays that result on every later run
+};
 
 // What the scripted device does.
 struct Script {
@@ -30,54 +40,94 @@ struct Script {
   // The timed sample's outputs differ from the checked run's: a kernel that computes only
   // when it is checked.
   bool timed_output_wrong = false;
+  Cheat cheat = Cheat::kNone;
   int begin_sampling = 0, end_sampling = 0;
+  // Every seed the inputs were generated from, in order (Prepare's first).
+  std::vector<uint64_t> input_seeds;
+  // The device's rates (0: unknown).
+  double copy_bandwidth = 0;
+  double l2_bandwidth = 0;
+  int64_t l2_bytes = 0;
 };
 
 class ScriptedVariant : public PreparedVariant {
  public:
   ScriptedVariant(Script* script, const kernels::Problem& problem, uint64_t seed)
-      : script_(script) {
-    const kernels::Operation* op = kernels::FindOperation(problem.op);
-    const kernels::Layout layout = op->layout(problem);
-    for (size_t t = 0; t < layout.inputs.size(); ++t) {
-      std::vector<double>& in = inputs_.emplace_back(layout.inputs[t].elements);
-      for (size_t i = 0; i < in.size(); ++i) {
-        in[i] = kernels::UniformAt(seed, static_cast<uint32_t>(t), i,
-                                   static_cast<float>(layout.input_scale));
-      }
-    }
-    outputs_.resize(layout.outputs.size());
-    for (size_t o = 0; o < layout.outputs.size(); ++o) {
-      outputs_[o].assign(layout.outputs[o].elements, 0);
-    }
-    op->reference(problem, inputs_, &outputs_);
+      : script_(script), problem_(problem), op_(kernels::FindOperation(problem.op)) {
+    const kernels::Layout layout = op_->layout(problem);
+    scale_ = static_cast<float>(layout.input_scale);
+    for (const auto& t : layout.inputs) inputs_.emplace_back(t.elements);
+    for (const auto& t : layout.outputs) outputs_.emplace_back(t.elements);
+    EXPECT_TRUE(RegenerateInputs(seed).ok());
   }
 
+  absl::Status RegenerateInputs(uint64_t seed) override {
+    script_->input_seeds.push_back(seed);
+    for (size_t t = 0; t < inputs_.size(); ++t) {
+      for (size_t i = 0; i < inputs_[t].size(); ++i) {
+        inputs_[t][i] = kernels::UniformAt(seed, static_cast<uint32_t>(t), i, scale_);
+      }
+    }
+    return absl::OkStatus();
+  }
   absl::StatusOr<kernels::HostTensors> Inputs() override { return inputs_; }
-  absl::StatusOr<CheckedOutput> RunChecked() override { return CheckedOutput{outputs_, 0}; }
+  absl::StatusOr<CheckedOutput> RunChecked() override { return CheckedOutput{Run(), 0}; }
   absl::Status Warmup() override { return absl::OkStatus(); }
-  absl::StatusOr<measure::Sample> TakeSample() override { return script_->sample(samples_++); }
+  absl::StatusOr<measure::Sample> TakeSample() override {
+    Run();
+    return script_->sample(samples_++);
+  }
   absl::StatusOr<TimedCheck> TakeCheckedSample() override {
     TimedCheck check;
     check.sample = script_->sample(samples_++);
-    check.output.outputs = outputs_;
+    check.output.outputs = Run();
     if (script_->timed_output_wrong) {
-      for (double& x : check.output.outputs[0]) x = 0;
+      for (double& x : check.output.outputs[0]) x = 0.5;
     }
     return check;
   }
   absl::Status RunOnce() override { return absl::OkStatus(); }
 
  private:
+  // One run of the variant: its outputs.
+  kernels::HostTensors Run() {
+    if (script_->cheat == Cheat::kReplayFirst && runs_++ > 0) return outputs_;
+    for (auto& o : outputs_) std::fill(o.begin(), o.end(), 0.0);
+    switch (script_->cheat) {
+      case Cheat::kZeros:
+        break;
+      case Cheat::kConstant:
+        for (auto& o : outputs_) std::fill(o.begin(), o.end(), 0.125);
+        break;
+      case Cheat::kCopyInput:
+        outputs_[0] = inputs_[0];
+        break;
+      case Cheat::kNone:
+      case Cheat::kReplayFirst:
+        op_->reference(problem_, inputs_, &outputs_);
+        break;
+    }
+    return outputs_;
+  }
+
   Script* script_;
+  kernels::Problem problem_;
+  const kernels::Operation* op_;
+  float scale_ = 1;
   int samples_ = 0;
+  int runs_ = 0;
   kernels::HostTensors inputs_, outputs_;
 };
 
 class ScriptedRunner : public DeviceRunner {
  public:
   explicit ScriptedRunner(Script* script) : script_(script) { info_.set_id("fake"); }
-  const v1::DeviceInfo& info() const override { return info_; }
+  const v1::DeviceInfo& info() const override {
+    info_.set_copy_bandwidth_bytes_per_second(script_->copy_bandwidth);
+    info_.set_l2_bandwidth_bytes_per_second(script_->l2_bandwidth);
+    info_.set_l2_bytes(script_->l2_bytes);
+    return info_;
+  }
   v1::MeasureMode default_mode() const override { return v1::MEASURE_MODE_HOT; }
   double PeakFlops(kernels::DType) const override { return 0; }
   absl::StatusOr<std::unique_ptr<PreparedVariant>> Prepare(const kernels::Problem& problem,
@@ -90,7 +140,7 @@ class ScriptedRunner : public DeviceRunner {
 
  private:
   Script* script_;
-  v1::DeviceInfo info_;
+  mutable v1::DeviceInfo info_;
 };
 
 class BenchmarkJobTest : public ::testing::Test {
@@ -210,6 +260,154 @@ TEST_F(BenchmarkJobTest, FlagsDriftBetweenTheHalvesOfTheRun) {
   EXPECT_TRUE(v.drifted());
   EXPECT_DOUBLE_EQ(v.first_half_median_seconds(), 0.02);
   EXPECT_DOUBLE_EQ(v.second_half_median_seconds(), 0.022);
+}
+
+// Issue 10, item 5: checks a cheating kernel cannot pass.
+
+TEST_F(BenchmarkJobTest, ChecksOnSeedsItDrawsItselfAndPublishesThemAfterTheRun) {
+  absl::StatusOr<JobRun> run = Run();
+  ASSERT_TRUE(run.ok()) << run.status();
+  const v1::Environment& env = run->result.environment();
+  EXPECT_EQ(env.seed(), 7u);
+  EXPECT_NE(env.check_seed(), 0u);
+  EXPECT_NE(env.check_seed(), 7u);
+  EXPECT_NE(env.timed_check_seed(), 7u);
+  EXPECT_NE(env.timed_check_seed(), env.check_seed());
+  // Prepared on the spec's seed, checked on the secret one, timed on the spec's again, and the
+  // timed launch checked on a second secret seed.
+  EXPECT_EQ(script_.input_seeds,
+            (std::vector<uint64_t>{7, env.check_seed(), 7, env.timed_check_seed()}));
+  const v1::VariantResult& v = run->result.variants(0);
+  EXPECT_EQ(v.correctness().input_seed(), env.check_seed());
+  EXPECT_EQ(v.timed_correctness().input_seed(), env.timed_check_seed());
+  EXPECT_EQ(v.correctness().output_defect(), v1::OUTPUT_DEFECT_UNSPECIFIED);
+}
+
+TEST_F(BenchmarkJobTest, DrawsNewCheckSeedsForEveryJob) {
+  absl::StatusOr<JobRun> first = Run();
+  absl::StatusOr<JobRun> second = Run();
+  ASSERT_TRUE(first.ok() && second.ok());
+  EXPECT_NE(first->result.environment().check_seed(), second->result.environment().check_seed());
+}
+
+TEST_F(BenchmarkJobTest, FailsAVariantThatWritesZeros) {
+  script_.cheat = Cheat::kZeros;
+  absl::StatusOr<JobRun> run = Run();
+  EXPECT_EQ(run.status().code(), absl::StatusCode::kFailedPrecondition) << run.status();
+  EXPECT_TRUE(absl::StrContains(run.status().message(),
+                                "softmax/naive does not match the float64 reference: output is "
+                                "all zeros but the reference is not"))
+      << run.status();
+}
+
+TEST_F(BenchmarkJobTest, FailsAVariantThatWritesAConstant) {
+  script_.cheat = Cheat::kConstant;
+  absl::StatusOr<JobRun> run = Run();
+  EXPECT_EQ(run.status().code(), absl::StatusCode::kFailedPrecondition) << run.status();
+  EXPECT_TRUE(absl::StrContains(run.status().message(), "output is the constant 0.125"))
+      << run.status();
+}
+
+TEST_F(BenchmarkJobTest, FailsAVariantThatCopiesItsInput) {
+  script_.cheat = Cheat::kCopyInput;
+  absl::StatusOr<JobRun> run = Run();
+  EXPECT_EQ(run.status().code(), absl::StatusCode::kFailedPrecondition) << run.status();
+  EXPECT_TRUE(absl::StrContains(run.status().message(),
+                                "output is a copy of input 0 but the reference is not"))
+      << run.status();
+}
+
+TEST_F(BenchmarkJobTest, FailsAVariantThatReplaysItsFirstResultOnTheTimedLaunch) {
+  // Correct on the checked run; afterwards the stale result of the checked run's inputs.
+  script_.cheat = Cheat::kReplayFirst;
+  absl::StatusOr<JobRun> run = Run();
+  EXPECT_EQ(run.status().code(), absl::StatusCode::kFailedPrecondition) << run.status();
+  EXPECT_TRUE(absl::StrContains(run.status().message(), "softmax/naive's timed launch does not"))
+      << run.status();
+}
+
+TEST_F(BenchmarkJobTest, FailsAMedianUnderThePhysicalFloorAsImpossible) {
+  // 4 x 8 f32 softmax: 256 bytes; at 1 GB/s no launch takes less than 256 ns.
+  job_.mutable_spec()->set_mode(v1::MEASURE_MODE_COLD);
+  script_.copy_bandwidth = 1e9;
+  script_.sample = [](int) {  // 10 ns per launch, in batches that meet the minimum time
+    measure::Sample s;
+    s.seconds = 1e-3;
+    s.launches = 100000;
+    return s;
+  };
+  absl::StatusOr<JobRun> run = Run();
+  EXPECT_EQ(run.status().code(), absl::StatusCode::kFailedPrecondition) << run.status();
+  EXPECT_TRUE(absl::StrContains(run.status().message(), "impossible: softmax/naive median 0.010 us"))
+      << run.status();
+  EXPECT_TRUE(absl::StrContains(run.status().message(), "physical floor 0.256 us"))
+      << run.status();
+  EXPECT_TRUE(absl::StrContains(run.status().message(), "256 bytes / measured copy bandwidth"))
+      << run.status();
+}
+
+TEST_F(BenchmarkJobTest, RecordsTheFloorOfAPossibleMedian) {
+  job_.mutable_spec()->set_mode(v1::MEASURE_MODE_COLD);
+  script_.copy_bandwidth = 1e9;
+  absl::StatusOr<JobRun> run = Run();
+  ASSERT_TRUE(run.ok()) << run.status();
+  const v1::PhysicalFloor& f = run->result.variants(0).floor();
+  EXPECT_TRUE(f.judged());
+  EXPECT_FALSE(f.impossible());
+  EXPECT_EQ(f.basis(), v1::FLOOR_BASIS_COPY_BANDWIDTH);
+  EXPECT_DOUBLE_EQ(f.floor_seconds(), 256e-9);
+  EXPECT_DOUBLE_EQ(f.median_seconds(), 0.01);
+}
+
+TEST_F(BenchmarkJobTest, HoldsAHotProblemThatFitsInTheL2ToTheL2Bandwidth) {
+  script_.copy_bandwidth = 1e9;
+  script_.l2_bandwidth = 4e9;
+  script_.l2_bytes = 1 << 20;
+  absl::StatusOr<JobRun> run = Run();
+  ASSERT_TRUE(run.ok()) << run.status();
+  const v1::PhysicalFloor& f = run->result.variants(0).floor();
+  EXPECT_EQ(f.basis(), v1::FLOOR_BASIS_L2_BANDWIDTH);
+  EXPECT_DOUBLE_EQ(f.bandwidth_bytes_per_second(), 4e9);
+}
+
+TEST_F(BenchmarkJobTest, DoesNotJudgeAHotRunOnADeviceWithoutAKnownCache) {
+  // The cpu device: hot mode, no L2 size; a tiny time is not called impossible.
+  script_.copy_bandwidth = 1e9;
+  script_.sample = [](int) {  // 10 ns per launch, in batches that meet the minimum time
+    measure::Sample s;
+    s.seconds = 1e-3;
+    s.launches = 100000;
+    return s;
+  };
+  absl::StatusOr<JobRun> run = Run();
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_FALSE(run->result.variants(0).floor().judged());
+}
+
+// A hand-made reference with a loose tolerance: a constant output lands within it, and still
+// fails as degenerate.
+TEST(CompareWithReference, FailsAConstantOutputThatPassesALooseTolerance) {
+  Reference ref;
+  ref.tolerance = 0.1;
+  ref.defect_thresholds = kernels::DefectThresholdsFor(kernels::DType::kF32);
+  ref.values = {{1.0, 1.01, 0.99, 1.02}};
+  ref.inputs_at = {{}};
+  const v1::Correctness c = CompareWithReference(ref, CheckedOutput{{{1.0, 1.0, 1.0, 1.0}}, 0});
+  EXPECT_LT(c.relative_l2_error(), 0.1);
+  EXPECT_FALSE(c.passed());
+  EXPECT_EQ(c.output_defect(), v1::OUTPUT_DEFECT_CONSTANT);
+  EXPECT_TRUE(absl::StrContains(c.detail(), "within tolerance")) << c.detail();
+}
+
+TEST(CompareWithReference, PassesTheSameOutputWhenTheReferenceIsConstantToo) {
+  Reference ref;
+  ref.tolerance = 0.1;
+  ref.defect_thresholds = kernels::DefectThresholdsFor(kernels::DType::kF32);
+  ref.values = {{1.0, 1.0, 1.0, 1.0}};
+  ref.inputs_at = {{}};
+  const v1::Correctness c = CompareWithReference(ref, CheckedOutput{{{1.0, 1.0, 1.0, 1.0}}, 0});
+  EXPECT_TRUE(c.passed()) << c.detail();
+  EXPECT_EQ(c.output_defect(), v1::OUTPUT_DEFECT_UNSPECIFIED);
 }
 
 }  // namespace

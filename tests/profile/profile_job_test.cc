@@ -50,6 +50,7 @@ class FakeVariant : public PreparedVariant {
     op->reference(problem, inputs_, &outputs_);
   }
 
+  absl::Status RegenerateInputs(uint64_t) override { return absl::OkStatus(); }
   absl::StatusOr<kernels::HostTensors> Inputs() override { return inputs_; }
   absl::StatusOr<CheckedOutput> RunChecked() override {
     if (absl::Status s = RunOnce(); !s.ok()) return s;

@@ -19,6 +19,10 @@ size_t DefaultCopyBandwidthBytes(size_t free_bytes) {
                           size_t{1} << 20);
 }
 
+size_t L2ResidentCopyBytes(size_t l2_bytes) {
+  return std::max<size_t>(l2_bytes / 4 & ~size_t{255}, size_t{256} << 10);
+}
+
 namespace {
 
 // Enqueues one copy on the measuring stream.

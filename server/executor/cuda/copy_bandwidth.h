@@ -42,4 +42,8 @@ absl::StatusOr<CopyBandwidth> MeasureCopyBandwidth(cudaStream_t stream, Blocking
 // memory (a quarter of what is free), so that the copy is far larger than any L2.
 size_t DefaultCopyBandwidthBytes(size_t free_bytes);
 
+// The copy size of the L2-resident measurement: a quarter of the L2 per buffer, so that source
+// and destination together take half of it and stay there between copies (256 KiB at least).
+size_t L2ResidentCopyBytes(size_t l2_bytes);
+
 }  // namespace kbench::executor::cuda

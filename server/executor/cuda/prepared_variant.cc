@@ -108,16 +108,9 @@ absl::StatusOr<std::unique_ptr<CudaPreparedVariant>> CudaPreparedVariant::Create
   for (int64_t s = 0; s < sets; ++s) {
     kernels::cuda::LaunchArgs args;
     char* p = base + s * set_bytes;
-    for (size_t t = 0; t < pv->layout_.inputs.size(); ++t) {
-      const int64_t n = pv->layout_.inputs[t].elements;
-      // Every set holds the same values: the seed fixes them.
-      if (absl::Status st = FillUniform(p, n, problem.dtype, seed, static_cast<uint32_t>(t),
-                                        static_cast<float>(pv->layout_.input_scale), prep);
-          !st.ok()) {
-        return pv->Where(st, "generating inputs");
-      }
+    for (const kernels::TensorSpec& t : pv->layout_.inputs) {
       args.inputs.push_back(p);
-      p += AlignUp(n * element_bytes);
+      p += AlignUp(t.elements * element_bytes);
     }
     for (const kernels::TensorSpec& t : pv->layout_.outputs) {
       if (absl::Status st = FillPoison(p, t.elements, problem.dtype, prep); !st.ok()) {
@@ -132,6 +125,10 @@ absl::StatusOr<std::unique_ptr<CudaPreparedVariant>> CudaPreparedVariant::Create
     args.prop = &runner->prop();
     args.cublas = cublas;
     pv->args_.push_back(std::move(args));
+    // Every set holds the same values: the seed fixes them.
+    if (absl::Status st = pv->FillInputs(pv->args_.size() - 1, seed, prep); !st.ok()) {
+      return pv->Where(st, "generating inputs");
+    }
   }
   if (const cudaError_t err = cudaStreamSynchronize(prep); err != cudaSuccess) {
     return pv->Where(
@@ -149,6 +146,35 @@ absl::StatusOr<std::unique_ptr<CudaPreparedVariant>> CudaPreparedVariant::Create
 
 absl::Status CudaPreparedVariant::Launch(int64_t i) {
   return variant_.launch(problem_, args_[static_cast<size_t>(i) % args_.size()]);
+}
+
+absl::Status CudaPreparedVariant::FillInputs(size_t set, uint64_t seed, cudaStream_t stream) {
+  for (size_t t = 0; t < layout_.inputs.size(); ++t) {
+    KBENCH_RETURN_IF_ERROR(FillUniform(const_cast<void*>(args_[set].inputs[t]),
+                                       layout_.inputs[t].elements, problem_.dtype, seed,
+                                       static_cast<uint32_t>(t),
+                                       static_cast<float>(layout_.input_scale), stream));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CudaPreparedVariant::RegenerateInputs(uint64_t seed) {
+  // No launch may still read the inputs being replaced.
+  if (const cudaError_t err = cudaStreamSynchronize(runner_->timed_stream()); err != cudaSuccess) {
+    return Where(kernels::cuda::CudaStatus(err, "cudaStreamSynchronize(timed)", __FILE__, __LINE__),
+                 "regenerating inputs");
+  }
+  cudaStream_t prep = runner_->prep_stream();
+  for (size_t set = 0; set < args_.size(); ++set) {
+    if (absl::Status s = FillInputs(set, seed, prep); !s.ok()) {
+      return Where(s, "regenerating inputs");
+    }
+  }
+  if (const cudaError_t err = cudaStreamSynchronize(prep); err != cudaSuccess) {
+    return Where(kernels::cuda::CudaStatus(err, "cudaStreamSynchronize(prep)", __FILE__, __LINE__),
+                 "regenerating inputs");
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<kernels::HostTensors> CudaPreparedVariant::Inputs() {

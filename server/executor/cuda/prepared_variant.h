@@ -27,6 +27,8 @@ class CudaPreparedVariant : public PreparedVariant {
       const kernels::cuda::CudaVariant& variant, uint64_t seed, v1::MeasureMode mode);
   ~CudaPreparedVariant() override;
 
+  // Refills every buffer set's inputs on the prep stream once the timed stream is idle.
+  absl::Status RegenerateInputs(uint64_t seed) override;
   absl::StatusOr<kernels::HostTensors> Inputs() override;
   absl::StatusOr<CheckedOutput> RunChecked() override;
   absl::Status Warmup() override;
@@ -57,6 +59,8 @@ class CudaPreparedVariant : public PreparedVariant {
   CudaPreparedVariant(CudaRunner* runner, const kernels::Problem& problem,
                       const kernels::cuda::CudaVariant& variant, v1::MeasureMode mode);
   absl::Status Launch(int64_t i);
+  // Fills buffer set `set`'s inputs from `seed` on `stream` (not waited for).
+  absl::Status FillInputs(size_t set, uint64_t seed, cudaStream_t stream);
   absl::Status PoisonOutputs(size_t set, cudaStream_t stream);
   // Waits for `stream`, then copies buffer set `set`'s outputs back, counting poison.
   absl::StatusOr<CheckedOutput> ReadOutputs(size_t set, cudaStream_t stream);
