@@ -59,6 +59,7 @@ DefectFinding FindOutputDefect(std::span<const double> out, std::span<const doub
                                const DefectThresholds& thresholds) {
   DefectFinding f;
   if (out.empty() || out.size() != ref.size()) return f;
+  if (!std::all_of(out.begin(), out.end(), [](double x) { return std::isfinite(x); })) return f;
   const double scale = MaxAbs(ref);
   const double tolerance = std::max(thresholds.relative * scale, thresholds.zero);
   if (AllEqualTo(out, 0) && scale > thresholds.zero) {

@@ -1,0 +1,130 @@
+// The impossible-time rule as a pure function: (median, cost, rates, mode) -> verdict.
+#include "server/executor/measure/physical_floor.h"
+
+#include <gtest/gtest.h>
+
+#include "absl/strings/match.h"
+
+namespace kbench::measure {
+namespace {
+
+// An H100-like device: 3 TB/s copy, 10 TB/s L2, 50 MB of L2, 60 TFLOP/s.
+FloorQuestion Device() {
+  FloorQuestion q;
+  q.copy_bandwidth_bytes_per_second = 3e12;
+  q.l2_bandwidth_bytes_per_second = 10e12;
+  q.l2_bytes = 50'000'000;
+  q.peak_flops = 60e12;
+  return q;
+}
+
+// 300 MB moved, 1 GFLOP: the copy floor (100 us) binds.
+FloorQuestion Large(double median) {
+  FloorQuestion q = Device();
+  q.bytes = 300'000'000;
+  q.flops = 1'000'000'000;
+  q.median_seconds = median;
+  return q;
+}
+
+TEST(JudgePhysicalFloor, HoldsALargeColdProblemToTheCopyBandwidth) {
+  const FloorVerdict v = JudgePhysicalFloor(Large(120e-6));
+  EXPECT_TRUE(v.judged);
+  EXPECT_EQ(v.basis, FloorBasis::kCopyBandwidth);
+  EXPECT_DOUBLE_EQ(v.floor_seconds, 100e-6);
+  EXPECT_DOUBLE_EQ(v.bandwidth_bytes_per_second, 3e12);
+  EXPECT_FALSE(v.impossible);
+}
+
+TEST(JudgePhysicalFloor, AllowsAMedianALittleUnderTheFloor) {
+  // 80% of the floor: within the margin (a read-only kernel can beat a copy's rate a little).
+  EXPECT_FALSE(JudgePhysicalFloor(Large(80e-6)).impossible);
+}
+
+TEST(JudgePhysicalFloor, CallsAMedianFarUnderTheFloorImpossibleNamingMedianFloorAndBasis) {
+  const FloorVerdict v = JudgePhysicalFloor(Large(10e-6));
+  EXPECT_TRUE(v.impossible);
+  EXPECT_DOUBLE_EQ(v.margin, kFloorMargin);
+  EXPECT_TRUE(absl::StrContains(v.detail, "median 10.000 us is under 75% of the physical floor "
+                                          "100.000 us (300000000 bytes / measured copy "
+                                          "bandwidth 3e+12 B/s)"))
+      << v.detail;
+}
+
+TEST(JudgePhysicalFloor, FlagsJustUnderTheMargin) {
+  EXPECT_TRUE(JudgePhysicalFloor(Large(74e-6)).impossible);
+  EXPECT_FALSE(JudgePhysicalFloor(Large(76e-6)).impossible);
+}
+
+TEST(JudgePhysicalFloor, UsesThePeakFlopRateWhenArithmeticBinds) {
+  // 8 GFLOP at 60 TFLOP/s: 133 us, more than 30 MB at 3 TB/s (10 us).
+  FloorQuestion q = Device();
+  q.bytes = 30'000'000;
+  q.flops = 8'000'000'000;
+  q.median_seconds = 50e-6;
+  const FloorVerdict v = JudgePhysicalFloor(q);
+  EXPECT_EQ(v.basis, FloorBasis::kPeakFlops);
+  EXPECT_NEAR(v.floor_seconds, 8e9 / 60e12, 1e-12);
+  EXPECT_TRUE(v.impossible);
+  EXPECT_TRUE(absl::StrContains(v.detail, "8000000000 FLOPs / peak 6e+13 FLOP/s")) << v.detail;
+}
+
+TEST(JudgePhysicalFloor, HoldsAHotProblemThatFitsInTheL2ToTheL2Bandwidth) {
+  // 10 MB in hot mode: 1 us at the L2's 10 TB/s, where the copy floor would say 3.3 us.
+  FloorQuestion q = Device();
+  q.bytes = 10'000'000;
+  q.median_seconds = 1.5e-6;
+  q.data_may_stay_in_l2 = true;
+  const FloorVerdict v = JudgePhysicalFloor(q);
+  EXPECT_EQ(v.basis, FloorBasis::kL2Bandwidth);
+  EXPECT_DOUBLE_EQ(v.floor_seconds, 1e-6);
+  EXPECT_DOUBLE_EQ(v.margin, kL2FloorMargin);
+  EXPECT_FALSE(v.impossible);
+  q.median_seconds = 0.4e-6;
+  EXPECT_TRUE(JudgePhysicalFloor(q).impossible);
+}
+
+TEST(JudgePhysicalFloor, HoldsAColdProblemThatFitsInTheL2ToTheCopyBandwidth) {
+  // Cold samples flush the L2: the same 10 MB at 1.5 us is impossible.
+  FloorQuestion q = Device();
+  q.bytes = 10'000'000;
+  q.median_seconds = 1.5e-6;
+  const FloorVerdict v = JudgePhysicalFloor(q);
+  EXPECT_EQ(v.basis, FloorBasis::kCopyBandwidth);
+  EXPECT_TRUE(v.impossible);
+}
+
+TEST(JudgePhysicalFloor, HoldsAHotProblemFarLargerThanTheL2ToTheCopyBandwidth) {
+  FloorQuestion q = Large(120e-6);
+  q.data_may_stay_in_l2 = true;
+  EXPECT_EQ(JudgePhysicalFloor(q).basis, FloorBasis::kCopyBandwidth);
+}
+
+TEST(JudgePhysicalFloor, DoesNotJudgeHotModeWithoutACacheSize) {
+  // The cpu device: caches of unknown size and bandwidth, no peak rate.
+  FloorQuestion q;
+  q.copy_bandwidth_bytes_per_second = 1e10;
+  q.bytes = 1000;
+  q.median_seconds = 1e-12;
+  q.data_may_stay_in_l2 = true;
+  const FloorVerdict v = JudgePhysicalFloor(q);
+  EXPECT_FALSE(v.judged);
+  EXPECT_FALSE(v.impossible);
+  EXPECT_TRUE(absl::StrContains(v.detail, "cache size")) << v.detail;
+}
+
+TEST(JudgePhysicalFloor, DoesNotJudgeWithoutAnyRate) {
+  FloorQuestion q;
+  q.bytes = 1000;
+  q.flops = 1000;
+  q.median_seconds = 1e-12;
+  EXPECT_FALSE(JudgePhysicalFloor(q).judged);
+}
+
+TEST(JudgePhysicalFloor, DoesNotJudgeAZeroMedian) {
+  // A host clock shorter than its resolution reads 0: no rate, no verdict.
+  EXPECT_FALSE(JudgePhysicalFloor(Large(0)).judged);
+}
+
+}  // namespace
+}  // namespace kbench::measure
