@@ -6,6 +6,7 @@ build=${1:-build/harness}
 dest=${2:-.carry/harness}
 mkdir -p "$dest/bin" "$dest/lib"
 for t in tests/measure/measure_test tests/gpu/cuda_host_test tests/gpu/cuda_harness_test \
+         tests/gpu/cheating_kernels_test \
          tests/kernels/cuda_variants_gpu_test tests/profile/profile_gpu_test \
          tests/metrics/nvml_gpu_test; do
   [[ -f "$build/$t" ]] && strip -o "$dest/bin/$(basename "$t")" "$build/$t"

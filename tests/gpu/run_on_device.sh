@@ -13,4 +13,11 @@ echo "cuda_harness_test rc=$rc"
 grep -E "^\[  (FAILED|PASSED|SKIPPED) " "$out/cuda_harness_test.log" | sort | uniq -c
 grep -B2 -A8 "Failure" "$out/cuda_harness_test.log" | head -120
 grep "RESULT" "$out/cuda_harness_test.log"
+# The checks a cheating kernel cannot pass (issue 10, item 5).
+"$dir/bin/cheating_kernels_test" > "$out/cheating_kernels_test.log" 2>&1; cheat_rc=$?
+echo "cheating_kernels_test rc=$cheat_rc"
+grep -E "^\[  (FAILED|PASSED|SKIPPED) " "$out/cheating_kernels_test.log" | sort | uniq -c
+grep -B2 -A8 "Failure" "$out/cheating_kernels_test.log" | head -60
+grep "RESULT" "$out/cheating_kernels_test.log"
+[[ $rc -eq 0 ]] && rc=$cheat_rc
 exit $rc

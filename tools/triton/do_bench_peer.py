@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Times a kbench Triton example with triton.testing.do_bench: the peer number for kbench's
+result of the same kernel, taken on the same GPU in the same session.
+
+    python3 tools/triton/do_bench_peer.py tools/triton/examples/softmax_row.py \\
+        --shape 4096 4096 --dtype f32
+
+prints one JSON line (median, bytes, GB/s). do_bench clears the L2 between runs (it writes a
+256 MB buffer), so compare with kbench's cold mode. The kernel is launched by Triton's JIT,
+which may specialise more than the ahead-of-time cubin (dims divisible by 16); a gap between the
+two numbers beyond noise is worth reading in that light. Needs Triton 3.x, PyTorch and a GPU.
+"""
+
+import argparse
+import json
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import compile_for_kbench  # noqa: E402
+import launch_grid  # noqa: E402
+import triton_compat  # noqa: E402
+
+# kbench generates inputs uniform in [-scale, scale] (Layout::input_scale).
+INPUT_SCALE = {"softmax": 4.0, "add": 1.0}
+ELEMENT_BYTES = {"f32": 4, "f16": 2, "bf16": 2}
+
+
+def model_bytes(desc, shape, dtype):
+    """kbench's byte model for these examples' operations: every tensor has the shape's element
+    count and crosses memory once (softmax: 2 x rows x cols; add: 3 x n)."""
+    tensors = len(desc["inputs"]) + len(desc["outputs"])
+    return tensors * math.prod(shape) * ELEMENT_BYTES[dtype]
+
+
+def reference(desc, torch, inputs):
+    if desc["operation"] == "softmax":
+        return torch.softmax(inputs[0].double(), dim=1)
+    if desc["operation"] == "add":
+        return inputs[0].double() + inputs[1].double()
+    raise ValueError(f"no reference for {desc['operation']}")
+
+
+def run(desc, shape, dtype, warmup_ms, rep_ms):
+    triton_compat.require_triton()
+    import torch
+    import triton
+
+    if len(shape) != len(desc["dims"]):
+        raise ValueError(f"--shape: {desc['operation']} takes dims {desc['dims']}")
+    torch_dtype = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}[dtype]
+    scale = INPUT_SCALE.get(desc["operation"], 1.0)
+    inputs = [(torch.rand(shape, device="cuda") * 2 - 1).mul_(scale).to(torch_dtype)
+              for _ in desc["inputs"]]
+    outputs = [torch.empty(shape, device="cuda", dtype=torch_dtype) for _ in desc["outputs"]]
+    dims = dict(zip(desc["dims"], shape))
+    grid = launch_grid.grid(desc["grid"], dims)
+
+    def launch():
+        desc["kernel"][grid](*inputs, *outputs, *shape, **desc["constexprs"],
+                             num_warps=desc["num_warps"], num_stages=desc["num_stages"])
+
+    launch()
+    torch.cuda.synchronize()
+    want = reference(desc, torch, inputs)
+    error = (torch.linalg.norm(outputs[0].double() - want) / torch.linalg.norm(want)).item()
+    median_ms = triton.testing.do_bench(launch, warmup=warmup_ms, rep=rep_ms,
+                                        return_mode="median")
+    nbytes = model_bytes(desc, shape, dtype)
+    return {
+        "tool": "triton.testing.do_bench",
+        "operation": desc["operation"],
+        "kernel": desc["name"],
+        "shape": list(shape),
+        "dtype": dtype,
+        "median_us": median_ms * 1e3,
+        "bytes": nbytes,
+        "gb_per_s": nbytes / (median_ms * 1e-3) / 1e9,
+        "relative_l2_error": error,
+        "device": torch.cuda.get_device_name(),
+        "triton": triton.__version__,
+        "torch": torch.__version__,
+    }
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("module", help="a kbench Triton example (a file with a KBENCH dict)")
+    p.add_argument("--shape", type=int, nargs="+", required=True)
+    p.add_argument("--dtype", default="f32", choices=sorted(ELEMENT_BYTES))
+    p.add_argument("--warmup-ms", type=float, default=25)
+    p.add_argument("--rep-ms", type=float, default=100)
+    args = p.parse_args(argv)
+    try:
+        desc = compile_for_kbench.load_descriptor(args.module)
+        compile_for_kbench.check_abi(desc, args.dtype)
+        print(json.dumps(run(desc, args.shape, args.dtype, args.warmup_ms, args.rep_ms)))
+    except (compile_for_kbench.AbiError, RuntimeError, ValueError) as e:
+        print(f"do_bench_peer: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
