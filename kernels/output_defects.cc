@@ -64,8 +64,8 @@ DefectFinding FindOutputDefect(std::span<const double> out, std::span<const doub
   const double tolerance = std::max(thresholds.relative * scale, thresholds.zero);
   if (AllEqualTo(out, 0) && scale > thresholds.zero) {
     f.defect = OutputDefect::kAllZeros;
-    f.message = absl::StrFormat("output is all zeros but the reference is not (largest |ref| %.6g)",
-                                scale);
+    f.message =
+        absl::StrFormat("output is all zeros but the reference is not (largest |ref| %.6g)", scale);
     return f;
   }
   if (out.size() > 1 && AllEqualTo(out, out[0]) && Spread(ref) > tolerance) {

@@ -242,6 +242,8 @@ void AddCheckFields(const v1::VariantResult& v, FieldList* f) {
     f->Add("Timed check", absl::StrCat(CorrectnessSummary(v.timed_correctness()),
                                        " on the outputs of a timed sample"));
   }
+  // The physical floor the median was held to (issue 10, item 5).
+  if (v.floor().judged()) f->Add("Floor", v.floor().detail());
   if (v.drift_checked()) {
     f->Add("Drift",
            absl::StrCat(v.drifted() ? "DRIFTED" : "none", ": median ",
@@ -401,7 +403,13 @@ std::string RenderEnvironment(const v1::Environment& env) {
               env.host().empty() ? "-" : env.host(),
               env.cpu_threads() > 0 ? absl::StrCat(", ", env.cpu_threads(), " CPU threads") : ""));
   }
-  if (env.seed() != 0) f.Add("Seed", absl::StrCat(env.seed()));
+  if (env.seed() != 0) {
+    f.Add("Seed", absl::StrCat(env.seed(),
+                               env.check_seed() != 0
+                                   ? absl::StrCat(" (timed inputs); checked on ", env.check_seed(),
+                                                  " and ", env.timed_check_seed())
+                                   : ""));
+  }
   if (env.estimated_sm_clock_mhz() > 0) {
     f.Add("SM clock", absl::StrFormat("%.0f MHz estimated while sampling (default %.0f MHz)",
                                       env.estimated_sm_clock_mhz(), env.default_sm_clock_mhz()));

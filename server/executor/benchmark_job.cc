@@ -15,8 +15,8 @@
 #include "common/status_macros.h"
 #include "kernels/catalogue.h"
 #include "kernels/check.h"
-#include "server/executor/cheat_checks.h"
 #include "server/common/spec_problem.h"
+#include "server/executor/cheat_checks.h"
 #include "server/executor/measure/statistics.h"
 #include "server/executor/progress_phase.h"
 
@@ -187,10 +187,10 @@ absl::StatusOr<Reference> ComputeReference(const kernels::Problem& problem,
 namespace {
 
 // The first degenerate output, its message naming the output when there are several.
-kernels::DefectFinding FindDefect(const Reference& reference, size_t o,
-                                  std::span<const double> got, std::span<const double> want) {
-  kernels::DefectFinding f = kernels::FindOutputDefect(got, want, reference.inputs_at.at(o),
-                                                       reference.defect_thresholds);
+kernels::DefectFinding FindDefect(const Reference& reference, size_t o, std::span<const double> got,
+                                  std::span<const double> want) {
+  kernels::DefectFinding f =
+      kernels::FindOutputDefect(got, want, reference.inputs_at.at(o), reference.defect_thresholds);
   if (f.defect != kernels::OutputDefect::kNone && reference.values.size() > 1) {
     f.message = absl::StrCat("output ", o, ": ", f.message);
   }
@@ -477,8 +477,8 @@ absl::Status BenchmarkRun::JudgeFloors() {
     v1::VariantResult* vr = run_.result.mutable_variants(v.result_index);
     *vr->mutable_floor() = JudgeFloor(runner_, v.problem, mode_, vr->stats().median_seconds());
     if (vr->floor().impossible()) {
-      return absl::FailedPreconditionError(absl::StrCat("impossible: ", spec_.kernel(), "/",
-                                                        v.name, " ", vr->floor().detail(),
+      return absl::FailedPreconditionError(absl::StrCat("impossible: ", spec_.kernel(), "/", v.name,
+                                                        " ", vr->floor().detail(),
                                                         "; the kernel cannot have done the "
                                                         "operation's work"));
     }

@@ -116,6 +116,21 @@ TEST(RenderJob, DescribesOneVariantWithStatisticsThroughputAndCorrectness) {
   EXPECT_THAT(text, ContainsRegex("Seed: +42"));
 }
 
+TEST(RenderJob, ShowsTheCheckSeedsAndThePhysicalFloor) {
+  v1::Job job = CompareJob();
+  job.mutable_result()->mutable_variants()->DeleteSubrange(1, 1);
+  v1::Environment* env = job.mutable_result()->mutable_environment();
+  env->set_seed(42);
+  env->set_check_seed(1001);
+  env->set_timed_check_seed(2003);
+  v1::PhysicalFloor* floor = job.mutable_result()->mutable_variants(0)->mutable_floor();
+  floor->set_judged(true);
+  floor->set_detail("median 4000.000 us reaches 75% of the physical floor 40.000 us (...)");
+  const std::string text = RenderJob(job);
+  EXPECT_THAT(text, ContainsRegex("Seed: +42 \\(timed inputs\\); checked on 1001 and 2003"));
+  EXPECT_THAT(text, ContainsRegex("Floor: +median 4000.000 us reaches 75% of the physical floor"));
+}
+
 TEST(RenderJob, ShowsErrorCodeAndArtifacts) {
   v1::Job job;
   job.set_id("job-9");

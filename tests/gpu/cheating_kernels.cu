@@ -79,9 +79,9 @@ absl::Status CopyInputLaunch(const kernels::Problem& p, const kernels::cuda::Lau
 absl::Status FirstLaunchOnlyLaunch(const kernels::Problem& p, const kernels::cuda::LaunchArgs& a) {
   const int64_t n = Elements(p);
   if (g_stash == nullptr) {  // the first launch: the checked run, never inside a graph capture
-    KBENCH_RETURN_IF_ERROR(kernels::cuda::CudaStatus(
-        cudaMalloc(&g_stash, static_cast<size_t>(n) * sizeof(float)), "cudaMalloc(stash)",
-        __FILE__, __LINE__));
+    KBENCH_RETURN_IF_ERROR(
+        kernels::cuda::CudaStatus(cudaMalloc(&g_stash, static_cast<size_t>(n) * sizeof(float)),
+                                  "cudaMalloc(stash)", __FILE__, __LINE__));
     SquareKernel<<<Blocks(n), 256, 0, a.stream>>>(static_cast<const float*>(a.inputs[0]),
                                                   static_cast<float*>(a.outputs[0]), g_stash, n);
     KBENCH_CUDA_CHECK_LAUNCH("SquareKernel");
@@ -106,8 +106,7 @@ absl::Status SkipWhenWrittenLaunch(const kernels::Problem& p, const kernels::cud
   DecideKernel<<<1, 1, 0, a.stream>>>(static_cast<const float*>(a.outputs[0]), g_decision);
   KBENCH_CUDA_CHECK_LAUNCH("DecideKernel");
   SquareIfKernel<<<Blocks(n), 256, 0, a.stream>>>(static_cast<const float*>(a.inputs[0]),
-                                                  static_cast<float*>(a.outputs[0]), n,
-                                                  g_decision);
+                                                  static_cast<float*>(a.outputs[0]), n, g_decision);
   KBENCH_CUDA_CHECK_LAUNCH("SquareIfKernel");
   return absl::OkStatus();
 }

@@ -2,6 +2,8 @@
 // kernels run through the real harness (CudaRunner, RunBenchmarkJob) exactly as any variant
 // does, each caught with its reason; the catalogue's correct kernels stay possible in every
 // mode, and the executor measures an L2 bandwidth. Each test skips without a CUDA device.
+#include "tests/gpu/cheating_kernels.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -16,7 +18,6 @@
 #include "absl/strings/str_format.h"
 #include "server/executor/benchmark_job.h"
 #include "server/executor/cuda/cuda_runner.h"
-#include "tests/gpu/cheating_kernels.h"
 #include "tests/gpu/test_kernels.h"
 
 namespace kbench::executor::cuda {
@@ -115,18 +116,18 @@ TEST_F(CheatingKernelsTest, InitializeMeasuresAnL2BandwidthAboveTheCopyBandwidth
 }
 
 TEST_F(CheatingKernelsTest, AKernelThatWritesZerosFails) {
-  absl::StatusOr<JobRun> run = Run(&kZeros, "square", "vectorized", {1 << 20},
-                                   v1::MEASURE_MODE_COLD);
+  absl::StatusOr<JobRun> run =
+      Run(&kZeros, "square", "vectorized", {1 << 20}, v1::MEASURE_MODE_COLD);
   EXPECT_EQ(run.status().code(), absl::StatusCode::kFailedPrecondition) << run.status();
-  EXPECT_TRUE(absl::StrContains(run.status().message(),
-                                "output is all zeros but the reference is not"))
+  EXPECT_TRUE(
+      absl::StrContains(run.status().message(), "output is all zeros but the reference is not"))
       << run.status();
   EXPECT_FALSE(runner_->NeedsRestart());
 }
 
 TEST_F(CheatingKernelsTest, AKernelThatCopiesItsInputFails) {
-  absl::StatusOr<JobRun> run = Run(&kCopyInput, "square", "vectorized", {1 << 20},
-                                   v1::MEASURE_MODE_COLD);
+  absl::StatusOr<JobRun> run =
+      Run(&kCopyInput, "square", "vectorized", {1 << 20}, v1::MEASURE_MODE_COLD);
   EXPECT_EQ(run.status().code(), absl::StatusCode::kFailedPrecondition) << run.status();
   EXPECT_TRUE(absl::StrContains(run.status().message(),
                                 "output is a copy of input 0 but the reference is not"))
@@ -152,13 +153,12 @@ TEST_F(CheatingKernelsTest, AKernelThatComputesOnlyOnItsFirstLaunchFailsInEveryM
 TEST_F(CheatingKernelsTest, AKernelThatSkipsWorkWhileTimedIsImpossible) {
   // 2^26 floats read and written: 512 MiB, some 150 us at an H100's copy bandwidth; the cheat's
   // two tiny kernels take a few microseconds. Cold mode holds it to the copy bandwidth.
-  absl::StatusOr<JobRun> run = Run(&kSkipWhenWritten, "square", "vectorized", {1 << 26},
-                                   v1::MEASURE_MODE_COLD);
+  absl::StatusOr<JobRun> run =
+      Run(&kSkipWhenWritten, "square", "vectorized", {1 << 26}, v1::MEASURE_MODE_COLD);
   EXPECT_EQ(run.status().code(), absl::StatusCode::kFailedPrecondition) << run.status();
   EXPECT_TRUE(absl::StrContains(run.status().message(), "impossible: square/vectorized median"))
       << run.status();
-  EXPECT_TRUE(absl::StrContains(run.status().message(), "measured copy bandwidth"))
-      << run.status();
+  EXPECT_TRUE(absl::StrContains(run.status().message(), "measured copy bandwidth")) << run.status();
 }
 
 // The checks are harmless: the catalogue's kernels pass them in every mode, small problems
@@ -170,9 +170,9 @@ TEST_F(CheatingKernelsTest, CatalogueKernelsStayPossibleInEveryMode) {
     std::vector<int64_t> shape;
   };
   const std::vector<Case> cases = {
-      {"copy", "vectorized", {1 << 20}},       {"copy", "vectorized", {1 << 26}},
-      {"add", "vectorized", {1 << 20}},        {"square", "vectorized", {1 << 22}},
-      {"softmax", "fused", {1024, 1024}},      {"reduce", "rows_warp", {4096, 1024}},
+      {"copy", "vectorized", {1 << 20}},        {"copy", "vectorized", {1 << 26}},
+      {"add", "vectorized", {1 << 20}},         {"square", "vectorized", {1 << 22}},
+      {"softmax", "fused", {1024, 1024}},       {"reduce", "rows_warp", {4096, 1024}},
       {"matmul", "cublas", {2048, 2048, 2048}},
   };
   for (const Case& c : cases) {

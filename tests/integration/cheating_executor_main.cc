@@ -38,10 +38,10 @@ HostRunFn CheatingRun(const std::string& cheat) {
     };
   }
   if (cheat == "copy") {
-    return [](const Problem& p, const std::vector<const float*>& in,
-              const std::vector<float*>& out) {
-      std::memcpy(out[0], in[0], static_cast<size_t>(Elements(p)) * sizeof(float));
-    };
+    return
+        [](const Problem& p, const std::vector<const float*>& in, const std::vector<float*>& out) {
+          std::memcpy(out[0], in[0], static_cast<size_t>(Elements(p)) * sizeof(float));
+        };
   }
   if (cheat == "replay") {  // computes on its first run, then replays that result
     return [honest = Honest(), stash = std::vector<float>()](
@@ -74,8 +74,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   // Created non-const (catalogue.cc allocates it), so this one test-only write is defined.
-  auto* softmax = const_cast<kbench::kernels::Operation*>(
-      kbench::kernels::FindOperation("softmax"));
+  auto* softmax =
+      const_cast<kbench::kernels::Operation*>(kbench::kernels::FindOperation("softmax"));
   softmax->host_runs["host_rowwise"] = std::move(run);
 
   std::string device;

@@ -47,9 +47,9 @@ TEST(FindOutputDefect, PassesZerosWhenTheReferenceOnlyHoldsValuesThatRoundToZero
 TEST(FindOutputDefect, FindsAConstantWhereTheReferenceVaries) {
   const DefectFinding f = Find({0.5, 0.5, 0.5, 0.5}, kSquare);
   EXPECT_EQ(f.defect, OutputDefect::kConstant);
-  EXPECT_EQ(f.message.rfind("output is the constant 0.5 in all 4 elements but the reference is not",
-                            0),
-            0u)
+  EXPECT_EQ(
+      f.message.rfind("output is the constant 0.5 in all 4 elements but the reference is not", 0),
+      0u)
       << f.message;
 }
 

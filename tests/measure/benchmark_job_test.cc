@@ -14,8 +14,8 @@
 
 #include "absl/strings/match.h"
 #include "kernels/catalogue.h"
-#include "kernels/random.h"
 #include "kernels/output_defects.h"
+#include "kernels/random.h"
 
 namespace kbench::executor {
 namespace {
@@ -338,10 +338,10 @@ TEST_F(BenchmarkJobTest, FailsAMedianUnderThePhysicalFloorAsImpossible) {
   };
   absl::StatusOr<JobRun> run = Run();
   EXPECT_EQ(run.status().code(), absl::StatusCode::kFailedPrecondition) << run.status();
-  EXPECT_TRUE(absl::StrContains(run.status().message(), "impossible: softmax/naive median 0.010 us"))
+  EXPECT_TRUE(
+      absl::StrContains(run.status().message(), "impossible: softmax/naive median 0.010 us"))
       << run.status();
-  EXPECT_TRUE(absl::StrContains(run.status().message(), "physical floor 0.256 us"))
-      << run.status();
+  EXPECT_TRUE(absl::StrContains(run.status().message(), "physical floor 0.256 us")) << run.status();
   EXPECT_TRUE(absl::StrContains(run.status().message(), "256 bytes / measured copy bandwidth"))
       << run.status();
 }

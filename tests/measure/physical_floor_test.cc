@@ -45,9 +45,10 @@ TEST(JudgePhysicalFloor, CallsAMedianFarUnderTheFloorImpossibleNamingMedianFloor
   const FloorVerdict v = JudgePhysicalFloor(Large(10e-6));
   EXPECT_TRUE(v.impossible);
   EXPECT_DOUBLE_EQ(v.margin, kFloorMargin);
-  EXPECT_TRUE(absl::StrContains(v.detail, "median 10.000 us is under 75% of the physical floor "
-                                          "100.000 us (300000000 bytes / measured copy "
-                                          "bandwidth 3e+12 B/s)"))
+  EXPECT_TRUE(absl::StrContains(v.detail,
+                                "median 10.000 us is under 75% of the physical floor "
+                                "100.000 us (300000000 bytes / measured copy "
+                                "bandwidth 3e+12 B/s)"))
       << v.detail;
 }
 

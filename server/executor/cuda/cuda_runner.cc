@@ -64,10 +64,10 @@ absl::Status CudaRunner::Initialize() {
   info_.set_copy_bandwidth_bytes_per_second(bw.bytes_per_second);
   // The same copy with both buffers resident in the L2: the floor of hot and graph samples whose
   // problem fits in the L2 (issue 10, item 5).
-  KBENCH_ASSIGN_OR_RETURN(CopyBandwidth l2,
-                          MeasureCopyBandwidth(timed_stream_, &blocker_,
-                                               L2ResidentCopyBytes(prop_.l2CacheSize),
-                                               options_.copy_bandwidth_runs));
+  KBENCH_ASSIGN_OR_RETURN(
+      CopyBandwidth l2,
+      MeasureCopyBandwidth(timed_stream_, &blocker_, L2ResidentCopyBytes(prop_.l2CacheSize),
+                           options_.copy_bandwidth_runs));
   info_.set_l2_bandwidth_bytes_per_second(l2.bytes_per_second);
   info_.set_state(v1::DEVICE_STATE_READY);
   return absl::OkStatus();

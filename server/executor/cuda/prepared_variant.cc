@@ -150,10 +150,9 @@ absl::Status CudaPreparedVariant::Launch(int64_t i) {
 
 absl::Status CudaPreparedVariant::FillInputs(size_t set, uint64_t seed, cudaStream_t stream) {
   for (size_t t = 0; t < layout_.inputs.size(); ++t) {
-    KBENCH_RETURN_IF_ERROR(FillUniform(const_cast<void*>(args_[set].inputs[t]),
-                                       layout_.inputs[t].elements, problem_.dtype, seed,
-                                       static_cast<uint32_t>(t),
-                                       static_cast<float>(layout_.input_scale), stream));
+    KBENCH_RETURN_IF_ERROR(FillUniform(
+        const_cast<void*>(args_[set].inputs[t]), layout_.inputs[t].elements, problem_.dtype, seed,
+        static_cast<uint32_t>(t), static_cast<float>(layout_.input_scale), stream));
   }
   return absl::OkStatus();
 }
