@@ -55,7 +55,7 @@ DefectThresholds DefectThresholdsFor(DType dtype) {
 }
 
 DefectFinding FindOutputDefect(std::span<const double> out, std::span<const double> ref,
-                               const std::vector<std::vector<double>>& inputs_at,
+                               const std::vector<std::span<const double>>& inputs_at,
                                const DefectThresholds& thresholds) {
   DefectFinding f;
   if (out.empty() || out.size() != ref.size()) return f;
@@ -76,7 +76,7 @@ DefectFinding FindOutputDefect(std::span<const double> out, std::span<const doub
     return f;
   }
   for (size_t k = 0; k < inputs_at.size(); ++k) {
-    const std::vector<double>& in = inputs_at[k];
+    const std::span<const double> in = inputs_at[k];
     if (in.size() != out.size() || MaxDifference(out, in) != 0) continue;
     if (MaxDifference(ref, in) <= tolerance) continue;  // the operation is (nearly) a copy
     f.defect = OutputDefect::kCopyOfInput;

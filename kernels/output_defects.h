@@ -38,7 +38,7 @@ DefectThresholds DefectThresholdsFor(DType dtype);
 // outputs are left to the relative-L2 check. A reference that is itself zero, constant or equal
 // to an input never makes a defect: then the output is allowed to be so.
 DefectFinding FindOutputDefect(std::span<const double> out, std::span<const double> ref,
-                               const std::vector<std::vector<double>>& inputs_at,
+                               const std::vector<std::span<const double>>& inputs_at,
                                const DefectThresholds& thresholds);
 
 }  // namespace kbench::kernels

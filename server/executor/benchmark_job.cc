@@ -7,6 +7,7 @@
 #include <random>
 #include <span>
 #include <string>
+#include <utility>
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/status/status.h"
@@ -132,24 +133,32 @@ bool ThrottledDuringRun(const v1::Environment& env, const measure::VariantSample
 
 namespace {
 
-// Each input's values at the positions compared in output `o`, for the copied-input detector.
-void KeepInputsAtComparedPositions(const kernels::HostTensors& inputs, size_t o,
-                                   int64_t output_elements, Reference* ref) {
-  std::vector<std::vector<double>>& at = ref->inputs_at.emplace_back(inputs.size());
+// Each input's values at the positions sampled in output `o`, for the copied-input detector.
+void KeepInputsAtSampledPositions(const kernels::HostTensors& inputs, size_t o,
+                                  int64_t output_elements, Reference* ref) {
+  kernels::HostTensors& at = ref->sampled_inputs.emplace_back(inputs.size());
   for (size_t k = 0; k < inputs.size(); ++k) {
     if (static_cast<int64_t>(inputs[k].size()) != output_elements) continue;
-    if (!ref->sampled) {
-      at[k] = inputs[k];
-      continue;
-    }
     for (int64_t index : ref->indices[o]) at[k].push_back(inputs[k][index]);
   }
+}
+
+// Per input, its values at the positions compared in output `o` (empty where its element
+// count differs from the output's: it cannot have been copied there).
+std::vector<std::span<const double>> InputsAtComparedPositions(const Reference& ref, size_t o,
+                                                               size_t compared) {
+  const kernels::HostTensors& inputs = ref.sampled ? ref.sampled_inputs.at(o) : ref.inputs;
+  std::vector<std::span<const double>> at;
+  for (const std::vector<double>& in : inputs) {
+    at.push_back(in.size() == compared ? std::span<const double>(in) : std::span<const double>());
+  }
+  return at;
 }
 
 }  // namespace
 
 absl::StatusOr<Reference> ComputeReference(const kernels::Problem& problem,
-                                           const kernels::HostTensors& inputs, uint64_t seed) {
+                                           kernels::HostTensors inputs, uint64_t seed) {
   const kernels::Operation* op = kernels::FindOperation(problem.op);
   if (op == nullptr) return absl::InvalidArgumentError("unknown operation " + problem.op);
   const kernels::Layout layout = op->layout(problem);
@@ -178,8 +187,12 @@ absl::StatusOr<Reference> ComputeReference(const kernels::Problem& problem,
       }
     }
   }
-  for (size_t o = 0; o < layout.outputs.size(); ++o) {
-    KeepInputsAtComparedPositions(inputs, o, layout.outputs[o].elements, &ref);
+  if (ref.sampled) {
+    for (size_t o = 0; o < layout.outputs.size(); ++o) {
+      KeepInputsAtSampledPositions(inputs, o, layout.outputs[o].elements, &ref);
+    }
+  } else {
+    ref.inputs = std::move(inputs);
   }
   return ref;
 }
@@ -189,8 +202,8 @@ namespace {
 // The first degenerate output, its message naming the output when there are several.
 kernels::DefectFinding FindDefect(const Reference& reference, size_t o, std::span<const double> got,
                                   std::span<const double> want) {
-  kernels::DefectFinding f =
-      kernels::FindOutputDefect(got, want, reference.inputs_at.at(o), reference.defect_thresholds);
+  kernels::DefectFinding f = kernels::FindOutputDefect(
+      got, want, InputsAtComparedPositions(reference, o, got.size()), reference.defect_thresholds);
   if (f.defect != kernels::OutputDefect::kNone && reference.values.size() > 1) {
     f.message = absl::StrCat("output ", o, ": ", f.message);
   }
@@ -367,8 +380,8 @@ absl::Status BenchmarkRun::PrepareAndCheckVariants() {
 
 absl::StatusOr<Reference> BenchmarkRun::FreshInputs(VariantRun& v, uint64_t seed) const {
   KBENCH_RETURN_IF_ERROR(v.prepared->RegenerateInputs(seed));
-  KBENCH_ASSIGN_OR_RETURN(const kernels::HostTensors inputs, v.prepared->Inputs());
-  return ComputeReference(v.problem, inputs, seed);
+  KBENCH_ASSIGN_OR_RETURN(kernels::HostTensors inputs, v.prepared->Inputs());
+  return ComputeReference(v.problem, std::move(inputs), seed);
 }
 
 absl::Status BenchmarkRun::WarmUp() {

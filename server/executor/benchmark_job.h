@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "kernels/output_defects.h"
@@ -32,9 +33,11 @@ struct Reference {
   // Per output: every element's reference value, or the sampled ones in `indices` order.
   kernels::HostTensors values;
   double tolerance = 0;
-  // Per output, per input: the input's values at the compared positions, or empty when the
-  // input's element count differs from the output's; what a copied input would look like.
-  std::vector<std::vector<std::vector<double>>> inputs_at;
+  // The inputs, for the copied-input detector: all of them (not sampled), or per output and
+  // per input the values at the sampled positions (empty where the input's element count
+  // differs from the output's).
+  kernels::HostTensors inputs;
+  std::vector<kernels::HostTensors> sampled_inputs;
   // The output dtype's thresholds for degenerate outputs.
   kernels::DefectThresholds defect_thresholds;
   // The seed the inputs were generated from.
@@ -42,7 +45,7 @@ struct Reference {
 };
 
 absl::StatusOr<Reference> ComputeReference(const kernels::Problem& problem,
-                                           const kernels::HostTensors& inputs, uint64_t seed);
+                                           kernels::HostTensors inputs, uint64_t seed);
 
 // Compares outputs (from RunChecked or TakeCheckedSample) with the reference: relative L2
 // error, unwritten and non-finite elements, and degenerate outputs (kernels/output_defects.h).

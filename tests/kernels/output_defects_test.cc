@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <span>
 #include <vector>
 
 namespace kbench::kernels {
@@ -19,7 +20,8 @@ const std::vector<double> kSquare = {0.25, 0.0625, 0.5625, 1.0};
 DefectFinding Find(const std::vector<double>& out, const std::vector<double>& ref,
                    const std::vector<std::vector<double>>& inputs = {kInput},
                    const DefectThresholds& thresholds = kF32) {
-  return FindOutputDefect(out, ref, inputs, thresholds);
+  const std::vector<std::span<const double>> at(inputs.begin(), inputs.end());
+  return FindOutputDefect(out, ref, at, thresholds);
 }
 
 TEST(FindOutputDefect, FindsNothingInACorrectOutput) {
