@@ -51,6 +51,7 @@ v1::PhysicalFloor JudgeFloor(const DeviceRunner& runner, const kernels::Problem&
   q.l2_bytes = runner.info().l2_bytes();
   q.peak_flops = FastestPeakFlops(runner, problem.dtype);
   q.data_may_stay_in_l2 = mode == v1::MEASURE_MODE_HOT || mode == v1::MEASURE_MODE_GRAPH;
+  if (runner.info().kind() == v1::DEVICE_KIND_CPU) q.margin = measure::kHostFloorMargin;
   const measure::FloorVerdict v = measure::JudgePhysicalFloor(q);
   v1::PhysicalFloor f;
   f.set_judged(v.judged);

@@ -57,6 +57,16 @@ TEST(JudgePhysicalFloor, FlagsJustUnderTheMargin) {
   EXPECT_FALSE(JudgePhysicalFloor(Large(76e-6)).impossible);
 }
 
+TEST(JudgePhysicalFloor, HoldsAHostDeviceToItsLooserMargin) {
+  FloorQuestion q = Large(50e-6);
+  q.margin = kHostFloorMargin;
+  const FloorVerdict v = JudgePhysicalFloor(q);
+  EXPECT_FALSE(v.impossible);
+  EXPECT_DOUBLE_EQ(v.margin, kHostFloorMargin);
+  q.median_seconds = 20e-6;
+  EXPECT_TRUE(JudgePhysicalFloor(q).impossible);
+}
+
 TEST(JudgePhysicalFloor, UsesThePeakFlopRateWhenArithmeticBinds) {
   // 8 GFLOP at 60 TFLOP/s: 133 us, more than 30 MB at 3 TB/s (10 us).
   FloorQuestion q = Device();

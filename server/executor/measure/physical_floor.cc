@@ -74,7 +74,7 @@ FloorVerdict JudgePhysicalFloor(const FloorQuestion& q) {
   v.judged = true;
   v.basis = v.flops_floor_seconds > v.bytes_floor_seconds ? FloorBasis::kPeakFlops : bytes_basis;
   v.floor_seconds = std::max(v.bytes_floor_seconds, v.flops_floor_seconds);
-  v.margin = v.basis == FloorBasis::kL2Bandwidth ? kL2FloorMargin : kFloorMargin;
+  v.margin = v.basis == FloorBasis::kL2Bandwidth ? kL2FloorMargin : q.margin;
   v.impossible = q.median_seconds < v.margin * v.floor_seconds;
   v.detail = absl::StrFormat("median %s %s %.0f%% of the physical floor %s (%s)",
                              Microseconds(q.median_seconds), v.impossible ? "is under" : "reaches",

@@ -25,6 +25,10 @@ inline constexpr double kFloorMargin = 0.75;
 // so the gaps between back-to-back launches weigh on its measured rate, and graph launches have
 // smaller gaps than the stream launches it was measured with.
 inline constexpr double kL2FloorMargin = 0.5;
+// The cpu device's copy bandwidth is a few memcpy calls timed when its executor starts, on a host
+// that other processes share: it can read low, and a host loop with no work to skip is never far
+// above it. A host variant is impossible only under a quarter of its floor.
+inline constexpr double kHostFloorMargin = 0.25;
 // Hot and graph modes keep the data of a problem up to this multiple of the L2 size partly in
 // the L2 between launches (the H100's L2 is not a strict LRU), so such a problem is held to the
 // L2's bandwidth, the lenient floor.
@@ -44,6 +48,8 @@ struct FloorQuestion {
   double peak_flops = 0;
   // Hot or graph mode: back-to-back launches that may find their data in the L2.
   bool data_may_stay_in_l2 = false;
+  // The margin of the copy and FLOP floors (the L2's is kL2FloorMargin).
+  double margin = kFloorMargin;
 };
 
 struct FloorVerdict {
