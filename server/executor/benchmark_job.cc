@@ -129,10 +129,6 @@ bool ThrottledDuringRun(const v1::Environment& env, const measure::VariantSample
   return env.after().throttle_reasons() != 0;
 }
 
-}  // namespace
-
-namespace {
-
 // Each input's values at the positions sampled in output `o`, for the copied-input detector.
 void KeepInputsAtSampledPositions(const kernels::HostTensors& inputs, size_t o,
                                   int64_t output_elements, Reference* ref) {
@@ -174,6 +170,7 @@ absl::StatusOr<Reference> ComputeReference(const kernels::Problem& problem,
       ref.values[o].assign(layout.outputs[o].elements, 0);
     }
     op->reference(problem, inputs, &ref.values);
+    ref.inputs = std::move(inputs);
   } else {
     std::mt19937_64 rng(seed ^ 0x5eed);
     ref.indices.resize(layout.outputs.size());
@@ -185,14 +182,8 @@ absl::StatusOr<Reference> ComputeReference(const kernels::Problem& problem,
         ref.indices[o].push_back(index);
         ref.values[o].push_back(op->reference_element(problem, inputs, o, index));
       }
+      KeepInputsAtSampledPositions(inputs, o, n, &ref);
     }
-  }
-  if (ref.sampled) {
-    for (size_t o = 0; o < layout.outputs.size(); ++o) {
-      KeepInputsAtSampledPositions(inputs, o, layout.outputs[o].elements, &ref);
-    }
-  } else {
-    ref.inputs = std::move(inputs);
   }
   return ref;
 }
