@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Compiles a @triton.jit kernel into a cubin plus the metadata JSON that kbench takes as a
-user variant (`kbctl submit ... --source kernel.json`).
+user variant (`kbctl bench OP --source kernel.json ...`).
 
 The kernel follows the kbench ABI of its operation: input pointers, then output pointers, in the
 operation's Layout order, then one int64 per shape dim, then the operation's params as int64
