@@ -50,6 +50,7 @@ struct Flags {
   int64_t artifact_max_bytes = int64_t{10} << 30;
   int64_t artifact_max_age_seconds = int64_t{30} * 24 * 3600;
   std::string job_retention = "90d";
+  double executor_hang_slack_seconds = 300;
   // kbench-executor; empty: next to this program.
   std::string executor_path;
   kbench::auth::SecurityFlags security;
@@ -155,6 +156,7 @@ int Serve(const Flags& flags) {
       {*executor, {"--log-format", flags.log_format, "--log-level", flags.log_level}}, clock);
   kbench::scheduler::SchedulerOptions options;
   options.enable_cuda = !flags.no_cuda;
+  options.hang_slack = absl::Seconds(flags.executor_hang_slack_seconds);
   kbench::scheduler::Scheduler scheduler(options, &launcher, clock, jobs.get(), &artifacts,
                                          metrics->get(), &events);
   if (absl::Status s = scheduler.Start(); !s.ok()) return Fail(s.ToString());
@@ -246,6 +248,11 @@ static int Main(int argc, char** argv) {
   app.add_option("--job-retention", flags.job_retention,
                  "Jobs finished longer ago are deleted with their artifacts: 90d, 12h, 30m, "
                  "3600s (0: kept forever)")
+      ->capture_default_str();
+  app.add_option("--executor-hang-slack", flags.executor_hang_slack_seconds,
+                 "Seconds past a job's own timeout before its silent executor counts as hung "
+                 "and is killed")
+      ->check(CLI::PositiveNumber)
       ->capture_default_str();
   app.add_flag("--no-cuda", flags.no_cuda, "Serve the cpu device only");
   app.add_option("--executor-path", flags.executor_path,

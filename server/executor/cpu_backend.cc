@@ -192,14 +192,13 @@ class CpuRunner : public DeviceRunner {
       return absl::InvalidArgumentError("mode: graph mode needs a CUDA device");
     }
     if (mode == v1::MEASURE_MODE_COLD && flush_.empty()) flush_.resize(kCacheFlushBytes);
-    return std::make_unique<CpuPreparedVariant>(problem, *op, seed, mode, warmup_seconds_,
-                                                &flush_);
+    return std::make_unique<CpuPreparedVariant>(problem, *op, seed, mode, warmup_seconds_, &flush_);
   }
 
   // The warm-up of the next job's variants: kMaxWarmupSeconds, or the job's min_time when less.
-  void SetWarmupFor(const v1::Stopping& stopping) {
-    const double min_time = stopping.min_time_seconds() > 0 ? stopping.min_time_seconds()
-                                                            : kDefaultMinTimeSeconds;
+  void SetWarmupFor(const v1::StoppingCriteria& stopping) {
+    const double min_time =
+        stopping.min_time_seconds() > 0 ? stopping.min_time_seconds() : kDefaultMinTimeSeconds;
     warmup_seconds_ = std::min(kMaxWarmupSeconds, min_time);
   }
 

@@ -14,6 +14,7 @@ namespace {
 
 std::atomic<bool> g_fail{false};
 std::atomic<int> g_refused{0};
+std::atomic<int> g_syncs{0};
 sqlite3_vfs* g_real = nullptr;
 sqlite3_vfs g_vfs;
 sqlite3_io_methods g_methods;
@@ -48,6 +49,7 @@ int Truncate(sqlite3_file* f, sqlite3_int64 size) {
 }
 int Sync(sqlite3_file* f, int flags) {
   if (Refuse()) return SQLITE_IOERR_FSYNC;
+  g_syncs.fetch_add(1);
   return Real(f)->pMethods->xSync(Real(f), flags);
 }
 int FileSize(sqlite3_file* f, sqlite3_int64* size) {
@@ -143,5 +145,7 @@ void FailingVfs::Install() {
 void FailingVfs::FailWrites(bool fail) { g_fail.store(fail); }
 
 int FailingVfs::RefusedWrites() { return g_refused.load(); }
+
+int FailingVfs::Syncs() { return g_syncs.load(); }
 
 }  // namespace kbench::store::testing

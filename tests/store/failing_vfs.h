@@ -13,6 +13,8 @@ class FailingVfs {
   static void FailWrites(bool fail);
   // Writes refused since the process started.
   static int RefusedWrites();
+  // Syncs (fsync) that reached the disk since the process started.
+  static int Syncs();
 };
 
 // Arms the VFS for a scope.

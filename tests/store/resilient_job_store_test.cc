@@ -169,5 +169,30 @@ TEST_F(ResilientJobStoreTest, FinishingAJobKeptInMemoryAgainIsRefused) {
   EXPECT_EQ(store_->Get("j1")->state, JobState::kFailed);
 }
 
+// Durability per write, counted at the file layer: a submit and a terminal state are synced
+// before they return; the start and an artifact's record ride on the next synced commit.
+TEST_F(ResilientJobStoreTest, SyncsSubmitsAndTerminalStatesOnly) {
+  int syncs = FailingVfs::Syncs();
+  ASSERT_TRUE(store_->Insert(NewJob("j1")).ok());
+  EXPECT_GT(FailingVfs::Syncs(), syncs) << "an acknowledged submit must be on disk";
+  syncs = FailingVfs::Syncs();
+  ASSERT_TRUE(store_->MarkRunning("j1", 1).ok());
+  ArtifactRecord artifact;
+  artifact.job_id = "j1";
+  artifact.name = "samples.csv";
+  artifact.relative_path = "j1/samples.csv";
+  artifact.content_type = "text/csv";
+  artifact.sha256 = "00";
+  ASSERT_TRUE(store_->AddArtifact(artifact).ok());
+  EXPECT_EQ(FailingVfs::Syncs(), syncs) << "starting a job and recording an artifact need none";
+  ASSERT_TRUE(store_->Finish("j1", JobState::kSucceeded, "", "", "", 7).ok());
+  EXPECT_GT(FailingVfs::Syncs(), syncs) << "a terminal state must be on disk";
+  // Still FULL for everything else.
+  absl::StatusOr<std::unique_ptr<JobStore>> raw = JobStore::Open(data_dir_);
+  ASSERT_TRUE(raw.ok());
+  EXPECT_EQ((*raw)->Get("j1")->state, JobState::kSucceeded);
+  EXPECT_EQ((*raw)->Artifacts("j1")->size(), 1u);
+}
+
 }  // namespace
 }  // namespace kbench::store
