@@ -25,6 +25,15 @@ start_daemon() {
   PORT=$(grep -o 'listening on [0-9.:]*' "$DATA/out.log" | sed 's/.*://')
 }
 rss_kib() { awk '/VmRSS/ {print $2}' "/proc/$PID/status"; }
+# CPU time (ms, user + system) of kbenchd and its live children (the executor): what a job
+# costs whatever else the machine runs, where the drain's wall time depends on the load.
+cpu_ms() {
+  local total=0 p
+  for p in "$PID" $(cat /proc/"$PID"/task/*/children 2>/dev/null); do
+    total=$((total + $(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0)))
+  done
+  echo $((total * 1000 / $(getconf CLK_TCK)))
+}
 sql() { sqlite3 "$DATA/kbench.db" "$1"; }
 
 # 1. One job through the API: its row is the template of the others.
@@ -42,15 +51,19 @@ sql "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $N
 # 3. Drain.
 start_daemon
 RSS_BEFORE=$(rss_kib)
+CPU_BEFORE=$(cpu_ms)
 while [ "$(sql "SELECT COUNT(*) FROM jobs WHERE state IN ('queued', 'running')")" != 0 ]; do
   sleep 1
 done
 RSS_AFTER=$(rss_kib)
+CPU_AFTER=$(cpu_ms)
 read -r DONE FAILED SPAN_MS SAMPLING_MS <<<"$(sql "SELECT COUNT(*), SUM(state != 'succeeded'),
   (MAX(finish_time_ns) - MIN(start_time_ns)) / 1e6, 0 FROM jobs WHERE id LIKE 'soak-%'" |
   tr '|' ' ')"
 kill "$PID"; wait "$PID" || true
-awk -v n="$DONE" -v f="$FAILED" -v ms="$SPAN_MS" -v a="$RSS_BEFORE" -v b="$RSS_AFTER" 'BEGIN {
+awk -v n="$DONE" -v f="$FAILED" -v ms="$SPAN_MS" -v a="$RSS_BEFORE" -v b="$RSS_AFTER" \
+    -v cpu=$((CPU_AFTER - CPU_BEFORE)) -v load="$(cut -d' ' -f1 /proc/loadavg)" 'BEGIN {
   printf "jobs %d (not succeeded: %d)\ndrain %.1f s: %.1f jobs/s, %.2f ms per job\n", n, f,
     ms / 1000, n / (ms / 1000), ms / n
+  printf "CPU (kbenchd + executor) %.2f ms per job; load average %s at the end\n", cpu / n, load
   printf "kbenchd RSS %d KiB at start, %d KiB after the drain (%+d KiB)\n", a, b, b - a }'
