@@ -53,7 +53,14 @@ const std::vector<Method>& Methods() {
 
 // Values at the edges of each type, and garbage.
 int64_t AnyInt64(Rng& rng) {
-  static const int64_t kEdges[] = {0, 1, -1, 2, 64, 4096, 1 << 20, std::numeric_limits<int32_t>::max(),
+  static const int64_t kEdges[] = {0,
+                                   1,
+                                   -1,
+                                   2,
+                                   64,
+                                   4096,
+                                   1 << 20,
+                                   std::numeric_limits<int32_t>::max(),
                                    std::numeric_limits<int64_t>::max(),
                                    std::numeric_limits<int64_t>::min()};
   if (rng() % 2) return kEdges[rng() % std::size(kEdges)];
@@ -61,7 +68,13 @@ int64_t AnyInt64(Rng& rng) {
 }
 
 double AnyDouble(Rng& rng) {
-  static const double kEdges[] = {0.0, -1.0, 1e-9, 0.5, 1.0, 1e300, -0.0,
+  static const double kEdges[] = {0.0,
+                                  -1.0,
+                                  1e-9,
+                                  0.5,
+                                  1.0,
+                                  1e300,
+                                  -0.0,
                                   std::numeric_limits<double>::quiet_NaN(),
                                   std::numeric_limits<double>::infinity()};
   if (rng() % 2) return kEdges[rng() % std::size(kEdges)];
@@ -89,8 +102,8 @@ std::string AnyString(Rng& rng, const std::vector<std::string>& plausible) {
   }
 }
 
-const std::vector<std::string> kKernels = {"square", "add", "softmax", "matmul", "gelu_tanh",
-                                           "mlp", "reduce_sum", "copy", "nope"};
+const std::vector<std::string> kKernels = {"square", "add",        "softmax", "matmul", "gelu_tanh",
+                                           "mlp",    "reduce_sum", "copy",    "nope"};
 const std::vector<std::string> kVariants = {"host_loop", "naive", "fused", "cublas", "x"};
 const std::vector<std::string> kDevices = {"cpu", "cuda:0", "cuda:any", "cuda:-1", "tpu"};
 
@@ -112,7 +125,8 @@ v1::JobSpec RandomSpec(Rng& rng) {
     s->set_timeout_seconds(rng() % 3 ? 0.05 : AnyDouble(rng));
   }
   spec.set_seed(rng());
-  for (int i = rng() % 3; i > 0; --i) (*spec.mutable_params())[AnyString(rng, {"layers", "k"})] = AnyInt64(rng);
+  for (int i = rng() % 3; i > 0; --i)
+    (*spec.mutable_params())[AnyString(rng, {"layers", "k"})] = AnyInt64(rng);
   if (rng() % 4 == 0) spec.mutable_profile()->set_iterations(static_cast<int32_t>(AnyInt64(rng)));
   spec.set_owner(AnyString(rng, {"alice"}));
   return spec;
@@ -189,12 +203,18 @@ bool Documented(grpc::StatusCode code) {
 // runs: documented gRPC behaviour, allowed only for such bytes.
 bool ParsesAs(const std::string& method, const std::string& bytes) {
   std::unique_ptr<google::protobuf::Message> request;
-  if (method.ends_with("SubmitJob")) request = std::make_unique<v1::SubmitJobRequest>();
-  else if (method.ends_with("ListJobs")) request = std::make_unique<v1::ListJobsRequest>();
-  else if (method.ends_with("GetArtifact")) request = std::make_unique<v1::GetArtifactRequest>();
-  else if (method.ends_with("ListKernels")) request = std::make_unique<v1::ListKernelsRequest>();
-  else if (method.ends_with("ListDevices")) request = std::make_unique<v1::ListDevicesRequest>();
-  else request = std::make_unique<v1::GetJobRequest>();
+  if (method.ends_with("SubmitJob"))
+    request = std::make_unique<v1::SubmitJobRequest>();
+  else if (method.ends_with("ListJobs"))
+    request = std::make_unique<v1::ListJobsRequest>();
+  else if (method.ends_with("GetArtifact"))
+    request = std::make_unique<v1::GetArtifactRequest>();
+  else if (method.ends_with("ListKernels"))
+    request = std::make_unique<v1::ListKernelsRequest>();
+  else if (method.ends_with("ListDevices"))
+    request = std::make_unique<v1::ListDevicesRequest>();
+  else
+    request = std::make_unique<v1::GetJobRequest>();
   return request->ParseFromString(bytes);
 }
 
@@ -368,10 +388,10 @@ TEST(RequestFuzz, EveryReplyIsDocumentedAndTheDaemonAndItsStoreSurvive) {
   spec.set_priority(100);  // the highest a client may ask for
   absl::StatusOr<v1::Job> job = Submit(daemon.stub(), spec);
   ASSERT_TRUE(job.ok()) << job.status();
-  EXPECT_EQ(WaitFor(daemon.stub(), job->id(),
-                    [](const v1::Job& j) { return IsTerminal(j.state()); })
-                .state(),
-            v1::JOB_STATE_SUCCEEDED);
+  EXPECT_EQ(
+      WaitFor(daemon.stub(), job->id(), [](const v1::Job& j) { return IsTerminal(j.state()); })
+          .state(),
+      v1::JOB_STATE_SUCCEEDED);
 
   daemon.Stop(SIGTERM);
   EXPECT_EQ(IntegrityCheck((std::filesystem::path(dir.path()) / "kbench.db").string()), "ok");
