@@ -11,6 +11,7 @@ packages=(
   libgtest-dev libgmock-dev libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
   prometheus patchelf python3 python3-yaml python3-numpy dpkg-dev file
   ccache clang-format libyaml-cpp-dev openssl
+  clang libclang-rt-14-dev sqlite3
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -28,3 +28,6 @@ ctest --preset release "${ctest_args[@]}"
 
 scripts/build.sh nocuda
 ctest --preset nocuda "${ctest_args[@]}"
+
+# Fuzzing, bounded: 20 s per target from the checked-in corpus (skipped without clang).
+scripts/fuzz.sh 20

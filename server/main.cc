@@ -29,8 +29,10 @@
 #include "server/scheduler/executor_supervisor.h"
 #include "server/scheduler/job_events.h"
 #include "server/scheduler/scheduler.h"
+#include "server/scheduler/store_maintenance.h"
 #include "server/store/artifact_store.h"
 #include "server/store/job_store.h"
+#include "server/store/resilient_job_store.h"
 
 namespace {
 
@@ -47,6 +49,8 @@ struct Flags {
   bool no_cuda = false;
   int64_t artifact_max_bytes = int64_t{10} << 30;
   int64_t artifact_max_age_seconds = int64_t{30} * 24 * 3600;
+  std::string job_retention = "90d";
+  double executor_hang_slack_seconds = 300;
   // kbench-executor; empty: next to this program.
   std::string executor_path;
   kbench::auth::SecurityFlags security;
@@ -129,11 +133,17 @@ int Serve(const Flags& flags) {
   if (ec) return Fail(absl::StrCat("--data-dir ", flags.data_dir, ": ", ec.message()));
   const std::string data_dir = std::filesystem::absolute(flags.data_dir).string();
 
-  absl::StatusOr<std::unique_ptr<kbench::store::JobStore>> jobs =
+  absl::StatusOr<absl::Duration> job_retention =
+      kbench::scheduler::ParseRetention(flags.job_retention);
+  if (!job_retention.ok())
+    return Fail(absl::StrCat("--job-retention: ", job_retention.status().message()));
+  absl::StatusOr<std::unique_ptr<kbench::store::JobStore>> opened =
       kbench::store::JobStore::Open(data_dir);
-  if (!jobs.ok()) return Fail(jobs.status().ToString());
+  if (!opened.ok()) return Fail(opened.status().ToString());
+  // Every part writes through it: a disk that refuses writes fails no job silently.
+  auto jobs = std::make_unique<kbench::store::ResilientJobStore>(*std::move(opened));
   kbench::store::ArtifactStore artifacts(
-      data_dir, jobs->get(), {flags.artifact_max_bytes, flags.artifact_max_age_seconds});
+      data_dir, jobs.get(), {flags.artifact_max_bytes, flags.artifact_max_age_seconds});
   absl::StatusOr<std::unique_ptr<kbench::metrics::Metrics>> metrics =
       kbench::metrics::Metrics::Create(flags.metrics_listen);
   if (!metrics.ok()) return Fail(metrics.status().ToString());
@@ -146,14 +156,21 @@ int Serve(const Flags& flags) {
       {*executor, {"--log-format", flags.log_format, "--log-level", flags.log_level}}, clock);
   kbench::scheduler::SchedulerOptions options;
   options.enable_cuda = !flags.no_cuda;
-  kbench::scheduler::Scheduler scheduler(options, &launcher, clock, jobs->get(), &artifacts,
+  options.hang_slack = absl::Seconds(flags.executor_hang_slack_seconds);
+  kbench::scheduler::Scheduler scheduler(options, &launcher, clock, jobs.get(), &artifacts,
                                          metrics->get(), &events);
   if (absl::Status s = scheduler.Start(); !s.ok()) return Fail(s.ToString());
+  kbench::scheduler::MaintenanceOptions maintenance_options;
+  maintenance_options.job_retention = *job_retention;
+  kbench::scheduler::StoreMaintenance maintenance(maintenance_options, clock, jobs.get(),
+                                                  &artifacts);
+  maintenance.RunOnce();
+  maintenance.Start();
 
   kbench::api::ApiOptions api = flags.api;
   api.limits.cpu_max_bytes = flags.cpu_max_bytes;
-  kbench::auth::Authorizer authorizer(security->authenticator.get(), jobs->get());
-  kbench::api::KbenchService service(jobs->get(), &artifacts, &scheduler, &events, metrics->get(),
+  kbench::auth::Authorizer authorizer(security->authenticator.get(), jobs.get());
+  kbench::api::KbenchService service(jobs.get(), &artifacts, &scheduler, &events, metrics->get(),
                                      api, &authorizer);
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -164,6 +181,7 @@ int Serve(const Flags& flags) {
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) {
+    maintenance.Stop();
     scheduler.Shutdown();
     return Fail(absl::StrCat("--listen ", flags.listen, ": cannot listen there"));
   }
@@ -191,6 +209,7 @@ int Serve(const Flags& flags) {
   kbench::logging::Log(Level::kInfo, "shutting down", {Field("signal", strsignal(sig))});
   service.StopStreams();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  maintenance.Stop();
   scheduler.Shutdown();
   server->Wait();
   kbench::logging::Log(Level::kInfo, "stopped");
@@ -225,6 +244,15 @@ static int Main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--artifact-max-age", flags.artifact_max_age_seconds,
                  "Artifact retention: seconds kept (0: unlimited)")
+      ->capture_default_str();
+  app.add_option("--job-retention", flags.job_retention,
+                 "Jobs finished longer ago are deleted with their artifacts: 90d, 12h, 30m, "
+                 "3600s (0: kept forever)")
+      ->capture_default_str();
+  app.add_option("--executor-hang-slack", flags.executor_hang_slack_seconds,
+                 "Seconds past a job's own timeout before its silent executor counts as hung "
+                 "and is killed")
+      ->check(CLI::PositiveNumber)
       ->capture_default_str();
   app.add_flag("--no-cuda", flags.no_cuda, "Serve the cpu device only");
   app.add_option("--executor-path", flags.executor_path,

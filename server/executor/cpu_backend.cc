@@ -2,6 +2,7 @@
 // monotonic clock. Always present; on a machine without a GPU it is the whole service.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -11,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "common/status_macros.h"
+#include "common/stopping_defaults.h"
 #include "kernels/catalogue.h"
 #include "kernels/random.h"
 #include "server/executor/backend.h"
@@ -27,6 +29,11 @@ using Clock = std::chrono::steady_clock;
 constexpr uint32_t kPoisonBits = 0x7FC0DEADu;
 // Hot samples batch enough runs to last this long, so clock resolution and call overhead vanish.
 constexpr double kHotSampleTarget = 1e-3;
+// Warm-up runs at least this long (and three runs): page faults, frequency ramp-up and caches
+// settle. A job that asks for less measured time than this warms up for its own min_time
+// instead: a 1 ms measurement behind a fixed 50 ms warm-up spent 95% of a tiny job's time
+// outside sampling (issue 12, item 11; docs/benchmarks.md, "Per-job overhead").
+constexpr double kMaxWarmupSeconds = 0.05;
 // Cold samples overwrite this many bytes first: larger than the last-level cache of the hosts
 // we run on.
 constexpr size_t kCacheFlushBytes = 256u << 20;
@@ -49,8 +56,8 @@ std::string CpuModelName() {
 class CpuPreparedVariant : public PreparedVariant {
  public:
   CpuPreparedVariant(const kernels::Problem& problem, const kernels::Operation& op, uint64_t seed,
-                     v1::MeasureMode mode, std::vector<char>* flush)
-      : problem_(problem), mode_(mode), flush_(flush) {
+                     v1::MeasureMode mode, double warmup_seconds, std::vector<char>* flush)
+      : problem_(problem), mode_(mode), warmup_seconds_(warmup_seconds), flush_(flush) {
     run_ = op.host_runs.at(problem.variant);
     const kernels::Layout layout = op.layout(problem);
     input_scale_ = static_cast<float>(layout.input_scale);
@@ -87,11 +94,10 @@ class CpuPreparedVariant : public PreparedVariant {
   }
 
   absl::Status Warmup() override {
-    // At least three runs and 50 ms: page faults, frequency ramp-up and caches settle.
     const Clock::time_point start = Clock::now();
     int runs = 0;
     double one = 0;
-    while (runs < 3 || Seconds(Clock::now() - start) < 0.05) {
+    while (runs < 3 || Seconds(Clock::now() - start) < warmup_seconds_) {
       const Clock::time_point t0 = Clock::now();
       run_(problem_, input_ptrs_, output_ptrs_);
       one = Seconds(Clock::now() - t0);
@@ -154,6 +160,7 @@ class CpuPreparedVariant : public PreparedVariant {
 
   kernels::Problem problem_;
   v1::MeasureMode mode_;
+  double warmup_seconds_;
   std::vector<char>* flush_;
   float input_scale_ = 1;
   unsigned flush_value_ = 0;
@@ -196,7 +203,14 @@ class CpuRunner : public DeviceRunner {
       return absl::InvalidArgumentError("mode: graph mode needs a CUDA device");
     }
     if (mode == v1::MEASURE_MODE_COLD && flush_.empty()) flush_.resize(kCacheFlushBytes);
-    return std::make_unique<CpuPreparedVariant>(problem, *op, seed, mode, &flush_);
+    return std::make_unique<CpuPreparedVariant>(problem, *op, seed, mode, warmup_seconds_, &flush_);
+  }
+
+  // The warm-up of the next job's variants: kMaxWarmupSeconds, or the job's min_time when less.
+  void SetWarmupFor(const v1::StoppingCriteria& stopping) {
+    const double min_time =
+        stopping.min_time_seconds() > 0 ? stopping.min_time_seconds() : kDefaultMinTimeSeconds;
+    warmup_seconds_ = std::min(kMaxWarmupSeconds, min_time);
   }
 
  private:
@@ -218,6 +232,7 @@ class CpuRunner : public DeviceRunner {
   }
 
   v1::DeviceInfo info_;
+  double warmup_seconds_ = kMaxWarmupSeconds;
   std::vector<char> flush_;
 };
 
@@ -233,6 +248,7 @@ class CpuBackend : public DeviceBackend {
       return absl::FailedPreconditionError(
           "kind: profile jobs need a CUDA device (CUPTI); the cpu device runs benchmarks only");
     }
+    runner_.SetWarmupFor(context.job->spec().stopping());
     return RunBenchmarkJob(runner_, context);
   }
 

@@ -97,6 +97,12 @@ void Scheduler::RunJob(Device* device, const QueuedJob& queued,
   if (std::optional<AdmittedJob> job = AdmitJob(*device, queued.id, cancelled_early)) {
     const RunResult run = SuperviseRun(device, *job);
     RecordOutcome(device, *job, run);
+    // Whatever the end, the run is over: what the executor left is not kept (Import moved the
+    // artifacts out), so failed and killed jobs do not leave directories behind forever.
+    if (absl::Status s = artifacts_->RemoveWorkDir(queued.id); !s.ok()) {
+      logging::LogJob(Level::kWarn, queued.id, "work directory not removed",
+                      {Field("error", s.ToString())});
+    }
   }
   lock.lock();
   device->running.reset();  // and with it any kill deadline armed for this job
@@ -122,6 +128,12 @@ std::optional<Scheduler::AdmittedJob> Scheduler::AdmitJob(const Device& device,
   if (!running.ok()) {
     logging::LogJob(Level::kError, id, "cannot be marked running",
                     {Field("device", device.id), Field("error", running.status().ToString())});
+    if (running.status().code() == absl::StatusCode::kUnavailable) {
+      // The store refused the write: the job is off the queue, so it ends here (kept in memory
+      // until the disk takes writes) rather than staying QUEUED with nobody to run it.
+      lifecycle_.Finish(*record, JobEnd::Failed(absl::StatusCode::kUnavailable,
+                                                std::string(running.status().message())));
+    }
     return std::nullopt;
   }
   job.record = *std::move(running);

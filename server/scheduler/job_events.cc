@@ -19,8 +19,20 @@ void JobEvents::Finished(const std::string& job_id) {
     Entry& e = entries_[job_id];
     e.version = next_version_++;
     e.progress.reset();
+    finished_.push_back(job_id);
+    while (finished_.size() > kFinishedKept) {
+      // A job re-queued and finished again appears twice; erasing it early only makes a late
+      // watcher read the store, which holds the terminal state.
+      entries_.erase(finished_.front());
+      finished_.pop_front();
+    }
   }
   cv_.notify_all();
+}
+
+size_t JobEvents::EntryCount() {
+  std::lock_guard lock(mu_);
+  return entries_.size();
 }
 
 uint64_t JobEvents::Version(const std::string& job_id) {

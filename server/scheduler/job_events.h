@@ -5,6 +5,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -19,8 +20,14 @@ class JobEvents {
  public:
   // Something about the job changed (state written to the store, or new progress).
   void Publish(const std::string& job_id, const v1::Progress* progress = nullptr);
-  // The job reached a terminal state: its progress is no longer kept.
+  // The job reached a terminal state: its progress is no longer kept, and its entry is erased
+  // once kFinishedKept later jobs have finished (waiters woke long before), so the map holds
+  // the live jobs and a bounded tail instead of every job the daemon ever ran.
   void Finished(const std::string& job_id);
+
+  static constexpr size_t kFinishedKept = 1024;
+  // Jobs with an entry (tests: the map stays bounded).
+  size_t EntryCount();
 
   // Current version of the job's events (0 when nothing was published).
   uint64_t Version(const std::string& job_id);
@@ -38,6 +45,8 @@ class JobEvents {
   std::mutex mu_;
   std::condition_variable cv_;
   std::map<std::string, Entry> entries_;
+  // Finished jobs, oldest first: the tail of entries still kept.
+  std::deque<std::string> finished_;
   // Versions of finished jobs are kept (bumped) so that waiters see the final change.
   uint64_t next_version_ = 1;
 };

@@ -40,6 +40,14 @@ Scheduler::~Scheduler() { Shutdown(); }
 absl::Status Scheduler::Start() {
   std::vector<std::unique_ptr<Device>> found = FindDevices();
   KBENCH_ASSIGN_OR_RETURN(std::vector<store::JobRecord> queued, lifecycle_.Recover());
+  // No job runs yet: whatever an executor left in work/ (a crash, a kill) goes now.
+  if (absl::StatusOr<int64_t> swept = artifacts_->SweepWorkDirs(); !swept.ok()) {
+    logging::Log(Level::kWarn, "work directories not swept",
+                 {Field("error", swept.status().ToString())});
+  } else if (*swept > 0) {
+    logging::Log(Level::kInfo, "work directories left by earlier runs removed",
+                 {Field("count", *swept)});
+  }
   {
     std::lock_guard lock(mu_);
     for (auto& d : found) {

@@ -153,6 +153,48 @@ absl::StatusOr<std::string> ArtifactStore::WorkDir(const std::string& job_id) {
   return dir.string();
 }
 
+absl::Status ArtifactStore::RemoveWorkDir(const std::string& job_id) {
+  KBENCH_RETURN_IF_ERROR(ValidatePathComponent("job_id", job_id));
+  const fs::path dir = fs::path(root_) / "work" / job_id;
+  std::error_code error;
+  fs::remove_all(dir, error);
+  if (error) return FsError(error, absl::StrCat("remove work directory '", dir.string(), "'"));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<int64_t> ArtifactStore::SweepWorkDirs() {
+  const fs::path work = fs::path(root_) / "work";
+  std::error_code error;
+  if (!fs::exists(work, error)) return 0;
+  int64_t removed = 0;
+  for (fs::directory_iterator it(work, error), end; !error && it != end; it.increment(error)) {
+    std::error_code remove_error;
+    fs::remove_all(it->path(), remove_error);
+    if (remove_error) {
+      return FsError(remove_error,
+                     absl::StrCat("remove work directory '", it->path().string(), "'"));
+    }
+    ++removed;
+  }
+  if (error) return FsError(error, absl::StrCat("list work directories in '", work.string(), "'"));
+  return removed;
+}
+
+absl::StatusOr<int64_t> ArtifactStore::PruneJobsFinishedBefore(int64_t cutoff_ns) {
+  absl::MutexLock lock(&mu_);
+  std::vector<ArtifactRecord> removed;
+  KBENCH_ASSIGN_OR_RETURN(int64_t jobs, jobs_->PruneFinishedBefore(cutoff_ns, &removed));
+  // The records are gone: a file that cannot be removed now is an orphan (wasted bytes, never a
+  // record without bytes), so one failure does not stop the others.
+  absl::Status first_error;
+  for (const ArtifactRecord& artifact : removed) {
+    absl::Status s = RemoveArtifactFile(artifact);
+    if (first_error.ok()) first_error = s;
+  }
+  KBENCH_RETURN_IF_ERROR(first_error);
+  return jobs;
+}
+
 std::string ArtifactStore::PathOf(const ArtifactRecord& record) const {
   return (fs::path(root_) / "artifacts" / record.relative_path).string();
 }
@@ -242,36 +284,43 @@ absl::StatusOr<int64_t> ArtifactStore::ApplyRetentionLocked(int64_t now_ns) {
   if (!limit_bytes && !limit_age) return 0;
   const int64_t max_age_ns = limit_age ? retention_.max_age_seconds * kNsPerSecond : 0;
 
-  KBENCH_ASSIGN_OR_RETURN(std::vector<ArtifactRecord> artifacts, jobs_->AllArtifacts());
-  int64_t total = 0;
-  for (const ArtifactRecord& artifact : artifacts) total += artifact.size_bytes;
-
+  // Oldest first, a batch at a time: an import that evicts nothing reads one batch, not the
+  // whole table (which made every import O(artifacts) and a long drain quadratic).
+  constexpr int32_t kBatch = 64;
+  KBENCH_ASSIGN_OR_RETURN(int64_t total, jobs_->ArtifactBytes());
   int64_t freed = 0;
-  for (const ArtifactRecord& artifact : artifacts) {  // oldest first
-    bool too_old = limit_age && now_ns - artifact.create_time_ns > max_age_ns;
-    bool over = limit_bytes && total > retention_.max_total_bytes;
-    // Both conditions only weaken further down the list (younger, smaller total): stop here.
-    if (!too_old && !over) break;
-    // Record first: a crash between the two steps then leaves an orphan file (wasted bytes),
-    // never a record whose bytes are gone.
-    KBENCH_RETURN_IF_ERROR(jobs_->DeleteArtifact(artifact.job_id, artifact.name));
-    std::string path = PathOf(artifact);
-    if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
-      return ErrnoError(errno, absl::StrCat("remove evicted artifact '", path, "'"));
+  while (true) {
+    KBENCH_ASSIGN_OR_RETURN(std::vector<ArtifactRecord> oldest, jobs_->OldestArtifacts(kBatch));
+    for (const ArtifactRecord& artifact : oldest) {
+      bool too_old = limit_age && now_ns - artifact.create_time_ns > max_age_ns;
+      bool over = limit_bytes && total > retention_.max_total_bytes;
+      // Both conditions only weaken further down the list (younger, smaller total): stop here.
+      if (!too_old && !over) return freed;
+      KBENCH_RETURN_IF_ERROR(Evict(artifact));
+      total -= artifact.size_bytes;
+      freed += artifact.size_bytes;
     }
-    // Drop the job's directory once empty; failing because it still holds files is expected.
-    ::rmdir((fs::path(root_) / "artifacts" / artifact.job_id).c_str());
-    total -= artifact.size_bytes;
-    freed += artifact.size_bytes;
+    if (oldest.size() < static_cast<size_t>(kBatch)) return freed;
   }
-  return freed;
 }
 
-absl::StatusOr<int64_t> ArtifactStore::TotalBytes() {
-  KBENCH_ASSIGN_OR_RETURN(std::vector<ArtifactRecord> artifacts, jobs_->AllArtifacts());
-  int64_t total = 0;
-  for (const ArtifactRecord& artifact : artifacts) total += artifact.size_bytes;
-  return total;
+absl::Status ArtifactStore::Evict(const ArtifactRecord& artifact) {
+  // Record first: a crash between the two steps then leaves an orphan file (wasted bytes),
+  // never a record whose bytes are gone.
+  KBENCH_RETURN_IF_ERROR(jobs_->DeleteArtifact(artifact.job_id, artifact.name));
+  return RemoveArtifactFile(artifact);
 }
+
+absl::Status ArtifactStore::RemoveArtifactFile(const ArtifactRecord& artifact) {
+  std::string path = PathOf(artifact);
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+    return ErrnoError(errno, absl::StrCat("remove evicted artifact '", path, "'"));
+  }
+  // Drop the job's directory once empty; failing because it still holds files is expected.
+  ::rmdir((fs::path(root_) / "artifacts" / artifact.job_id).c_str());
+  return absl::OkStatus();
+}
+
+absl::StatusOr<int64_t> ArtifactStore::TotalBytes() { return jobs_->ArtifactBytes(); }
 
 }  // namespace kbench::store

@@ -40,6 +40,15 @@ class ArtifactStore {
                                         const std::string& source_path,
                                         const std::string& content_type);
 
+  // Removes <data-dir>/work/<job> (whatever an executor left there): called once the job's
+  // run is over, whatever its end, since the artifacts it kept were moved out by Import.
+  absl::Status RemoveWorkDir(const std::string& job_id);
+  // Removes every work directory: at start, when no job runs. Returns how many were removed.
+  absl::StatusOr<int64_t> SweepWorkDirs();
+  // Deletes the jobs that finished before `cutoff_ns` (Unix epoch ns) with their artifacts,
+  // records and files. Returns the number of jobs deleted.
+  absl::StatusOr<int64_t> PruneJobsFinishedBefore(int64_t cutoff_ns);
+
   // Absolute path of a stored artifact's bytes.
   std::string PathOf(const ArtifactRecord& record) const;
 
@@ -53,6 +62,8 @@ class ArtifactStore {
 
  private:
   absl::StatusOr<int64_t> ApplyRetentionLocked(int64_t now_ns) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status Evict(const ArtifactRecord& artifact) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status RemoveArtifactFile(const ArtifactRecord& artifact);
 
   // Serializes imports and eviction, so two retention passes never evict the same artifact and
   // an import's file and record appear together.

@@ -183,6 +183,15 @@ class SqliteJobStore final : public JobStore {
         &all_artifacts_,
         absl::StrCat("SELECT ", kArtifactColumns, " FROM artifacts ORDER BY create_time_ns, rowid"),
         "list all artifacts"));
+    // artifacts_by_age serves it: retention reads a few rows per import, not the whole table.
+    KBENCH_RETURN_IF_ERROR(prepare(&oldest_artifacts_,
+                                   absl::StrCat("SELECT ", kArtifactColumns,
+                                                " FROM artifacts ORDER BY create_time_ns, rowid "
+                                                "LIMIT ?1"),
+                                   "list oldest artifacts"));
+    KBENCH_RETURN_IF_ERROR(prepare(&artifact_bytes_,
+                                   "SELECT COALESCE(SUM(size_bytes), 0) FROM artifacts",
+                                   "sum artifact sizes"));
     KBENCH_RETURN_IF_ERROR(prepare(&schema_version_,
                                    "SELECT COALESCE(MAX(version), 0) FROM schema_version",
                                    "read schema version"));
@@ -247,7 +256,7 @@ class SqliteJobStore final : public JobStore {
     ScopedReset reset(&update);
     KBENCH_RETURN_IF_ERROR(update.BindText(1, id));
     KBENCH_RETURN_IF_ERROR(update.BindInt64(2, start_time_ns));
-    KBENCH_RETURN_IF_ERROR(update.Run());
+    KBENCH_RETURN_IF_ERROR(RunUnsynced(update));
     if (db_->Changes() == 1) return absl::OkStatus();
     return TransitionRefused(id, "mark it running (only a queued job can start)");
   }
@@ -349,7 +358,7 @@ class SqliteJobStore final : public JobStore {
     KBENCH_RETURN_IF_ERROR(insert.BindInt64(5, artifact.size_bytes));
     KBENCH_RETURN_IF_ERROR(insert.BindText(6, artifact.sha256));
     KBENCH_RETURN_IF_ERROR(insert.BindInt64(7, artifact.create_time_ns));
-    absl::Status inserted = insert.Run();
+    absl::Status inserted = RunUnsynced(insert);
     if (internal::SqliteCodeOf(inserted) == SQLITE_CONSTRAINT_FOREIGNKEY) {
       return JobNotFound(artifact.job_id);
     }
@@ -402,6 +411,61 @@ class SqliteJobStore final : public JobStore {
     return ReadArtifacts(query);
   }
 
+  absl::StatusOr<int64_t> PruneFinishedBefore(int64_t cutoff_ns,
+                                              std::vector<ArtifactRecord>* removed) override {
+    static constexpr char kOldJobs[] =
+        "SELECT id FROM jobs WHERE state IN ('succeeded', 'failed', 'cancelled') "
+        "AND finish_time_ns < ?1";
+    absl::MutexLock lock(&mu_);
+    KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Transaction> transaction,
+                            Transaction::Begin(db_.get(), "prune jobs"));
+    if (removed != nullptr) {
+      KBENCH_ASSIGN_OR_RETURN(
+          std::unique_ptr<Statement> artifacts,
+          db_->Prepare(absl::StrCat("SELECT ", kArtifactColumns,
+                                    " FROM artifacts WHERE job_id IN (", kOldJobs, ")"),
+                       "list artifacts of pruned jobs"));
+      KBENCH_RETURN_IF_ERROR(artifacts->BindInt64(1, cutoff_ns));
+      KBENCH_ASSIGN_OR_RETURN(std::vector<ArtifactRecord> found, ReadArtifacts(*artifacts));
+      removed->insert(removed->end(), found.begin(), found.end());
+    }
+    KBENCH_ASSIGN_OR_RETURN(
+        std::unique_ptr<Statement> drop_artifacts,
+        db_->Prepare(absl::StrCat("DELETE FROM artifacts WHERE job_id IN (", kOldJobs, ")"),
+                     "delete artifacts of pruned jobs"));
+    KBENCH_RETURN_IF_ERROR(drop_artifacts->BindInt64(1, cutoff_ns));
+    KBENCH_RETURN_IF_ERROR(drop_artifacts->Run());
+    KBENCH_ASSIGN_OR_RETURN(
+        std::unique_ptr<Statement> drop_jobs,
+        db_->Prepare("DELETE FROM jobs WHERE state IN ('succeeded', 'failed', 'cancelled') "
+                     "AND finish_time_ns < ?1",
+                     "delete pruned jobs"));
+    KBENCH_RETURN_IF_ERROR(drop_jobs->BindInt64(1, cutoff_ns));
+    KBENCH_RETURN_IF_ERROR(drop_jobs->Run());
+    const int64_t pruned = db_->Changes();
+    drop_jobs.reset();
+    drop_artifacts.reset();
+    KBENCH_RETURN_IF_ERROR(transaction->Commit());
+    return pruned;
+  }
+
+  absl::StatusOr<std::vector<ArtifactRecord>> OldestArtifacts(int32_t limit) override {
+    absl::MutexLock lock(&mu_);
+    Statement& query = *oldest_artifacts_;
+    ScopedReset reset(&query);
+    KBENCH_RETURN_IF_ERROR(query.BindInt64(1, limit));
+    return ReadArtifacts(query);
+  }
+
+  absl::StatusOr<int64_t> ArtifactBytes() override {
+    absl::MutexLock lock(&mu_);
+    Statement& query = *artifact_bytes_;
+    ScopedReset reset(&query);
+    KBENCH_ASSIGN_OR_RETURN(bool row, query.Step());
+    if (!row) return absl::InternalError("sqlite sum artifact sizes: no row");
+    return query.ColumnInt64(0);
+  }
+
   absl::StatusOr<int> SchemaVersion() override {
     absl::MutexLock lock(&mu_);
     Statement& query = *schema_version_;
@@ -415,6 +479,21 @@ class SqliteJobStore final : public JobStore {
   static absl::Status ArtifactNotFound(const std::string& job_id, const std::string& name) {
     return absl::NotFoundError(
         absl::StrCat("artifact '", name, "' of job '", job_id, "' not found"));
+  }
+
+  // Runs a write committed without an fsync of its own (synchronous=NORMAL for this one
+  // statement): it survives a crash of kbenchd at once (the WAL is in the OS's cache) and power
+  // loss once the next FULL commit syncs the WAL, which holds every earlier frame in order.
+  // For the writes nothing is promised on: RUNNING (a power loss re-queues the job, as a crash
+  // would) and an artifact's record (published with the terminal state, whose commit syncs
+  // it). Saves two of a tiny job's three fsyncs (docs/benchmarks.md, "Per-job overhead").
+  absl::Status RunUnsynced(Statement& write) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    // Executed, not prepared once: SQLite applies PRAGMA synchronous when it compiles it.
+    KBENCH_RETURN_IF_ERROR(db_->Exec("PRAGMA synchronous = NORMAL", "relax synchronous"));
+    absl::Status status = write.Run();
+    absl::Status restored = db_->Exec("PRAGMA synchronous = FULL", "restore synchronous");
+    KBENCH_RETURN_IF_ERROR(status);
+    return restored;
   }
 
   // Runs a one-parameter, at-most-one-row job query.
@@ -476,6 +555,8 @@ class SqliteJobStore final : public JobStore {
   std::unique_ptr<Statement> get_artifact_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<Statement> delete_artifact_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<Statement> all_artifacts_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<Statement> oldest_artifacts_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<Statement> artifact_bytes_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<Statement> schema_version_ ABSL_GUARDED_BY(mu_);
   // Keyed by SQL text: one prepared statement per List filter shape.
   std::map<std::string, std::unique_ptr<Statement>> list_statements_ ABSL_GUARDED_BY(mu_);

@@ -97,9 +97,19 @@ class JobStore {
   virtual absl::StatusOr<ArtifactRecord> GetArtifact(const std::string& job_id,
                                                      const std::string& name) = 0;
   virtual absl::Status DeleteArtifact(const std::string& job_id, const std::string& name) = 0;
-  // Every artifact, oldest first (retention).
+  // Every artifact, oldest first.
   virtual absl::StatusOr<std::vector<ArtifactRecord>> AllArtifacts() = 0;
+  // The `limit` oldest artifacts, oldest first (retention reads only what it may evict).
+  virtual absl::StatusOr<std::vector<ArtifactRecord>> OldestArtifacts(int32_t limit) = 0;
+  // Sum of every artifact's size_bytes.
+  virtual absl::StatusOr<int64_t> ArtifactBytes() = 0;
   virtual absl::StatusOr<int> SchemaVersion() = 0;
+  // Deletes every job that finished (succeeded, failed, cancelled) before `cutoff_ns` (Unix
+  // epoch ns), with its artifact records, in one transaction; queued and running jobs are
+  // never touched. Appends the deleted artifact records to `removed` (may be null), whose files
+  // the caller removes. Returns the number of jobs deleted.
+  virtual absl::StatusOr<int64_t> PruneFinishedBefore(int64_t cutoff_ns,
+                                                      std::vector<ArtifactRecord>* removed) = 0;
 };
 
 }  // namespace kbench::store

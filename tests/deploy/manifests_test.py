@@ -136,6 +136,11 @@ def main():
     base = re.search(r"^ARG CUDA_IMAGE=(\S+)", dockerfile, re.M)
     check(base is not None and re.fullmatch(r"nvidia/cuda:13\.0\.\d+-runtime-\S+", base.group(1)),
           "Dockerfile's base is not an nvidia/cuda 13.0 runtime image")
+    entrypoint = re.search(r"^ENTRYPOINT (\[.*\])$", dockerfile, re.M)
+    entry = yaml.safe_load(entrypoint.group(1)) if entrypoint else []
+    # kbenchd must not be PID 1: an init reaps orphaned children (ncu) and forwards signals.
+    check(len(entry) >= 3 and entry[0].endswith("tini") and entry[-1].endswith("/kbenchd"),
+          "Dockerfile's ENTRYPOINT does not start kbenchd under tini")
     cmd = re.search(r"^CMD (\[.*\])$", dockerfile, re.M)
     check(cmd is not None, "Dockerfile has no exec-form CMD")
     if cmd:

@@ -139,23 +139,45 @@ class ProfileGpuTest : public ::testing::Test {
 DeviceBackend* ProfileGpuTest::backend_ = nullptr;
 absl::Status ProfileGpuTest::init_status_;
 
+// The relative half-width of a median's 95% confidence interval: how far two honest
+// measurements of the same thing may differ by sampling alone.
+double RelativeCiHalfWidth(const v1::Statistics& s) {
+  return 0.5 * (s.median_ci_high_seconds() - s.median_ci_low_seconds()) / s.median_seconds();
+}
+
+// fused's median over naive's, both sampled interleaved in one job: another tenant's load on a
+// shared GPU slows both alike and cancels out, where medians of separate jobs move apart.
+double InterleavedRatio(const JobRun& run, double* uncertainty) {
+  const v1::Statistics& fused = run.result.variants(0).stats();
+  const v1::Statistics& naive = run.result.variants(1).stats();
+  *uncertainty = RelativeCiHalfWidth(fused) + RelativeCiHalfWidth(naive);
+  return fused.median_seconds() / naive.median_seconds();
+}
+
 // First in the file, so that no profile has run in this process before its first benchmark.
 TEST_F(ProfileGpuTest, LeavesLaterBenchmarksAsFastAsBefore) {
-  v1::JobSpec bench = SoftmaxSpec(v1::JOB_KIND_BENCHMARK, {"fused"});
-  bench.set_mode(v1::MEASURE_MODE_HOT);
-  absl::StatusOr<JobRun> before = Run(bench, "before");
+  v1::JobSpec compare = SoftmaxSpec(v1::JOB_KIND_BENCHMARK, {"fused", "naive"});
+  compare.set_mode(v1::MEASURE_MODE_HOT);
+  absl::StatusOr<JobRun> before = Run(compare, "before");
   ASSERT_TRUE(before.ok()) << before.status();
   v1::JobSpec spec = SoftmaxSpec(v1::JOB_KIND_PROFILE, {"fused"});
   spec.mutable_profile()->set_iterations(10);
   ASSERT_TRUE(Run(spec, "profile").ok());
-  absl::StatusOr<JobRun> after = Run(bench, "after");
+  absl::StatusOr<JobRun> after = Run(compare, "after");
   ASSERT_TRUE(after.ok()) << after.status();
-  const double b = before->result.variants(0).stats().median_seconds();
-  const double a = after->result.variants(0).stats().median_seconds();
-  std::printf("softmax/fused hot median before a profile %.3f us, after %.3f us (%+.2f%%)\n",
-              b * 1e6, a * 1e6, 100 * (a / b - 1));
+  double u_before = 0, u_after = 0;
+  const double b = InterleavedRatio(*before, &u_before);
+  const double a = InterleavedRatio(*after, &u_after);
+  // A CUPTI left recording adds a fixed cost per launch, and naive launches more kernels than
+  // fused: the ratio would move. The bound is what the two jobs' own intervals allow, three
+  // times over, never below 1% (the intervals of a quiet GPU are narrower than its drift).
+  const double tolerance = std::max(0.01, 3 * (u_before + u_after));
+  std::printf(
+      "softmax fused/naive hot median ratio before a profile %.4f (+-%.2f%%), after %.4f "
+      "(+-%.2f%%): %+.2f%%, tolerance %.2f%%\n",
+      b, 100 * u_before, a, 100 * u_after, 100 * (a / b - 1), 100 * tolerance);
   // CUPTI stays loaded but records nothing once the profile stops.
-  EXPECT_NEAR(a / b, 1.0, 0.03);
+  EXPECT_NEAR(a / b, 1.0, tolerance);
 }
 
 TEST_F(ProfileGpuTest, RecordsLaunchesTimesIterationsKernelsInAParsableTrace) {
@@ -262,7 +284,17 @@ TEST_F(ProfileGpuTest, SummedKernelTimeAgreesWithTheBenchmarkMedian) {
         " benchmark (hot) median %.2f us, ratio %.3f\n",
         vr.variant().c_str(), profiled * 1e6, static_cast<int>(vr.stats().samples()),
         bench_median * 1e6, profiled / bench_median);
-    EXPECT_NEAR(profiled / bench_median, 1.0, 0.10) << vr.variant();
+    // Agreement within what the two measurements can tell apart on a shared GPU: both
+    // medians' intervals plus three times the benchmark's noise, never below 2%.
+    const double tolerance = std::max(
+        0.02, RelativeCiHalfWidth(b->result.variants(0).stats()) + RelativeCiHalfWidth(vr.stats()) +
+                  3 * b->result.variants(0).stats().relative_stddev());
+    std::printf("softmax/%s tolerance %.2f%%\n", vr.variant().c_str(), 100 * tolerance);
+    if (tolerance > 0.3) {
+      GTEST_SKIP() << "the GPU is too noisy now to test agreement (tolerance " << 100 * tolerance
+                   << "%)";
+    }
+    EXPECT_NEAR(profiled / bench_median, 1.0, tolerance) << vr.variant();
   }
 }
 

@@ -1,6 +1,7 @@
 // JobEvents: versions change on publish, waiters wake on change and time out without one.
 #include "server/scheduler/job_events.h"
 
+#include <string>
 #include <thread>
 
 #include "gtest/gtest.h"
@@ -39,6 +40,29 @@ TEST(JobEvents, WaitForChangeReturnsSameVersionAtDeadline) {
   events.Publish("j");
   const uint64_t seen = events.Version("j");
   EXPECT_EQ(events.WaitForChange("j", seen, Clock::now() + std::chrono::milliseconds(20)), seen);
+}
+
+TEST(JobEvents, ForgetsFinishedJobsBeyondABoundedTail) {
+  JobEvents events;
+  const size_t jobs = JobEvents::kFinishedKept + 500;
+  for (size_t i = 0; i < jobs; ++i) {
+    const std::string id = "j" + std::to_string(i);
+    events.Publish(id);
+    events.Finished(id);
+  }
+  EXPECT_EQ(events.EntryCount(), JobEvents::kFinishedKept);
+  // The oldest were forgotten (a late watcher reads the store), the newest still wake waiters.
+  EXPECT_EQ(events.Version("j0"), 0u);
+  EXPECT_NE(events.Version("j" + std::to_string(jobs - 1)), 0u);
+}
+
+TEST(JobEvents, KeepsJobsThatHaveNotFinished) {
+  JobEvents events;
+  events.Publish("queued");
+  for (size_t i = 0; i < JobEvents::kFinishedKept + 10; ++i) {
+    events.Finished("done" + std::to_string(i));
+  }
+  EXPECT_NE(events.Version("queued"), 0u);
 }
 
 }  // namespace

@@ -1,7 +1,10 @@
 // The target process Nsight Compute starts (`kbench-executor --ncu-target SPEC_FILE`). It goes
 // through the CUDA backend like any job so that the kernels ncu sees are launched exactly as the
 // executor launches them.
+#include <sys/prctl.h>
+
 #include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -25,6 +28,10 @@ int Fail(const std::string& message) {
 }  // namespace
 
 int RunNcuTarget(int argc, char** argv) {
+  // ncu is our parent here and has a parent-death signal from the executor (subprocess.cc);
+  // this one ends the chain, so a killed executor takes ncu and the target with it, and no
+  // orphan keeps the GPU.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
   std::string spec_path;
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::strcmp(argv[i], profile::kNcuTargetFlag) == 0) spec_path = argv[i + 1];

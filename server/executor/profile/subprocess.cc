@@ -1,9 +1,11 @@
 // fork/exec with a process group, so a timed-out ncu is killed together with the target it
-// started.
+// started, and a parent-death signal, so an executor killed mid-profile never leaves an ncu
+// holding the GPU.
 #include "server/executor/profile/subprocess.h"
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -57,6 +59,7 @@ absl::StatusOr<ProcessResult> RunProcess(const std::vector<std::string>& argv,
     }
     err = *err_or;
   }
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) {
     close(out);
@@ -64,6 +67,12 @@ absl::StatusOr<ProcessResult> RunProcess(const std::vector<std::string>& argv,
     return absl::InternalError(absl::StrCat("fork failed: ", strerror(errno)));
   }
   if (pid == 0) {
+    // The child lives in its own process group (so a kill of the executor's group misses it):
+    // without this it would outlive a SIGKILLed executor and keep the GPU. PDEATHSIG follows
+    // the forking thread, which waits for the child below, so it fires only when the executor
+    // dies. The getppid check closes the race where the parent died before prctl.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
     setpgid(0, 0);
     const int null = open("/dev/null", O_RDONLY);
     if (null >= 0) dup2(null, 0);

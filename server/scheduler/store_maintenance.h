@@ -1,0 +1,67 @@
+// Keeps the data directory from growing forever and the store writable: on a timer (the
+// injected Clock), writes terminal states the disk refused earlier, applies the artifact
+// retention (bytes and age, not only at import), and prunes jobs older than --job-retention
+// with their artifacts.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "server/scheduler/clock.h"
+#include "server/store/artifact_store.h"
+#include "server/store/resilient_job_store.h"
+
+namespace kbench::scheduler {
+
+struct MaintenanceOptions {
+  // Time between passes.
+  absl::Duration interval = absl::Minutes(10);
+  // Jobs that finished longer ago than this are deleted with their artifacts (0: kept forever).
+  absl::Duration job_retention = absl::Hours(24 * 90);
+  // How soon a pass comes again while the store refuses writes.
+  absl::Duration unwritable_interval = absl::Seconds(5);
+};
+
+// "90d", "12h", "30m", "3600s" or "0" (kept forever). INVALID_ARGUMENT naming the value.
+absl::StatusOr<absl::Duration> ParseRetention(const std::string& text);
+
+// What one pass did, for the log and tests.
+struct MaintenanceReport {
+  int64_t pruned_jobs = 0;
+  int64_t freed_artifact_bytes = 0;
+  bool store_writable = true;
+};
+
+// Thread-safe. Borrows everything.
+class StoreMaintenance {
+ public:
+  StoreMaintenance(MaintenanceOptions options, Clock* clock, store::ResilientJobStore* jobs,
+                   store::ArtifactStore* artifacts);
+  ~StoreMaintenance();
+
+  // One pass now, on the caller's thread (at start, and in tests).
+  MaintenanceReport RunOnce();
+  // Passes every interval on a thread of its own, until Stop.
+  void Start();
+  void Stop();
+
+ private:
+  void Loop();
+
+  const MaintenanceOptions options_;
+  Clock* const clock_;
+  store::ResilientJobStore* const jobs_;
+  store::ArtifactStore* const artifacts_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread thread_;
+};
+
+}  // namespace kbench::scheduler

@@ -1,0 +1,198 @@
+// Tests of the store's write path on a disk that refuses writes (a test VFS fails them on
+// request): terminal states kept in memory and written later, submits refused with
+// UNAVAILABLE, recovery once the disk takes writes again.
+#include "server/store/resilient_job_store.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "tests/store/failing_vfs.h"
+#include "tests/store/store_test_util.h"
+
+namespace kbench::store {
+namespace {
+
+using testing::FailingVfs;
+using ::testing::HasSubstr;
+using testing::ScopedFullDisk;
+
+class ResilientJobStoreTest : public testing::TempDataDirTest {
+ protected:
+  void SetUp() override {
+    TempDataDirTest::SetUp();
+    FailingVfs::Install();
+    store_ = Open();
+  }
+
+  std::unique_ptr<ResilientJobStore> Open() {
+    absl::StatusOr<std::unique_ptr<JobStore>> inner = JobStore::Open(data_dir_);
+    EXPECT_TRUE(inner.ok()) << inner.status();
+    if (!inner.ok()) return nullptr;
+    return std::make_unique<ResilientJobStore>(*std::move(inner),
+                                               WriteRetryPolicy{2, absl::Milliseconds(1)});
+  }
+
+  static JobRecord NewJob(const std::string& id) {
+    JobRecord job;
+    job.id = id;
+    job.device = "cpu";
+    job.kernel = "square";
+    job.create_time_ns = 1'700'000'000'000'000'000;
+    job.spec = "spec-" + id;
+    return job;
+  }
+
+  void InsertRunning(const std::string& id) {
+    absl::StatusOr<std::pair<JobRecord, bool>> inserted = store_->Insert(NewJob(id));
+    ASSERT_TRUE(inserted.ok()) << inserted.status();
+    ASSERT_TRUE(store_->MarkRunning(id, 1).ok());
+  }
+
+  std::unique_ptr<ResilientJobStore> store_;
+};
+
+TEST_F(ResilientJobStoreTest, KeepsTerminalStateInMemoryWhenTheDiskRefusesIt) {
+  InsertRunning("j1");
+  {
+    ScopedFullDisk full;
+    const int refused = FailingVfs::RefusedWrites();
+    ASSERT_TRUE(store_->Finish("j1", JobState::kFailed, "INTERNAL", "boom", "", 7).ok());
+    EXPECT_GT(FailingVfs::RefusedWrites(), refused) << "the disk was never asked";
+    absl::StatusOr<JobRecord> job = store_->Get("j1");
+    ASSERT_TRUE(job.ok()) << job.status();
+    EXPECT_EQ(job->state, JobState::kFailed);
+    EXPECT_EQ(job->error, "boom");
+    EXPECT_FALSE(store_->Writable());
+    EXPECT_EQ(store_->PendingWrites(), 1);
+  }
+  // Nothing on disk yet: a second connection still reads RUNNING.
+  absl::StatusOr<std::unique_ptr<JobStore>> raw = JobStore::Open(data_dir_);
+  ASSERT_TRUE(raw.ok()) << raw.status();
+  EXPECT_EQ((*raw)->Get("j1")->state, JobState::kRunning);
+}
+
+TEST_F(ResilientJobStoreTest, WritesKeptStatesOnceTheDiskTakesWritesAgain) {
+  InsertRunning("j1");
+  {
+    ScopedFullDisk full;
+    ASSERT_TRUE(store_->Finish("j1", JobState::kSucceeded, "", "", "result", 7).ok());
+    EXPECT_EQ(store_->RetryPendingWrites().code(), absl::StatusCode::kUnavailable);
+  }
+  ASSERT_TRUE(store_->RetryPendingWrites().ok());
+  EXPECT_TRUE(store_->Writable());
+  EXPECT_EQ(store_->PendingWrites(), 0);
+  absl::StatusOr<std::unique_ptr<JobStore>> raw = JobStore::Open(data_dir_);
+  ASSERT_TRUE(raw.ok()) << raw.status();
+  absl::StatusOr<JobRecord> job = (*raw)->Get("j1");
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->state, JobState::kSucceeded);
+  EXPECT_EQ(job->result, "result");
+  EXPECT_EQ(job->finish_time_ns, 7);
+}
+
+TEST_F(ResilientJobStoreTest, RefusesSubmitsWithUnavailableWhileTheDiskRefusesWrites) {
+  {
+    ScopedFullDisk full;
+    absl::StatusOr<std::pair<JobRecord, bool>> refused = store_->Insert(NewJob("j1"));
+    ASSERT_EQ(refused.status().code(), absl::StatusCode::kUnavailable) << refused.status();
+    EXPECT_THAT(refused.status().message(), HasSubstr("cannot be written"));
+    EXPECT_FALSE(store_->Writable());
+  }
+  // Space came back: the next submit goes through and the store says so.
+  absl::StatusOr<std::pair<JobRecord, bool>> accepted = store_->Insert(NewJob("j1"));
+  ASSERT_TRUE(accepted.ok()) << accepted.status();
+  EXPECT_TRUE(accepted->second);
+  EXPECT_TRUE(store_->Writable());
+}
+
+TEST_F(ResilientJobStoreTest, RefusesSubmitsWhileTerminalStatesWaitInMemory) {
+  InsertRunning("j1");
+  {
+    ScopedFullDisk full;
+    ASSERT_TRUE(store_->Finish("j1", JobState::kCancelled, "CANCELLED", "stop", "", 7).ok());
+  }
+  // The disk takes writes now: the submit first writes the backlog, then itself.
+  absl::StatusOr<std::pair<JobRecord, bool>> accepted = store_->Insert(NewJob("j2"));
+  ASSERT_TRUE(accepted.ok()) << accepted.status();
+  EXPECT_EQ(store_->PendingWrites(), 0);
+  absl::StatusOr<std::unique_ptr<JobStore>> raw = JobStore::Open(data_dir_);
+  ASSERT_TRUE(raw.ok());
+  EXPECT_EQ((*raw)->Get("j1")->state, JobState::kCancelled);
+}
+
+TEST_F(ResilientJobStoreTest, RefusedStartLeavesTheJobQueued) {
+  ASSERT_TRUE(store_->Insert(NewJob("j1")).ok());
+  {
+    ScopedFullDisk full;
+    absl::Status started = store_->MarkRunning("j1", 1);
+    EXPECT_EQ(started.code(), absl::StatusCode::kUnavailable) << started;
+    EXPECT_THAT(started.message(), HasSubstr("could not record the job's start"));
+  }
+  EXPECT_EQ(store_->Get("j1")->state, JobState::kQueued);
+}
+
+TEST_F(ResilientJobStoreTest, ListsShowTheStateKeptInMemory) {
+  InsertRunning("j1");
+  {
+    ScopedFullDisk full;
+    ASSERT_TRUE(store_->Finish("j1", JobState::kFailed, "INTERNAL", "boom", "", 7).ok());
+  }
+  JobFilter running;
+  running.state = JobState::kRunning;
+  EXPECT_TRUE(store_->List(running)->empty());
+  EXPECT_TRUE(store_->ListByState(JobState::kRunning)->empty());
+  absl::StatusOr<std::vector<JobRecord>> all = store_->List(JobFilter{});
+  ASSERT_TRUE(all.ok());
+  ASSERT_EQ(all->size(), 1u);
+  EXPECT_EQ((*all)[0].state, JobState::kFailed);
+}
+
+TEST_F(ResilientJobStoreTest, RefusedTransitionIsNotADiskFailure) {
+  InsertRunning("j1");
+  ASSERT_TRUE(store_->Finish("j1", JobState::kSucceeded, "", "", "", 7).ok());
+  absl::Status again = store_->Finish("j1", JobState::kFailed, "INTERNAL", "x", "", 8);
+  EXPECT_EQ(again.code(), absl::StatusCode::kFailedPrecondition) << again;
+  EXPECT_TRUE(store_->Writable());
+  EXPECT_EQ(store_->PendingWrites(), 0);
+}
+
+TEST_F(ResilientJobStoreTest, FinishingAJobKeptInMemoryAgainIsRefused) {
+  InsertRunning("j1");
+  ScopedFullDisk full;
+  ASSERT_TRUE(store_->Finish("j1", JobState::kFailed, "INTERNAL", "boom", "", 7).ok());
+  EXPECT_EQ(store_->Finish("j1", JobState::kSucceeded, "", "", "", 8).code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(store_->Get("j1")->state, JobState::kFailed);
+}
+
+// Durability per write, counted at the file layer: a submit and a terminal state are synced
+// before they return; the start and an artifact's record ride on the next synced commit.
+TEST_F(ResilientJobStoreTest, SyncsSubmitsAndTerminalStatesOnly) {
+  int syncs = FailingVfs::Syncs();
+  ASSERT_TRUE(store_->Insert(NewJob("j1")).ok());
+  EXPECT_GT(FailingVfs::Syncs(), syncs) << "an acknowledged submit must be on disk";
+  syncs = FailingVfs::Syncs();
+  ASSERT_TRUE(store_->MarkRunning("j1", 1).ok());
+  ArtifactRecord artifact;
+  artifact.job_id = "j1";
+  artifact.name = "samples.csv";
+  artifact.relative_path = "j1/samples.csv";
+  artifact.content_type = "text/csv";
+  artifact.sha256 = "00";
+  ASSERT_TRUE(store_->AddArtifact(artifact).ok());
+  EXPECT_EQ(FailingVfs::Syncs(), syncs) << "starting a job and recording an artifact need none";
+  ASSERT_TRUE(store_->Finish("j1", JobState::kSucceeded, "", "", "", 7).ok());
+  EXPECT_GT(FailingVfs::Syncs(), syncs) << "a terminal state must be on disk";
+  // Still FULL for everything else.
+  absl::StatusOr<std::unique_ptr<JobStore>> raw = JobStore::Open(data_dir_);
+  ASSERT_TRUE(raw.ok());
+  EXPECT_EQ((*raw)->Get("j1")->state, JobState::kSucceeded);
+  EXPECT_EQ((*raw)->Artifacts("j1")->size(), 1u);
+}
+
+}  // namespace
+}  // namespace kbench::store
