@@ -17,6 +17,7 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "common/status_macros.h"
 #include "server/api/kbench_service.h"
 #include "server/api/server_options.h"
@@ -31,6 +32,7 @@
 #include "server/scheduler/scheduler.h"
 #include "server/store/artifact_store.h"
 #include "server/store/job_store.h"
+#include "server/store/usage_store.h"
 
 namespace {
 
@@ -49,6 +51,8 @@ struct Flags {
   int64_t artifact_max_age_seconds = int64_t{30} * 24 * 3600;
   // kbench-executor; empty: next to this program.
   std::string executor_path;
+  // How fast fair share forgets GPU time ("1h", "30m", "90s").
+  std::string fair_share_half_life = "1h";
   kbench::auth::SecurityFlags security;
   kbench::api::ApiOptions api;
 };
@@ -103,14 +107,25 @@ absl::StatusOr<Security> SetUpSecurity(const Flags& flags) {
   return security;
 }
 
+// The owners that metrics count under their own name: the auth file's users, and `local` in
+// open mode. Everyone else is "other", so a label's values stay bounded.
+void SetKnownOwners(const kbench::auth::Authenticator& authenticator,
+                    kbench::metrics::Metrics& metrics) {
+  std::vector<std::string> owners = authenticator.UserNames();
+  if (authenticator.open()) owners.push_back(kbench::auth::kLocalUser);
+  metrics.SetKnownOwners(owners);
+}
+
 // Returns the stop signal; SIGHUP in between reloads the auth file, keeping the users loaded
 // before if the new file is wrong. Jobs and connections are untouched.
-int WaitForStop(const sigset_t& signals, kbench::auth::Authenticator& authenticator) {
+int WaitForStop(const sigset_t& signals, kbench::auth::Authenticator& authenticator,
+                kbench::metrics::Metrics& metrics) {
   while (true) {
     int sig = 0;
     sigwait(&signals, &sig);
     if (sig != SIGHUP) return sig;
     const absl::Status reloaded = authenticator.Reload();
+    SetKnownOwners(authenticator, metrics);
     kbench::logging::Log(reloaded.ok() ? Level::kInfo : Level::kError,
                          reloaded.ok() ? "auth file reloaded" : "auth file not reloaded",
                          {Field("error", reloaded.ToString())});
@@ -134,9 +149,17 @@ int Serve(const Flags& flags) {
   if (!jobs.ok()) return Fail(jobs.status().ToString());
   kbench::store::ArtifactStore artifacts(
       data_dir, jobs->get(), {flags.artifact_max_bytes, flags.artifact_max_age_seconds});
+  absl::StatusOr<std::unique_ptr<kbench::store::UsageStore>> usage =
+      kbench::store::UsageStore::Open(data_dir);
+  if (!usage.ok()) return Fail(usage.status().ToString());
   absl::StatusOr<std::unique_ptr<kbench::metrics::Metrics>> metrics =
       kbench::metrics::Metrics::Create(flags.metrics_listen);
   if (!metrics.ok()) return Fail(metrics.status().ToString());
+  security->authenticator->SetFailureObserver(
+      [m = metrics->get()](kbench::auth::AuthFailure reason) {
+        m->AuthFailed(kbench::auth::AuthFailureName(reason));
+      });
+  SetKnownOwners(*security->authenticator, **metrics);
 
   kbench::scheduler::JobEvents events;
   absl::StatusOr<std::string> executor = ExecutorPath(flags.executor_path);
@@ -146,8 +169,17 @@ int Serve(const Flags& flags) {
       {*executor, {"--log-format", flags.log_format, "--log-level", flags.log_level}}, clock);
   kbench::scheduler::SchedulerOptions options;
   options.enable_cuda = !flags.no_cuda;
+  if (!absl::ParseDuration(flags.fair_share_half_life, &options.fair_share_half_life) ||
+      options.fair_share_half_life <= absl::ZeroDuration()) {
+    return Fail(absl::StrCat("--fair-share-half-life ", flags.fair_share_half_life,
+                             ": not a positive duration such as 1h, 30m or 90s"));
+  }
   kbench::scheduler::Scheduler scheduler(options, &launcher, clock, jobs->get(), &artifacts,
                                          metrics->get(), &events);
+  scheduler.UseUsageStore(usage->get());
+  scheduler.SetUsageObserver([m = metrics->get()](const std::string& owner, double seconds) {
+    m->AddOwnerGpuSeconds(owner, seconds);
+  });
   if (absl::Status s = scheduler.Start(); !s.ok()) return Fail(s.ToString());
 
   kbench::api::ApiOptions api = flags.api;
@@ -187,7 +219,7 @@ int Serve(const Flags& flags) {
                        {Field("listen", absl::StrCat(host, ":", port)), Field("data_dir", data_dir),
                         Field("security", kbench::auth::DescribeSecurity(flags.security))});
 
-  const int sig = WaitForStop(stop_signals, *security->authenticator);
+  const int sig = WaitForStop(stop_signals, *security->authenticator, **metrics);
   kbench::logging::Log(Level::kInfo, "shutting down", {Field("signal", strsignal(sig))});
   service.StopStreams();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
@@ -227,6 +259,9 @@ static int Main(int argc, char** argv) {
                  "Artifact retention: seconds kept (0: unlimited)")
       ->capture_default_str();
   app.add_flag("--no-cuda", flags.no_cuda, "Serve the cpu device only");
+  app.add_option("--fair-share-half-life", flags.fair_share_half_life,
+                 "Fair share forgets an owner's GPU time with this half-life (1h, 30m, 90s)")
+      ->capture_default_str();
   app.add_option("--executor-path", flags.executor_path,
                  "The kbench-executor program (default: next to kbenchd)");
   kbench::auth::AddSecurityFlags(app, &flags.security);
