@@ -174,6 +174,7 @@ absl::Status KbenchService::Submit(const auth::Identity& caller,
        logging::Field("kernel", spec.kernel())});
   // The job as accepted (QUEUED); the worker may already be starting it.
   *response->mutable_job() = RecordToJob(inserted.first, std::nullopt, {});
+  SetQueuePlace(scheduler_->QueuePlaces(), response->mutable_job());
   return absl::OkStatus();
 }
 
