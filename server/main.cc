@@ -116,6 +116,32 @@ void SetKnownOwners(const kbench::auth::Authenticator& authenticator,
   metrics.SetKnownOwners(owners);
 }
 
+absl::StatusOr<kbench::scheduler::SchedulerOptions> SchedulerOptionsOf(const Flags& flags) {
+  kbench::scheduler::SchedulerOptions options;
+  options.enable_cuda = !flags.no_cuda;
+  if (!absl::ParseDuration(flags.fair_share_half_life, &options.fair_share_half_life) ||
+      options.fair_share_half_life <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--fair-share-half-life ", flags.fair_share_half_life,
+                     ": not a positive duration such as 1h, 30m or 90s"));
+  }
+  return options;
+}
+
+// Fair share's bookkeeping and the tenancy metrics: each run's GPU time recorded in the store
+// and counted per owner, authentication failures counted by reason.
+void WireTenancy(kbench::auth::Authenticator& authenticator, kbench::store::UsageStore* usage,
+                 kbench::metrics::Metrics& metrics, kbench::scheduler::Scheduler& scheduler) {
+  authenticator.SetFailureObserver([m = &metrics](kbench::auth::AuthFailure reason) {
+    m->AuthFailed(kbench::auth::AuthFailureName(reason));
+  });
+  SetKnownOwners(authenticator, metrics);
+  scheduler.UseUsageStore(usage);
+  scheduler.SetUsageObserver([m = &metrics](const std::string& owner, double seconds) {
+    m->AddOwnerGpuSeconds(owner, seconds);
+  });
+}
+
 // Returns the stop signal; SIGHUP in between reloads the auth file, keeping the users loaded
 // before if the new file is wrong. Jobs and connections are untouched.
 int WaitForStop(const sigset_t& signals, kbench::auth::Authenticator& authenticator,
@@ -136,6 +162,8 @@ int Serve(const Flags& flags) {
   sigset_t stop_signals = StopSignals();
   absl::StatusOr<Security> security = SetUpSecurity(flags);
   if (!security.ok()) return Fail(std::string(security.status().message()));
+  absl::StatusOr<kbench::scheduler::SchedulerOptions> options = SchedulerOptionsOf(flags);
+  if (!options.ok()) return Fail(std::string(options.status().message()));
   // A write to an executor that just died must be an error, not a fatal signal.
   std::signal(SIGPIPE, SIG_IGN);
 
@@ -155,11 +183,6 @@ int Serve(const Flags& flags) {
   absl::StatusOr<std::unique_ptr<kbench::metrics::Metrics>> metrics =
       kbench::metrics::Metrics::Create(flags.metrics_listen);
   if (!metrics.ok()) return Fail(metrics.status().ToString());
-  security->authenticator->SetFailureObserver(
-      [m = metrics->get()](kbench::auth::AuthFailure reason) {
-        m->AuthFailed(kbench::auth::AuthFailureName(reason));
-      });
-  SetKnownOwners(*security->authenticator, **metrics);
 
   kbench::scheduler::JobEvents events;
   absl::StatusOr<std::string> executor = ExecutorPath(flags.executor_path);
@@ -167,19 +190,9 @@ int Serve(const Flags& flags) {
   kbench::scheduler::Clock* clock = kbench::scheduler::Clock::Real();
   kbench::scheduler::ProcessLauncher launcher(
       {*executor, {"--log-format", flags.log_format, "--log-level", flags.log_level}}, clock);
-  kbench::scheduler::SchedulerOptions options;
-  options.enable_cuda = !flags.no_cuda;
-  if (!absl::ParseDuration(flags.fair_share_half_life, &options.fair_share_half_life) ||
-      options.fair_share_half_life <= absl::ZeroDuration()) {
-    return Fail(absl::StrCat("--fair-share-half-life ", flags.fair_share_half_life,
-                             ": not a positive duration such as 1h, 30m or 90s"));
-  }
-  kbench::scheduler::Scheduler scheduler(options, &launcher, clock, jobs->get(), &artifacts,
+  kbench::scheduler::Scheduler scheduler(*options, &launcher, clock, jobs->get(), &artifacts,
                                          metrics->get(), &events);
-  scheduler.UseUsageStore(usage->get());
-  scheduler.SetUsageObserver([m = metrics->get()](const std::string& owner, double seconds) {
-    m->AddOwnerGpuSeconds(owner, seconds);
-  });
+  WireTenancy(*security->authenticator, usage->get(), **metrics, scheduler);
   if (absl::Status s = scheduler.Start(); !s.ok()) return Fail(s.ToString());
 
   kbench::api::ApiOptions api = flags.api;

@@ -46,8 +46,8 @@ std::string Ordinal(int64_t n) {
 
 std::string DescribeQueuePlace(const v1::QueuePlace& place) {
   if (place.position() <= 0) return "";
-  std::string line = place.position() == 1 ? "next in line"
-                                            : absl::StrCat(Ordinal(place.position()), " in line");
+  std::string line =
+      place.position() == 1 ? "next in line" : absl::StrCat(Ordinal(place.position()), " in line");
   if (!place.device().empty()) absl::StrAppend(&line, " on ", place.device());
   // With nothing ahead and an idle device the job starts now: no estimate to give.
   if (place.jobs_ahead() > 0 || place.device_busy()) {
@@ -57,8 +57,8 @@ std::string DescribeQueuePlace(const v1::QueuePlace& place) {
 }
 
 std::string RenderUsage(const v1::GetUsageResponse& usage) {
-  Table table({"OWNER", "DECAYED-GPU-S", "SHARE", "TODAY-GPU-S", "TOTAL-GPU-S", "QUEUED",
-               "RUNNING", "MAX-QUEUED", "DAILY-GPU-S", "MAX-TIMEOUT-S"});
+  Table table({"OWNER", "DECAYED-GPU-S", "SHARE", "TODAY-GPU-S", "TOTAL-GPU-S", "QUEUED", "RUNNING",
+               "MAX-QUEUED", "DAILY-GPU-S", "MAX-TIMEOUT-S"});
   for (size_t c = 1; c < 10; ++c) table.AlignRight(c);
   for (const v1::OwnerUsage& o : usage.owners()) {
     table.AddRow({o.owner(), GpuSeconds(o.decayed_gpu_seconds()), FormatPercent(o.share()),

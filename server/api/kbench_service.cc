@@ -170,8 +170,7 @@ absl::Status KbenchService::Submit(const auth::Identity& caller,
   logging::LogJob(
       logging::Level::kInfo, record.id, "queued",
       {logging::Field("owner", spec.owner()), logging::Field("device", record.device),
-       logging::Field("kind", JobKindName(record.kind)),
-       logging::Field("kernel", spec.kernel())});
+       logging::Field("kind", JobKindName(record.kind)), logging::Field("kernel", spec.kernel())});
   // The job as accepted (QUEUED); the worker may already be starting it.
   *response->mutable_job() = RecordToJob(inserted.first, std::nullopt, {});
   SetQueuePlace(scheduler_->QueuePlaces(), response->mutable_job());

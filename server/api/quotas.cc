@@ -23,8 +23,8 @@ absl::Status CheckQuota(const std::string& owner, const OwnerQuota& quota,
   if (timeout_seconds > static_cast<double>(quota.max_timeout_seconds)) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "limit max_timeout_seconds of '", owner, "' is ", quota.max_timeout_seconds,
-        " s and this job asks for stopping.timeout_seconds ", timeout_seconds,
-        "; ask for at most ", quota.max_timeout_seconds, " s (the limit does not free up)"));
+        " s and this job asks for stopping.timeout_seconds ", timeout_seconds, "; ask for at most ",
+        quota.max_timeout_seconds, " s (the limit does not free up)"));
   }
   if (use.owner_unfinished >= quota.max_queued_jobs) {
     return absl::ResourceExhaustedError(absl::StrCat(
@@ -33,10 +33,10 @@ absl::Status CheckQuota(const std::string& owner, const OwnerQuota& quota,
         " jobs queued or running; it frees up as soon as one of them finishes or is cancelled"));
   }
   if (use.all_unfinished >= max_queued_jobs_total) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "limit --max-queued-jobs of this kbenchd is ", max_queued_jobs_total, " and ",
-        use.all_unfinished,
-        " jobs are queued or running; it frees up as soon as one of them finishes"));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("limit --max-queued-jobs of this kbenchd is ", max_queued_jobs_total, " and ",
+                     use.all_unfinished,
+                     " jobs are queued or running; it frees up as soon as one of them finishes"));
   }
   if (use.owner_today_gpu_seconds >= static_cast<double>(quota.daily_gpu_seconds)) {
     return absl::ResourceExhaustedError(absl::StrFormat(

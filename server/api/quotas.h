@@ -48,8 +48,7 @@ struct QuotaUse {
 // OK, or RESOURCE_EXHAUSTED for the first limit a new job of `owner` asking for
 // `timeout_seconds` would pass.
 absl::Status CheckQuota(const std::string& owner, const OwnerQuota& quota,
-                        int64_t max_queued_jobs_total, double timeout_seconds,
-                        const QuotaUse& use);
+                        int64_t max_queued_jobs_total, double timeout_seconds, const QuotaUse& use);
 
 // --max-queued-jobs and the per-owner defaults' flags.
 void AddQuotaFlags(CLI::App* app, QuotaDefaults* defaults);

@@ -94,8 +94,8 @@ void Scheduler::MarkReady(Device* device, std::unique_ptr<Executor> executor) {
 
 void Scheduler::RunJob(Device* device, const QueuedJob& queued,
                        std::unique_lock<std::mutex>& lock) {
-  device->running =
-      RunningJob{queued.id, std::nullopt, queued.owner, clock_->Now(), ExpectedSeconds(queued, nullptr)};
+  device->running = RunningJob{queued.id, std::nullopt, queued.owner, clock_->Now(),
+                               ExpectedSeconds(queued, nullptr)};
   const bool cancelled_early = cancel_requested_.erase(queued.id) > 0;
   lock.unlock();
   if (std::optional<AdmittedJob> job = AdmitJob(*device, queued.id, cancelled_early)) {

@@ -45,9 +45,8 @@ QueuedJob Scheduler::QueuedJobOf(const store::JobRecord& record) {
   if (spec.ParseFromString(record.spec)) {
     job.owner = spec.owner();
     job.similar_key = SimilarJobKey(spec, record.device);
-    job.timeout_seconds = spec.stopping().timeout_seconds() > 0
-                              ? spec.stopping().timeout_seconds()
-                              : kDefaultTimeoutSeconds;
+    job.timeout_seconds = spec.stopping().timeout_seconds() > 0 ? spec.stopping().timeout_seconds()
+                                                                : kDefaultTimeoutSeconds;
   }
   return job;
 }

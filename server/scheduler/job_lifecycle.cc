@@ -51,9 +51,9 @@ absl::StatusOr<store::JobRecord> JobLifecycle::Start(const std::string& id) {
   KBENCH_ASSIGN_OR_RETURN(store::JobRecord job, jobs_->Get(id));
   metrics_->ObserveQueueWait(job.device, static_cast<double>(now - job.create_time_ns) / 1e9);
   events_->Publish(id);
-  logging::LogJob(Level::kInfo, id, "started",
-                  {Field("owner", OwnerOf(job)), Field("device", job.device),
-                   Field("attempt", job.attempts)});
+  logging::LogJob(
+      Level::kInfo, id, "started",
+      {Field("owner", OwnerOf(job)), Field("device", job.device), Field("attempt", job.attempts)});
   return job;
 }
 
@@ -70,9 +70,9 @@ void JobLifecycle::Finish(const store::JobRecord& job, const JobEnd& end,
       end.code == absl::StatusCode::kOk ? "" : absl::StatusCodeToString(end.code);
   if (absl::Status s = jobs_->Finish(job.id, end.state, code, end.message, end.result, NowNs());
       !s.ok()) {
-    logging::LogJob(Level::kError, job.id, "cannot be finished",
-                    {Field("owner", OwnerOf(job)), Field("state", state),
-                     Field("error", s.ToString())});
+    logging::LogJob(
+        Level::kError, job.id, "cannot be finished",
+        {Field("owner", OwnerOf(job)), Field("state", state), Field("error", s.ToString())});
     return;
   }
   events_->Finished(job.id);

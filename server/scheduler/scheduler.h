@@ -198,8 +198,7 @@ class Scheduler {
   // The job as its device's queue holds it: owner, priority, what predicts its duration.
   static QueuedJob QueuedJobOf(const store::JobRecord& record);
   // An owner's decayed GPU time now, counting its runs in progress on every device.
-  double OwnerUsageNow(const std::string& owner, absl::Time now)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  double OwnerUsageNow(const std::string& owner, absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Seconds a queued job is expected to run; `from_history` says whether past runs told it.
   double ExpectedSeconds(const QueuedJob& job, bool* from_history) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

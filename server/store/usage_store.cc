@@ -92,11 +92,10 @@ absl::StatusOr<std::unique_ptr<UsageStore>> UsageStore::Open(const std::string& 
   KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, Database::Open(path));
   KBENCH_RETURN_IF_ERROR(db->Exec(kBusyTimeout, "set busy timeout"));
   // Asked by name rather than by schema version, so that renumbering the migration is safe.
-  KBENCH_ASSIGN_OR_RETURN(
-      std::unique_ptr<Statement> table,
-      db->Prepare("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND "
-                  "name = 'usage_charges'",
-                  "find usage_charges"));
+  KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Statement> table,
+                          db->Prepare("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND "
+                                      "name = 'usage_charges'",
+                                      "find usage_charges"));
   KBENCH_ASSIGN_OR_RETURN(bool row, table->Step());
   if (!row || table->ColumnInt64(0) == 0) {
     return absl::FailedPreconditionError(

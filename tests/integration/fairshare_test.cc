@@ -128,7 +128,8 @@ TEST_F(FairShareTest, ALateOwnersFiveJobsAllFinishBeforeTheFirstOwnersFifteenth)
   for (const std::vector<std::string>* ids : {&dave_jobs, &bob_jobs}) {
     for (const std::string& id : *ids) {
       finished[id] = WaitFor(daemon.stub(), id, done, std::chrono::seconds(120));
-      ASSERT_EQ(finished[id].state(), v1::JOB_STATE_SUCCEEDED) << id << ": " << finished[id].error();
+      ASSERT_EQ(finished[id].state(), v1::JOB_STATE_SUCCEEDED)
+          << id << ": " << finished[id].error();
     }
   }
   const int64_t fifteenth_start = Nanos(finished[dave_jobs[14]].start_time());
@@ -152,10 +153,10 @@ TEST_F(FairShareTest, UsageSurvivesASigtermRestart) {
     for (int i = 0; i < 3; ++i) {
       absl::StatusOr<v1::Job> job = Submit(daemon.stub(), QuickCpuSpec());
       ASSERT_TRUE(job.ok()) << job.status();
-      ASSERT_EQ(WaitFor(daemon.stub(), job->id(), [](const v1::Job& j) {
-                  return IsTerminal(j.state());
-                }).state(),
-                v1::JOB_STATE_SUCCEEDED);
+      ASSERT_EQ(
+          WaitFor(daemon.stub(), job->id(), [](const v1::Job& j) { return IsTerminal(j.state()); })
+              .state(),
+          v1::JOB_STATE_SUCCEEDED);
     }
     const v1::OwnerUsage* local = Find(UsageAs(daemon.stub(), ""), "local");
     ASSERT_NE(local, nullptr);
@@ -278,8 +279,8 @@ TEST_F(FairShareTest, ShowsQueuedJobsTheirPlaceAndEstimateButNotRunningOnes) {
 }
 
 TEST_F(FairShareTest, CountsGpuSecondsPerListedOwnerAndAuthFailuresByReason) {
-  Daemon daemon(dir_.path() + "/data", {"--auth-file", WriteAuthFile(dir_.path()),
-                                        "--metrics-listen", "127.0.0.1:0"});
+  Daemon daemon(dir_.path() + "/data",
+                {"--auth-file", WriteAuthFile(dir_.path()), "--metrics-listen", "127.0.0.1:0"});
   absl::StatusOr<v1::Job> job = SubmitAs(daemon.stub(), kBob, QuickCpuSpec());
   ASSERT_TRUE(job.ok()) << job.status();
   WaitFor(daemon.stub(), job->id(), [](const v1::Job& j) { return IsTerminal(j.state()); });

@@ -51,8 +51,7 @@ TEST(OwnerMetrics, CountsAuthenticationFailuresByKnownReasonOnly) {
               Optional(2.0));
   EXPECT_THAT(FindSample(text, "kbench_auth_failures_total", {{"reason", "no_credentials"}}),
               Optional(1.0));
-  EXPECT_THAT(FindSample(text, "kbench_auth_failures_total", {{"reason", "other"}}),
-              Optional(1.0));
+  EXPECT_THAT(FindSample(text, "kbench_auth_failures_total", {{"reason", "other"}}), Optional(1.0));
 }
 
 }  // namespace

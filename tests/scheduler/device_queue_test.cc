@@ -1,8 +1,8 @@
 // DeviceQueue: priority first, then submission order; removal of queued jobs.
 #include "server/scheduler/device_queue.h"
-#include "tests/scheduler/queued.h"
 
 #include "gtest/gtest.h"
+#include "tests/scheduler/queued.h"
 
 namespace kbench::scheduler {
 namespace {

@@ -99,8 +99,8 @@ TEST_F(FairShareTest, RunsTheOwnerWithTheLeastGpuTimeNextInsteadOfFirstComeFirst
   std::vector<std::string> order = {RunFor(*cpu, 1, absl::Seconds(10))};
   for (size_t n = 2; n <= 6; ++n) order.push_back(RunFor(*cpu, n, absl::Seconds(10)));
   // alice has 10 s when the line first moves: bob, then turns by usage (ties to the older job).
-  EXPECT_EQ(order, (std::vector<std::string>{blocker, bob[0], alice[0], bob[1], alice[1],
-                                             alice[2]}));
+  EXPECT_EQ(order,
+            (std::vector<std::string>{blocker, bob[0], alice[0], bob[1], alice[1], alice[2]}));
 }
 
 TEST_F(FairShareTest, PlacesQueuedJobsInFairShareOrderWithTheirEstimatedWait) {

@@ -16,7 +16,10 @@ done
 work=$(mktemp -d)
 daemon_pid=
 cleanup() {
-  [[ -n $daemon_pid ]] && kill "$daemon_pid" 2>/dev/null && wait "$daemon_pid" 2>/dev/null
+  if [[ -n $daemon_pid ]]; then
+    kill "$daemon_pid" 2>/dev/null || true
+    wait "$daemon_pid" 2>/dev/null || true
+  fi
   rm -rf "$work"
 }
 trap cleanup EXIT
