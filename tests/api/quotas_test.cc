@@ -24,9 +24,9 @@ TEST(Quotas, DefaultsAllowOneHundredQueuedJobsPerOwner) {
   const absl::Status refused =
       CheckQuota("local", quota, defaults.max_queued_jobs_total, 15, Use(100));
   EXPECT_EQ(refused.code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_THAT(refused.message(), HasSubstr("limit max_queued_jobs of 'local' is 100"));
-  EXPECT_THAT(refused.message(), HasSubstr("has 100 jobs queued or running"));
-  EXPECT_THAT(refused.message(), HasSubstr("frees up"));
+  EXPECT_THAT(std::string(refused.message()), HasSubstr("limit max_queued_jobs of 'local' is 100"));
+  EXPECT_THAT(std::string(refused.message()), HasSubstr("has 100 jobs queued or running"));
+  EXPECT_THAT(std::string(refused.message()), HasSubstr("frees up"));
 }
 
 TEST(Quotas, TheAuthFilesLimitsReplaceOnlyTheDefaultsTheyName) {
@@ -40,16 +40,16 @@ TEST(Quotas, TheAuthFilesLimitsReplaceOnlyTheDefaultsTheyName) {
 
 TEST(Quotas, NamesTheTimeoutTheDaemonsQueueAndTheDailyGpuTime) {
   const OwnerQuota quota{10, 60, 3600};
-  EXPECT_THAT(CheckQuota("bob", quota, 1000, 61, Use(0)).message(),
+  EXPECT_THAT(std::string(CheckQuota("bob", quota, 1000, 61, Use(0)).message()),
               HasSubstr("max_timeout_seconds of 'bob' is 60"));
   const absl::Status full = CheckQuota("bob", quota, 1000, 10, Use(0, 1000));
   EXPECT_EQ(full.code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_THAT(full.message(), HasSubstr("--max-queued-jobs of this kbenchd is 1000"));
+  EXPECT_THAT(std::string(full.message()), HasSubstr("--max-queued-jobs of this kbenchd is 1000"));
   const absl::Status spent = CheckQuota("bob", quota, 1000, 10, Use(0, 0, 3600.5));
   EXPECT_EQ(spent.code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_THAT(spent.message(), HasSubstr("daily_gpu_seconds of 'bob' is 3600"));
-  EXPECT_THAT(spent.message(), HasSubstr("used 3600.5 GPU seconds today"));
-  EXPECT_THAT(spent.message(), HasSubstr("frees up at 2023-11-15 00:00:00 UTC"));
+  EXPECT_THAT(std::string(spent.message()), HasSubstr("daily_gpu_seconds of 'bob' is 3600"));
+  EXPECT_THAT(std::string(spent.message()), HasSubstr("used 3600.5 GPU seconds today"));
+  EXPECT_THAT(std::string(spent.message()), HasSubstr("frees up at 2023-11-15 00:00:00 UTC"));
   EXPECT_TRUE(CheckQuota("bob", quota, 1000, 10, Use(9, 999, 3599)).ok());
 }
 
