@@ -88,6 +88,13 @@ absl::StatusOr<v1::ListDevicesResponse> Connection::ListDevices() {
   return response;
 }
 
+absl::StatusOr<v1::GetUsageResponse> Connection::GetUsage(const v1::GetUsageRequest& request) {
+  v1::GetUsageResponse response;
+  const grpc::Status s = stub_->GetUsage(UnaryContext().get(), request, &response);
+  if (!s.ok()) return Check(s);
+  return response;
+}
+
 absl::StatusOr<v1::SubmitJobResponse> Connection::SubmitJob(const v1::SubmitJobRequest& request) {
   v1::SubmitJobResponse response;
   const grpc::Status s = stub_->SubmitJob(UnaryContext().get(), request, &response);

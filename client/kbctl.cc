@@ -103,6 +103,7 @@ int RunKbctl(const std::vector<std::string>& args, const Io& io) {
   Action action;
   AddKernelsCommand(app, &action);
   AddDevicesCommand(app, &action);
+  AddUsageCommand(app, &action);
   AddBenchCommands(app, &action);
   AddJobCommands(app, &action);
   AddArtifactCommands(app, &action);

@@ -17,6 +17,7 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "common/status_macros.h"
 #include "server/api/kbench_service.h"
 #include "server/api/server_options.h"
@@ -33,6 +34,7 @@
 #include "server/store/artifact_store.h"
 #include "server/store/job_store.h"
 #include "server/store/resilient_job_store.h"
+#include "server/store/usage_store.h"
 
 namespace {
 
@@ -53,6 +55,8 @@ struct Flags {
   double executor_hang_slack_seconds = 300;
   // kbench-executor; empty: next to this program.
   std::string executor_path;
+  // How fast fair share forgets GPU time ("1h", "30m", "90s").
+  std::string fair_share_half_life = "1h";
   kbench::auth::SecurityFlags security;
   kbench::api::ApiOptions api;
 };
@@ -107,14 +111,52 @@ absl::StatusOr<Security> SetUpSecurity(const Flags& flags) {
   return security;
 }
 
+// The owners that metrics count under their own name: the auth file's users, and `local` in
+// open mode. Everyone else is "other", so a label's values stay bounded.
+void SetKnownOwners(const kbench::auth::Authenticator& authenticator,
+                    kbench::metrics::Metrics& metrics) {
+  std::vector<std::string> owners = authenticator.UserNames();
+  if (authenticator.open()) owners.push_back(kbench::auth::kLocalUser);
+  metrics.SetKnownOwners(owners);
+}
+
+absl::StatusOr<kbench::scheduler::SchedulerOptions> SchedulerOptionsOf(const Flags& flags) {
+  kbench::scheduler::SchedulerOptions options;
+  options.enable_cuda = !flags.no_cuda;
+  options.hang_slack = absl::Seconds(flags.executor_hang_slack_seconds);
+  if (!absl::ParseDuration(flags.fair_share_half_life, &options.fair_share_half_life) ||
+      options.fair_share_half_life <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--fair-share-half-life ", flags.fair_share_half_life,
+                     ": not a positive duration such as 1h, 30m or 90s"));
+  }
+  return options;
+}
+
+// Fair share's bookkeeping and the tenancy metrics: each run's GPU time recorded in the store
+// and counted per owner, authentication failures counted by reason.
+void WireTenancy(kbench::auth::Authenticator& authenticator, kbench::store::UsageStore* usage,
+                 kbench::metrics::Metrics& metrics, kbench::scheduler::Scheduler& scheduler) {
+  authenticator.SetFailureObserver([m = &metrics](kbench::auth::AuthFailure reason) {
+    m->AuthFailed(kbench::auth::AuthFailureName(reason));
+  });
+  SetKnownOwners(authenticator, metrics);
+  scheduler.UseUsageStore(usage);
+  scheduler.SetUsageObserver([m = &metrics](const std::string& owner, double seconds) {
+    m->AddOwnerGpuSeconds(owner, seconds);
+  });
+}
+
 // Returns the stop signal; SIGHUP in between reloads the auth file, keeping the users loaded
 // before if the new file is wrong. Jobs and connections are untouched.
-int WaitForStop(const sigset_t& signals, kbench::auth::Authenticator& authenticator) {
+int WaitForStop(const sigset_t& signals, kbench::auth::Authenticator& authenticator,
+                kbench::metrics::Metrics& metrics) {
   while (true) {
     int sig = 0;
     sigwait(&signals, &sig);
     if (sig != SIGHUP) return sig;
     const absl::Status reloaded = authenticator.Reload();
+    SetKnownOwners(authenticator, metrics);
     kbench::logging::Log(reloaded.ok() ? Level::kInfo : Level::kError,
                          reloaded.ok() ? "auth file reloaded" : "auth file not reloaded",
                          {Field("error", reloaded.ToString())});
@@ -125,6 +167,8 @@ int Serve(const Flags& flags) {
   sigset_t stop_signals = StopSignals();
   absl::StatusOr<Security> security = SetUpSecurity(flags);
   if (!security.ok()) return Fail(std::string(security.status().message()));
+  absl::StatusOr<kbench::scheduler::SchedulerOptions> options = SchedulerOptionsOf(flags);
+  if (!options.ok()) return Fail(std::string(options.status().message()));
   // A write to an executor that just died must be an error, not a fatal signal.
   std::signal(SIGPIPE, SIG_IGN);
 
@@ -144,6 +188,9 @@ int Serve(const Flags& flags) {
   auto jobs = std::make_unique<kbench::store::ResilientJobStore>(*std::move(opened));
   kbench::store::ArtifactStore artifacts(
       data_dir, jobs.get(), {flags.artifact_max_bytes, flags.artifact_max_age_seconds});
+  absl::StatusOr<std::unique_ptr<kbench::store::UsageStore>> usage =
+      kbench::store::UsageStore::Open(data_dir);
+  if (!usage.ok()) return Fail(usage.status().ToString());
   absl::StatusOr<std::unique_ptr<kbench::metrics::Metrics>> metrics =
       kbench::metrics::Metrics::Create(flags.metrics_listen);
   if (!metrics.ok()) return Fail(metrics.status().ToString());
@@ -154,11 +201,9 @@ int Serve(const Flags& flags) {
   kbench::scheduler::Clock* clock = kbench::scheduler::Clock::Real();
   kbench::scheduler::ProcessLauncher launcher(
       {*executor, {"--log-format", flags.log_format, "--log-level", flags.log_level}}, clock);
-  kbench::scheduler::SchedulerOptions options;
-  options.enable_cuda = !flags.no_cuda;
-  options.hang_slack = absl::Seconds(flags.executor_hang_slack_seconds);
-  kbench::scheduler::Scheduler scheduler(options, &launcher, clock, jobs.get(), &artifacts,
+  kbench::scheduler::Scheduler scheduler(*options, &launcher, clock, jobs.get(), &artifacts,
                                          metrics->get(), &events);
+  WireTenancy(*security->authenticator, usage->get(), **metrics, scheduler);
   if (absl::Status s = scheduler.Start(); !s.ok()) return Fail(s.ToString());
   kbench::scheduler::MaintenanceOptions maintenance_options;
   maintenance_options.job_retention = *job_retention;
@@ -205,7 +250,7 @@ int Serve(const Flags& flags) {
                        {Field("listen", absl::StrCat(host, ":", port)), Field("data_dir", data_dir),
                         Field("security", kbench::auth::DescribeSecurity(flags.security))});
 
-  const int sig = WaitForStop(stop_signals, *security->authenticator);
+  const int sig = WaitForStop(stop_signals, *security->authenticator, **metrics);
   kbench::logging::Log(Level::kInfo, "shutting down", {Field("signal", strsignal(sig))});
   service.StopStreams();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
@@ -255,6 +300,9 @@ static int Main(int argc, char** argv) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   app.add_flag("--no-cuda", flags.no_cuda, "Serve the cpu device only");
+  app.add_option("--fair-share-half-life", flags.fair_share_half_life,
+                 "Fair share forgets an owner's GPU time with this half-life (1h, 30m, 90s)")
+      ->capture_default_str();
   app.add_option("--executor-path", flags.executor_path,
                  "The kbench-executor program (default: next to kbenchd)");
   kbench::auth::AddSecurityFlags(app, &flags.security);

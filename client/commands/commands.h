@@ -21,5 +21,6 @@ void AddArtifactCommands(CLI::App& app, Action* action);  // artifacts ls, artif
 void AddProfileCommand(CLI::App& app, Action* action);    // profile
 void AddHealthCommand(CLI::App& app, Action* action);     // health
 void AddConfigCommands(CLI::App& app, Action* action);    // config set-context, use-context, ...
+void AddUsageCommand(CLI::App& app, Action* action);      // usage [OWNER]
 
 }  // namespace kbench::client

@@ -11,6 +11,7 @@
 #include "client/format/progress.h"
 #include "client/format/table.h"
 #include "client/format/units.h"
+#include "client/format/usage_view.h"
 #include "common/stopping_defaults.h"
 
 namespace kbench::client {
@@ -114,6 +115,9 @@ std::string RenderJob(const v1::Job& job) {
   FieldList f;
   f.Add("Job", job.id());
   f.Add("State", StateName(job.state()));
+  if (job.state() == v1::JOB_STATE_QUEUED && job.has_queue_place()) {
+    f.Add("Queue", DescribeQueuePlace(job.queue_place()));
+  }
   f.Add("Kind", KindName(spec.kind()));
   f.Add("Kernel", absl::StrCat(spec.kernel(), " [", absl::StrJoin(spec.variants(), ", "), "]"));
   f.Add("Shape",

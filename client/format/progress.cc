@@ -5,6 +5,7 @@
 #include "client/args.h"
 #include "client/format/table.h"
 #include "client/format/units.h"
+#include "client/format/usage_view.h"
 #include "common/progress_phase_name.h"
 #include "common/stopping_defaults.h"
 
@@ -36,6 +37,11 @@ std::string DescribeProgress(const v1::Job& job) {
   const std::string device = job.device().empty() ? job.spec().device() : job.device();
   std::string line = absl::StrCat("job ", job.id(), " ", StateName(job.state()));
   if (!device.empty()) absl::StrAppend(&line, " on ", device);
+  if (job.state() == v1::JOB_STATE_QUEUED && job.has_queue_place()) {
+    // "job j-1 queued: 3rd in line on cuda:0, about 40 s"
+    const std::string place = DescribeQueuePlace(job.queue_place());
+    if (!place.empty()) return absl::StrCat("job ", job.id(), " queued: ", place);
+  }
   if (job.state() != v1::JOB_STATE_RUNNING) {
     if (!job.error().empty()) absl::StrAppend(&line, ": ", job.error());
     return line;
@@ -66,7 +72,8 @@ void ProgressLine::Update(const v1::Job& job) {
     return;
   }
   const v1::Progress& p = job.progress();
-  const std::string key = absl::StrCat(job.state(), "/", ProgressPhaseWord(p), "/", p.variant());
+  const std::string key = absl::StrCat(job.state(), "/", ProgressPhaseWord(p), "/", p.variant(),
+                                       "/", job.queue_place().position());
   if (key == last_key_ && p.elapsed_seconds() < last_elapsed_ + kPlainLineInterval) return;
   last_key_ = key;
   last_elapsed_ = p.elapsed_seconds();

@@ -1,6 +1,7 @@
 // kbench.v1 service handlers.
 #include "server/api/kbench_service.h"
 
+#include <algorithm>
 #include <fstream>
 #include <random>
 
@@ -75,6 +76,7 @@ KbenchService::KbenchService(store::JobStore* jobs, store::ArtifactStore* artifa
       events_(events),
       metrics_(metrics),
       limits_(options.limits),
+      quotas_(options.quotas),
       max_list_response_bytes_(options.max_list_response_bytes),
       authorizer_(authorizer),
       streams_(options.max_streams, options.max_streams_per_identity),
@@ -129,10 +131,13 @@ absl::StatusOr<v1::Job> KbenchService::LoadJob(const std::string& id) {
   KBENCH_ASSIGN_OR_RETURN(std::vector<store::ArtifactRecord> artifacts, jobs_->Artifacts(id));
   std::optional<v1::Progress> progress;
   if (record.state == store::JobState::kRunning) progress = events_->LatestProgress(id);
-  return RecordToJob(record, progress, artifacts);
+  v1::Job job = RecordToJob(record, progress, artifacts);
+  if (record.state == store::JobState::kQueued) SetQueuePlace(scheduler_->QueuePlaces(), &job);
+  return job;
 }
 
-absl::Status KbenchService::Submit(const v1::SubmitJobRequest& request,
+absl::Status KbenchService::Submit(const auth::Identity& caller,
+                                   const v1::SubmitJobRequest& request,
                                    v1::SubmitJobResponse* response) {
   if (!request.has_spec()) return absl::InvalidArgumentError("spec: must be given");
   KBENCH_RETURN_IF_ERROR(CheckRequestSize(request));
@@ -153,18 +158,22 @@ absl::Status KbenchService::Submit(const v1::SubmitJobRequest& request,
   record.idempotency_key = request.idempotency_key();
   record.create_time_ns = absl::GetCurrentTimeNanos();
   spec.SerializeToString(&record.spec);
+  std::unique_lock admission(admission_mu_);
+  KBENCH_RETURN_IF_ERROR(CheckOwnerQuota(caller, spec));
   KBENCH_ASSIGN_OR_RETURN(auto inserted, jobs_->Insert(record));
   if (!inserted.second) {
     return Deduplicate(request.idempotency_key(), inserted.first, spec, response);
   }
   metrics_->JobSubmitted(record.kind, record.device);
   scheduler_->Enqueue(inserted.first);
+  admission.unlock();
   logging::LogJob(
       logging::Level::kInfo, record.id, "queued",
-      {logging::Field("device", record.device), logging::Field("kind", JobKindName(record.kind)),
-       logging::Field("kernel", spec.kernel())});
+      {logging::Field("owner", spec.owner()), logging::Field("device", record.device),
+       logging::Field("kind", JobKindName(record.kind)), logging::Field("kernel", spec.kernel())});
   // The job as accepted (QUEUED); the worker may already be starting it.
   *response->mutable_job() = RecordToJob(inserted.first, std::nullopt, {});
+  SetQueuePlace(scheduler_->QueuePlaces(), response->mutable_job());
   return absl::OkStatus();
 }
 
@@ -197,7 +206,7 @@ grpc::Status KbenchService::SubmitJob(grpc::ServerContext* context,
   v1::SubmitJobRequest owned = *request;  // its owner becomes the caller
   absl::StatusOr<auth::Identity> caller = authorizer_->Submit(*context, &owned);
   if (!caller.ok()) return Finish("SubmitJob", start, caller.status());
-  return Finish("SubmitJob", start, Submit(owned, response));
+  return Finish("SubmitJob", start, Submit(*caller, owned, response));
 }
 
 grpc::Status KbenchService::GetJob(grpc::ServerContext* context, const v1::GetJobRequest* request,
@@ -253,6 +262,11 @@ absl::Status KbenchService::List(const v1::ListJobsRequest& request,
   // One more than the page to know whether another page exists.
   ++filter.limit;
   KBENCH_ASSIGN_OR_RETURN(std::vector<store::JobRecord> records, jobs_->List(filter));
+  std::map<std::string, scheduler::QueuePlaceEstimate> places;
+  if (std::any_of(records.begin(), records.end(),
+                  [](const auto& r) { return r.state == store::JobState::kQueued; })) {
+    places = scheduler_->QueuePlaces();
+  }
   size_t bytes = 0;
   for (size_t i = 0; i < records.size(); ++i) {
     const store::JobRecord& r = records[i];
@@ -264,6 +278,7 @@ absl::Status KbenchService::List(const v1::ListJobsRequest& request,
     std::optional<v1::Progress> progress;
     if (r.state == store::JobState::kRunning) progress = events_->LatestProgress(r.id);
     v1::Job job = RecordToJob(r, progress, artifacts);
+    SetQueuePlace(places, &job);
     if (!full) SummarizeJob(&job);
     // A page holds at least one job, so paging always moves on.
     bytes += job.ByteSizeLong() + 8;

@@ -6,7 +6,9 @@
 
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "kbench/v1/service.grpc.pb.h"
@@ -53,10 +55,22 @@ class KbenchService final : public StreamingBase {
                         v1::ListJobsResponse*) override;
   grpc::ServerWriteReactor<v1::GetArtifactResponse>* GetArtifact(
       grpc::CallbackServerContext*, const v1::GetArtifactRequest*) override;
+  grpc::Status GetUsage(grpc::ServerContext*, const v1::GetUsageRequest*,
+                        v1::GetUsageResponse*) override;
 
  private:
   absl::StatusOr<v1::Job> LoadJob(const std::string& id);
-  absl::Status Submit(const v1::SubmitJobRequest& request, v1::SubmitJobResponse* response);
+  absl::Status Submit(const auth::Identity& caller, const v1::SubmitJobRequest& request,
+                      v1::SubmitJobResponse* response);
+  // Fair share and quotas (usage_service.cc).
+  // RESOURCE_EXHAUSTED when a new job `spec` would pass one of its owner's limits (audited).
+  // Call under admission_mu_, up to the job's Enqueue, so two submits cannot both take the
+  // last slot.
+  absl::Status CheckOwnerQuota(const auth::Identity& caller, const v1::JobSpec& spec);
+  absl::Status Usage(const v1::GetUsageRequest& request, v1::GetUsageResponse* response);
+  // Sets each queued job's queue_place from `places` (Scheduler::QueuePlaces).
+  static void SetQueuePlace(const std::map<std::string, scheduler::QueuePlaceEstimate>& places,
+                            v1::Job* job);
   // An earlier job with the same idempotency key, if it asked for the same spec.
   absl::Status Deduplicate(const std::string& key, const store::JobRecord& earlier,
                            const v1::JobSpec& spec, v1::SubmitJobResponse* response);
@@ -76,6 +90,9 @@ class KbenchService final : public StreamingBase {
   scheduler::JobEvents* events_;
   metrics::Metrics* metrics_;
   const SubmitLimits limits_;
+  const QuotaDefaults quotas_;
+  // Held from a submit's quota check to its Enqueue.
+  std::mutex admission_mu_;
   const int64_t max_list_response_bytes_;
   // Every handler asks it first; see server/auth/authorizer.h.
   const auth::Authorizer* authorizer_;

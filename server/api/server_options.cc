@@ -36,6 +36,7 @@ void AddApiFlags(CLI::App* app, ApiOptions* options) {
                   "Close a connection without calls for this long")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  AddQuotaFlags(app, &options->quotas);
 }
 
 void ConfigureServerBuilder(const ApiOptions& options, grpc::ServerBuilder* builder) {

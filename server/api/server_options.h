@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 
+#include "server/api/quotas.h"
 #include "server/api/submit_validation.h"
 
 namespace CLI {
@@ -17,6 +18,8 @@ namespace kbench::api {
 
 struct ApiOptions {
   SubmitLimits limits;
+  // Per-owner and daemon-wide queue limits (quotas.h).
+  QuotaDefaults quotas;
   // Open WatchJob + GetArtifact streams, in total and per caller identity. Each costs a
   // reactor and its last message (a few KiB), not a thread.
   int64_t max_streams = 20000;
@@ -41,7 +44,7 @@ struct ApiOptions {
 };
 
 // Registers --max-streams, --max-streams-per-identity, --host-check-max-bytes, keepalive and
-// idle flags on `app`, writing into `options`.
+// idle flags, and the quotas' (--max-queued-jobs, ...) on `app`, writing into `options`.
 void AddApiFlags(CLI::App* app, ApiOptions* options);
 
 // Applies keepalive, idle and message-size settings to `builder`.

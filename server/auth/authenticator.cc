@@ -60,6 +60,21 @@ absl::Status Authenticator::Reload() {
   return absl::OkStatus();
 }
 
+std::optional<Limits> Authenticator::LimitsOf(const std::string& name) const {
+  absl::MutexLock lock(&mu_);
+  const User* user = users_ != nullptr ? users_->Find(name) : nullptr;
+  if (user == nullptr) return std::nullopt;
+  return user->limits;
+}
+
+std::vector<std::string> Authenticator::UserNames() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<std::string> names;
+  if (users_ == nullptr) return names;
+  for (const User& u : users_->users) names.push_back(u.name);
+  return names;
+}
+
 absl::Status Authenticator::Fail(AuthFailure reason, absl::string_view message) const {
   if (on_failure_) on_failure_(reason);
   return absl::UnauthenticatedError(message);

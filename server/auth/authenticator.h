@@ -56,6 +56,12 @@ class Authenticator {
   }
   bool open() const { return options_.auth_file.empty() && !options_.client_certificates; }
 
+  // The auth file's limits of user `name`, when the file lists them (quotas apply defaults to
+  // the rest).
+  std::optional<Limits> LimitsOf(const std::string& name) const;
+  // Every user the auth file lists (the metrics' owner labels), in file order.
+  std::vector<std::string> UserNames() const;
+
   // The caller of an RPC, or UNAUTHENTICATED saying what to send.
   absl::StatusOr<Identity> Authenticate(const grpc::ServerContextBase& context) const;
   // The same from the parts of a call: the `authorization` header if sent, and the verified

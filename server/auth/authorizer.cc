@@ -46,7 +46,18 @@ absl::StatusOr<Identity> Authorizer::Read(const grpc::ServerContextBase& context
   return Authenticate(context, method);
 }
 
+void Authorizer::AuditDenied(const Identity& caller, absl::string_view action,
+                             absl::string_view target, const absl::Status& why) {
+  Audit(&caller, action, target, why);
+}
+
 absl::Status Authorizer::DecideSubmit(const Identity& caller, v1::JobSpec* spec) {
+  if (spec->priority() > 0 && !caller.admin()) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "spec.priority: ", spec->priority(), " is refused for '", caller.name,
+        "': a priority above 0 goes ahead of every owner's fair-share turn, which only an "
+        "admin may ask for; use 0 or below to order your own jobs"));
+  }
   // A user's owner field is ignored rather than refused: older kbctl sends $USER there.
   if (!caller.admin() || spec->owner().empty()) spec->set_owner(caller.name);
   return ValidateUserName(spec->owner()).ok()
@@ -62,8 +73,13 @@ absl::StatusOr<Identity> Authorizer::Submit(const grpc::ServerContextBase& conte
   KBENCH_ASSIGN_OR_RETURN(Identity caller, Authenticate(context, "SubmitJob"));
   if (!request->has_spec()) return caller;
   v1::JobSpec* spec = request->mutable_spec();
+  const int32_t priority = spec->priority();
   const absl::Status decision = DecideSubmit(caller, spec);
-  if (spec->owner() != caller.name || !decision.ok()) {
+  const bool priority_refused = decision.code() == absl::StatusCode::kPermissionDenied;
+  if (priority > 0 && (decision.ok() || priority_refused)) {
+    Audit(&caller, "SubmitJob with priority", absl::StrCat(priority), decision);
+  }
+  if (!priority_refused && (spec->owner() != caller.name || !decision.ok())) {
     Audit(&caller, "SubmitJob on behalf", spec->owner(), decision);
   }
   KBENCH_RETURN_IF_ERROR(decision);

@@ -9,6 +9,7 @@
 // it could not leave grpc.health.v1 and reflection open. Thread-safe.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -34,12 +35,22 @@ class Authorizer {
   absl::StatusOr<Identity> Read(const grpc::ServerContextBase& context,
                                 absl::string_view method) const;
   // SubmitJob: sets the spec's owner to the caller; a user's owner field is ignored, an admin's
-  // names whom the job is for (audited). A request without a spec is left for validation.
+  // names whom the job is for (audited). A priority above 0 jumps ahead of every owner's
+  // fair-share turn: an admin's is accepted (audited), a user's is PERMISSION_DENIED naming it.
+  // A request without a spec is left for validation.
   absl::StatusOr<Identity> Submit(const grpc::ServerContextBase& context,
                                   v1::SubmitJobRequest* request) const;
   // CancelJob: the job's owner or an admin. A job that does not exist is NOT_FOUND.
   absl::StatusOr<Identity> Cancel(const grpc::ServerContextBase& context,
                                   const std::string& job_id) const;
+
+  // The auth file's limits of `owner`, if it lists them.
+  std::optional<Limits> LimitsOf(const std::string& owner) const {
+    return authenticator_->LimitsOf(owner);
+  }
+  // Writes an audit line for a request refused after authorization (a quota, say).
+  static void AuditDenied(const Identity& caller, absl::string_view action,
+                          absl::string_view target, const absl::Status& why);
 
   // The decisions without gRPC, for unit tests: `caller` already authenticated.
   static absl::Status DecideSubmit(const Identity& caller, v1::JobSpec* spec);

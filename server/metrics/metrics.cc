@@ -161,6 +161,16 @@ PrometheusMetrics::PrometheusMetrics(GpuCollector::SourceFactory gpu_source)
                          .Help("Bytes held by the artifact store.")
                          .Register(*registry_)
                          .Add({});
+  owner_gpu_seconds_ = &BuildCounter()
+                            .Name("kbench_owner_gpu_seconds_total")
+                            .Help(
+                                "GPU seconds (device wall time) used by each owner's jobs; owners "
+                                "not listed in the auth file are counted as \"other\".")
+                            .Register(*registry_);
+  auth_failures_ = &BuildCounter()
+                        .Name("kbench_auth_failures_total")
+                        .Help("Calls refused as unauthenticated, by reason.")
+                        .Register(*registry_);
   BuildGauge()
       .Name("kbench_build_info")
       .Help("Always 1; labels say which kbenchd build is running.")

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "server/common/job_types.h"
@@ -36,6 +37,15 @@ class Metrics {
   // Adds per-GPU gauges (NVML, read at scrape time) for a CUDA device the daemon serves.
   virtual void AddGpu(const std::string& device_id, const std::string& uuid,
                       const std::string& model_name, int ordinal) = 0;
+
+  // Tenancy series. No-ops by default, so that test doubles need not implement them.
+  // GPU seconds a run of `owner` used. The owner label is the owner only when it is one of
+  // SetKnownOwners' (the auth file's users), else "other": the series stay bounded.
+  virtual void AddOwnerGpuSeconds(const std::string& /*owner*/, double /*seconds*/) {}
+  // Replaces the owners counted under their own name (at start and on each auth file reload).
+  virtual void SetKnownOwners(const std::vector<std::string>& /*owners*/) {}
+  // An authentication failure; reason: auth::AuthFailureName's word.
+  virtual void AuthFailed(const std::string& /*reason*/) {}
 };
 
 }  // namespace kbench::metrics

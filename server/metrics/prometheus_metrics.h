@@ -3,10 +3,13 @@
 #pragma once
 
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "prometheus/gauge.h"
@@ -58,6 +61,10 @@ class PrometheusMetrics final : public Metrics {
   void AddGpu(const std::string& device_id, const std::string& uuid, const std::string& model_name,
               int ordinal) override;
 
+  void AddOwnerGpuSeconds(const std::string& owner, double seconds) override;
+  void SetKnownOwners(const std::vector<std::string>& owners) override;
+  void AuthFailed(const std::string& reason) override;
+
   // What /metrics serves (kbench's series and the GPU gauges), in the text exposition format.
   std::string ScrapeText() const;
 
@@ -75,6 +82,10 @@ class PrometheusMetrics final : public Metrics {
   prometheus::Family<prometheus::Counter>* rpc_requests_;
   prometheus::Family<prometheus::Histogram>* rpc_duration_;
   prometheus::Gauge* artifact_bytes_;
+  prometheus::Family<prometheus::Counter>* owner_gpu_seconds_;
+  prometheus::Family<prometheus::Counter>* auth_failures_;
+  absl::Mutex owners_mu_;
+  std::set<std::string> known_owners_ ABSL_GUARDED_BY(owners_mu_);
   std::string bound_address_;
   // Last: destroyed first, so no scrape runs against a half-destroyed registry.
   std::unique_ptr<prometheus::Exposer> exposer_;

@@ -1,30 +1,82 @@
-// A device's priority-then-FIFO queue.
+// A device's fair-share queue: one line per owner, the next owner chosen at each pop.
 #include "server/scheduler/device_queue.h"
+
+#include <algorithm>
 
 namespace kbench::scheduler {
 
 void DeviceQueue::Push(const QueuedJob& job) {
-  order_.insert({Key{job.priority, job.seq}, job.id});
-  times_[job.id] = job;
+  lines_[job.owner].insert({Key{job.priority, job.seq}, job.id});
+  jobs_[job.id] = job;
 }
 
-std::optional<QueuedJob> DeviceQueue::Pop() {
-  if (order_.empty()) return std::nullopt;
-  auto it = order_.begin();
-  QueuedJob job = times_.at(it->second);
-  times_.erase(it->second);
-  order_.erase(it);
+const std::string* DeviceQueue::NextOwner(const std::map<std::string, OwnerLine>& lines,
+                                          const OwnerUsageFn& usage) {
+  const std::string* best = nullptr;
+  // (boost, usage, priority, seq) of the best head so far: larger boost, lower usage, larger
+  // priority, smaller seq wins.
+  std::tuple<int32_t, double, int32_t, int64_t> best_rank;
+  for (const auto& [owner, line] : lines) {
+    const Key& head = line.begin()->first;
+    const auto rank = std::make_tuple(-std::max(head.priority, 0), usage ? usage(owner) : 0.0,
+                                      -head.priority, head.seq);
+    if (best == nullptr || rank < best_rank) {
+      best = &owner;
+      best_rank = rank;
+    }
+  }
+  return best;
+}
+
+std::optional<QueuedJob> DeviceQueue::Pop(const OwnerUsageFn& usage) {
+  const std::string* owner = NextOwner(lines_, usage);
+  if (owner == nullptr) return std::nullopt;
+  auto line = lines_.find(*owner);
+  const std::string id = line->second.begin()->second;
+  line->second.erase(line->second.begin());
+  if (line->second.empty()) lines_.erase(line);
+  QueuedJob job = std::move(jobs_.at(id));
+  jobs_.erase(id);
   return job;
 }
 
+std::vector<QueuedJob> DeviceQueue::Line(const OwnerUsageFn& usage,
+                                         const ExpectedSecondsFn& expected) const {
+  std::map<std::string, OwnerLine> lines = lines_;
+  std::map<std::string, double> charged;  // what the played jobs add to each owner's usage
+  const OwnerUsageFn played = [&](const std::string& owner) {
+    return (usage ? usage(owner) : 0.0) + charged[owner];
+  };
+  std::vector<QueuedJob> order;
+  order.reserve(jobs_.size());
+  while (const std::string* owner = NextOwner(lines, played)) {
+    auto line = lines.find(*owner);
+    const QueuedJob& job = jobs_.at(line->second.begin()->second);
+    charged[job.owner] += expected ? expected(job) : 0.0;
+    order.push_back(job);
+    line->second.erase(line->second.begin());
+    if (line->second.empty()) lines.erase(line);
+  }
+  return order;
+}
+
 bool DeviceQueue::Remove(const std::string& id) {
-  auto t = times_.find(id);
-  if (t == times_.end()) return false;
-  order_.erase({Key{t->second.priority, t->second.seq}, id});
-  times_.erase(t);
+  auto t = jobs_.find(id);
+  if (t == jobs_.end()) return false;
+  auto line = lines_.find(t->second.owner);
+  line->second.erase({Key{t->second.priority, t->second.seq}, id});
+  if (line->second.empty()) lines_.erase(line);
+  jobs_.erase(t);
   return true;
 }
 
-bool DeviceQueue::Contains(const std::string& id) const { return times_.contains(id); }
+bool DeviceQueue::Contains(const std::string& id) const { return jobs_.contains(id); }
+
+std::vector<QueuedJob> DeviceQueue::Jobs() const {
+  std::vector<QueuedJob> out;
+  out.reserve(jobs_.size());
+  for (const auto& [id, job] : jobs_) out.push_back(job);
+  return out;
+}
 
 }  // namespace kbench::scheduler

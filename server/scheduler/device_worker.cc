@@ -24,8 +24,11 @@ void Scheduler::WorkerLoop(Device* device) {
     }
     cv_.wait(lock, [&] { return stopping_ || !device->queue.empty(); });
     if (stopping_) break;
-    std::optional<QueuedJob> next = device->queue.Pop();
+    const absl::Time now = clock_->Now();
+    std::optional<QueuedJob> next =
+        device->queue.Pop([&](const std::string& owner) { return OwnerUsageNow(owner, now); });
     UpdateQueueGauge(*device);
+    PublishPlaces(*device);
     if (next) RunJob(device, *next, lock);
   }
 }
@@ -91,7 +94,8 @@ void Scheduler::MarkReady(Device* device, std::unique_ptr<Executor> executor) {
 
 void Scheduler::RunJob(Device* device, const QueuedJob& queued,
                        std::unique_lock<std::mutex>& lock) {
-  device->running = RunningJob{queued.id, std::nullopt};
+  device->running = RunningJob{queued.id, std::nullopt, queued.owner, clock_->Now(),
+                               ExpectedSeconds(queued, nullptr)};
   const bool cancelled_early = cancel_requested_.erase(queued.id) > 0;
   lock.unlock();
   if (std::optional<AdmittedJob> job = AdmitJob(*device, queued.id, cancelled_early)) {
@@ -127,7 +131,8 @@ std::optional<Scheduler::AdmittedJob> Scheduler::AdmitJob(const Device& device,
   absl::StatusOr<store::JobRecord> running = lifecycle_.Start(id);
   if (!running.ok()) {
     logging::LogJob(Level::kError, id, "cannot be marked running",
-                    {Field("device", device.id), Field("error", running.status().ToString())});
+                    {Field("owner", job.spec.owner()), Field("device", device.id),
+                     Field("error", running.status().ToString())});
     if (running.status().code() == absl::StatusCode::kUnavailable) {
       // The store refused the write: the job is off the queue, so it ends here (kept in memory
       // until the disk takes writes) rather than staying QUEUED with nobody to run it.
@@ -213,9 +218,10 @@ void Scheduler::RecordOutcome(Device* device, const AdmittedJob& job, const RunR
     return;
   }
   const internal::v1::JobOutcome& outcome = *run.outcome;
-  ImportArtifacts(job.record.id, outcome);
+  ImportArtifacts(job.record.id, job.spec.owner(), outcome);
   const std::string result = outcome.result().SerializeAsString();
   const auto code = static_cast<absl::StatusCode>(outcome.code());
+  ChargeRun(job, run.ran, code == absl::StatusCode::kOk);
   JobEnd end = code == absl::StatusCode::kOk ? JobEnd::Succeeded(result)
                : outcome.cancelled()         ? JobEnd::Cancelled(outcome.message(), result)
                                              : JobEnd::Failed(code, outcome.message(), result);
@@ -223,7 +229,7 @@ void Scheduler::RecordOutcome(Device* device, const AdmittedJob& job, const RunR
   if (outcome.restart_executor()) {
     logging::LogJob(Level::kWarn, job.record.id,
                     "left the CUDA context unusable; restarting the executor",
-                    {Field("device", device->id)});
+                    {Field("owner", job.spec.owner()), Field("device", device->id)});
     ReplaceExecutor(device, ExecutorFailure::kStickyError);
   }
 }
@@ -236,6 +242,8 @@ void Scheduler::RecordLostExecutor(Device* device, const AdmittedJob& job, const
     interrupted = stopping_;
     cancelled = cancelled || cancel_requested_.contains(job.record.id);
   }
+  // The device was busy with it, whatever ended the run.
+  ChargeRun(job, run.ran, false);
   if (interrupted) {
     // Killed by Shutdown: neither the job's failure nor the device's.
     std::unique_ptr<Executor> old;
@@ -248,7 +256,8 @@ void Scheduler::RecordLostExecutor(Device* device, const AdmittedJob& job, const
     return;
   }
   logging::LogJob(Level::kError, job.record.id, "executor lost",
-                  {Field("device", device->id), Field("error", run.lost_message)});
+                  {Field("owner", job.spec.owner()), Field("device", device->id),
+                   Field("error", run.lost_message)});
   ReplaceExecutor(device, run.failure);
   lifecycle_.Finish(
       job.record,
@@ -257,14 +266,15 @@ void Scheduler::RecordLostExecutor(Device* device, const AdmittedJob& job, const
       run.ran);
 }
 
-void Scheduler::ImportArtifacts(const std::string& job_id,
+void Scheduler::ImportArtifacts(const std::string& job_id, const std::string& owner,
                                 const internal::v1::JobOutcome& outcome) {
   for (const internal::v1::ArtifactFile& a : outcome.artifacts()) {
     absl::StatusOr<store::ArtifactRecord> imported =
         artifacts_->Import(job_id, a.name(), a.path(), a.content_type());
     if (!imported.ok()) {
       logging::LogJob(Level::kWarn, job_id, "artifact not stored",
-                      {Field("artifact", a.name()), Field("error", imported.status().ToString())});
+                      {Field("owner", owner), Field("artifact", a.name()),
+                       Field("error", imported.status().ToString())});
     }
   }
   if (absl::StatusOr<int64_t> bytes = artifacts_->TotalBytes(); bytes.ok()) {

@@ -16,6 +16,11 @@ constexpr int32_t kMaxAttempts = 2;
 
 }  // namespace
 
+std::string OwnerOf(const store::JobRecord& job) {
+  v1::JobSpec spec;
+  return spec.ParseFromString(job.spec) ? spec.owner() : std::string();
+}
+
 JobEnd JobEnd::Succeeded(std::string result) {
   return {store::JobState::kSucceeded, absl::StatusCode::kOk, "", std::move(result)};
 }
@@ -46,8 +51,9 @@ absl::StatusOr<store::JobRecord> JobLifecycle::Start(const std::string& id) {
   KBENCH_ASSIGN_OR_RETURN(store::JobRecord job, jobs_->Get(id));
   metrics_->ObserveQueueWait(job.device, static_cast<double>(now - job.create_time_ns) / 1e9);
   events_->Publish(id);
-  logging::LogJob(Level::kInfo, id, "started",
-                  {Field("device", job.device), Field("attempt", job.attempts)});
+  logging::LogJob(
+      Level::kInfo, id, "started",
+      {Field("owner", OwnerOf(job)), Field("device", job.device), Field("attempt", job.attempts)});
   return job;
 }
 
@@ -64,22 +70,27 @@ void JobLifecycle::Finish(const store::JobRecord& job, const JobEnd& end,
       end.code == absl::StatusCode::kOk ? "" : absl::StatusCodeToString(end.code);
   if (absl::Status s = jobs_->Finish(job.id, end.state, code, end.message, end.result, NowNs());
       !s.ok()) {
-    logging::LogJob(Level::kError, job.id, "cannot be finished",
-                    {Field("state", state), Field("error", s.ToString())});
+    logging::LogJob(
+        Level::kError, job.id, "cannot be finished",
+        {Field("owner", OwnerOf(job)), Field("state", state), Field("error", s.ToString())});
     return;
   }
   events_->Finished(job.id);
   logging::LogJob(Level::kInfo, job.id, state,
-                  {Field("device", job.device), Field("error", end.message), Field("code", code)});
+                  {Field("owner", OwnerOf(job)), Field("device", job.device),
+                   Field("error", end.message), Field("code", code)});
 }
 
 void JobLifecycle::Requeue(const std::string& id) {
+  absl::StatusOr<store::JobRecord> job = jobs_->Get(id);
+  const std::string owner = job.ok() ? OwnerOf(*job) : "";
   if (absl::Status s = jobs_->Requeue(id); !s.ok()) {
-    logging::LogJob(Level::kError, id, "cannot be re-queued", {Field("error", s.ToString())});
+    logging::LogJob(Level::kError, id, "cannot be re-queued",
+                    {Field("owner", owner), Field("error", s.ToString())});
     return;
   }
   events_->Publish(id);
-  logging::LogJob(Level::kInfo, id, "interrupted by shutdown; re-queued");
+  logging::LogJob(Level::kInfo, id, "interrupted by shutdown; re-queued", {Field("owner", owner)});
 }
 
 absl::StatusOr<std::vector<store::JobRecord>> JobLifecycle::Recover() {
@@ -95,7 +106,8 @@ absl::StatusOr<std::vector<store::JobRecord>> JobLifecycle::Recover() {
       continue;
     }
     KBENCH_RETURN_IF_ERROR(jobs_->Requeue(r.id));
-    logging::LogJob(Level::kInfo, r.id, "re-queued: the daemon stopped while it was running");
+    logging::LogJob(Level::kInfo, r.id, "re-queued: the daemon stopped while it was running",
+                    {Field("owner", OwnerOf(r))});
   }
   return jobs_->ListByState(store::JobState::kQueued);
 }

@@ -36,6 +36,10 @@ struct JobEnd {
   static JobEnd Failed(absl::StatusCode code, std::string message, std::string result = "");
 };
 
+// The job's owner as its stored spec names it ("" when the spec is unreadable): every log line
+// about a job carries it.
+std::string OwnerOf(const store::JobRecord& job);
+
 // Thread-safe (the store, metrics and events are).
 class JobLifecycle {
  public:

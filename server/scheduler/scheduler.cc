@@ -33,11 +33,13 @@ Scheduler::Scheduler(SchedulerOptions options, ExecutorLauncher* launcher, Clock
       artifacts_(artifacts),
       metrics_(metrics),
       events_(events),
-      lifecycle_(jobs, metrics, events, clock) {}
+      lifecycle_(jobs, metrics, events, clock),
+      ledger_(options.fair_share_half_life) {}
 
 Scheduler::~Scheduler() { Shutdown(); }
 
 absl::Status Scheduler::Start() {
+  KBENCH_RETURN_IF_ERROR(ReplayUsage());
   std::vector<std::unique_ptr<Device>> found = FindDevices();
   KBENCH_ASSIGN_OR_RETURN(std::vector<store::JobRecord> queued, lifecycle_.Recover());
   // No job runs yet: whatever an executor left in work/ (a crash, a kill) goes now.
@@ -107,7 +109,7 @@ void Scheduler::QueueRecoveredJobs(const std::vector<store::JobRecord>& queued) 
                                                        " is not present on this host any more")));
       continue;
     }
-    it->second->queue.Push({r.id, r.priority, r.seq, r.create_time_ns});
+    it->second->queue.Push(QueuedJobOf(r));
   }
   for (auto& [id, d] : devices_) UpdateQueueGauge(*d);
 }
@@ -229,8 +231,9 @@ void Scheduler::Enqueue(const store::JobRecord& record) {
       why = absl::StrCat("device ", record.device,
                          " became unavailable: its executor fails to start");
     } else {
-      it->second->queue.Push({record.id, record.priority, record.seq, record.create_time_ns});
+      it->second->queue.Push(QueuedJobOf(record));
       UpdateQueueGauge(*it->second);
+      PublishPlaces(*it->second);
     }
   }
   if (!why.empty()) {

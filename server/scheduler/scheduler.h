@@ -27,8 +27,11 @@
 #include "server/scheduler/executor.h"
 #include "server/scheduler/job_events.h"
 #include "server/scheduler/job_lifecycle.h"
+#include "server/scheduler/run_history.h"
+#include "server/scheduler/usage_ledger.h"
 #include "server/store/artifact_store.h"
 #include "server/store/job_store.h"
+#include "server/store/usage_store.h"
 
 namespace kbench::scheduler {
 
@@ -47,6 +50,31 @@ struct SchedulerOptions {
   absl::Duration max_backoff = absl::Seconds(30);
   // How often a worker looks at its running job's deadlines (a cancel arms a new one).
   absl::Duration supervision_tick = absl::Milliseconds(250);
+  // Fair share forgets GPU time with this half-life (--fair-share-half-life).
+  absl::Duration fair_share_half_life = absl::Hours(1);
+};
+
+// Where a queued job stands in its device's fair-share line (see kbench.v1.QueuePlace).
+struct QueuePlaceEstimate {
+  std::string device;
+  int32_t position = 0;  // 1: next to start
+  bool device_busy = false;
+  double wait_seconds = 0;
+  int32_t from_history = 0;
+  int32_t from_timeout = 0;
+};
+
+// One owner's GPU time and jobs now.
+struct OwnerStanding {
+  std::string owner;
+  OwnerUsageTotals usage;
+  int32_t queued = 0;
+  int32_t running = 0;
+};
+struct UsageSnapshot {
+  std::vector<OwnerStanding> owners;  // every owner with usage or unfinished jobs, by name
+  int64_t unfinished_jobs = 0;        // queued or running, all owners
+  absl::Time now;
 };
 
 // The grpc health service name of a device: "kbench.device.cpu", "kbench.device.cuda:0".
@@ -92,11 +120,27 @@ class Scheduler {
 
   JobLifecycle& lifecycle() { return lifecycle_; }
 
+  // Records each run's GPU time in `usage` and replays it at Start (fair share, daily quotas
+  // and estimates survive restarts). Call before Start; without it usage lives in memory only.
+  void UseUsageStore(store::UsageStore* usage) { usage_store_ = usage; }
+  // Each queued job's place and estimated wait, by job id (running and finished jobs absent).
+  std::map<std::string, QueuePlaceEstimate> QueuePlaces();
+  // Every owner's usage and unfinished jobs, plus `owner` even when it has neither.
+  UsageSnapshot Usage(const std::string& owner = "");
+  absl::Duration FairShareHalfLife() const { return options_.fair_share_half_life; }
+  // Called with (owner, GPU seconds) as each run's time is charged (metrics). Set before Start.
+  void SetUsageObserver(std::function<void(const std::string&, double)> observer) {
+    on_usage_ = std::move(observer);
+  }
+
  private:
   // The job a device runs now, and the kill deadline a cancel armed for that job only.
   struct RunningJob {
     std::string id;
     std::optional<absl::Time> kill_at;
+    std::string owner;
+    absl::Time started;
+    double expected_seconds = 0;
   };
   struct Device {
     std::string id;
@@ -126,6 +170,7 @@ class Scheduler {
   };
 
   // Start's steps.
+  absl::Status ReplayUsage();
   std::vector<std::unique_ptr<Device>> FindDevices();
   void QueueRecoveredJobs(const std::vector<store::JobRecord>& queued)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -143,10 +188,24 @@ class Scheduler {
   std::optional<ExecutorFailure> DeadlinePassed(Device* device, const AdmittedJob& job);
   void RecordOutcome(Device* device, const AdmittedJob& job, const RunResult& run);
   void RecordLostExecutor(Device* device, const AdmittedJob& job, const RunResult& run);
-  void ImportArtifacts(const std::string& job_id, const internal::v1::JobOutcome& outcome);
+  void ImportArtifacts(const std::string& job_id, const std::string& owner,
+                       const internal::v1::JobOutcome& outcome);
   void ReplaceExecutor(Device* device, ExecutorFailure cause);
 
   void FailJob(const std::string& job_id, absl::StatusCode code, const std::string& why);
+
+  // Fair share (fair_share.cc).
+  // The job as its device's queue holds it: owner, priority, what predicts its duration.
+  static QueuedJob QueuedJobOf(const store::JobRecord& record);
+  // An owner's decayed GPU time now, counting its runs in progress on every device.
+  double OwnerUsageNow(const std::string& owner, absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Seconds a queued job is expected to run; `from_history` says whether past runs told it.
+  double ExpectedSeconds(const QueuedJob& job, bool* from_history) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Tells the device's queued jobs' watchers that their places changed.
+  void PublishPlaces(const Device& device) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Charges a run's wall time to its owner: ledger, history, store, metrics.
+  void ChargeRun(const AdmittedJob& job, absl::Duration ran, bool succeeded);
   void UpdateQueueGauge(const Device& device);
   void PublishHealth() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Installs a ready executor on its device: its description (under the device's id), READY.
@@ -170,6 +229,10 @@ class Scheduler {
   // Jobs asked to stop before they started: honoured when they start.
   std::set<std::string> cancel_requested_ ABSL_GUARDED_BY(mu_);
   HealthReporter health_ ABSL_GUARDED_BY(mu_);
+  store::UsageStore* usage_store_ = nullptr;
+  std::function<void(const std::string&, double)> on_usage_;
+  UsageLedger ledger_ ABSL_GUARDED_BY(mu_);
+  RunHistory history_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace kbench::scheduler

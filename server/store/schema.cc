@@ -51,6 +51,23 @@ CREATE TABLE artifacts (
 );
 CREATE INDEX artifacts_by_age ON artifacts (create_time_ns);
 )sql",
+    // 2: GPU time per run, for fair share, daily quotas and queue estimates (usage_store.h).
+    // One row per run of a job (a re-queued job runs again as its next attempt). Durations in
+    // microseconds: the statement wrapper binds integers, and a microsecond is plenty.
+    R"sql(
+CREATE TABLE usage_charges (
+  job_id TEXT NOT NULL,
+  attempt INTEGER NOT NULL,
+  owner TEXT NOT NULL,
+  device TEXT NOT NULL,
+  similar_key TEXT NOT NULL,
+  succeeded INTEGER NOT NULL CHECK (succeeded IN (0, 1)),
+  gpu_microseconds INTEGER NOT NULL CHECK (gpu_microseconds >= 0),
+  end_time_ns INTEGER NOT NULL,
+  PRIMARY KEY (job_id, attempt)
+);
+CREATE INDEX usage_charges_by_end ON usage_charges (end_time_ns);
+)sql",
 };
 
 constexpr int kLatestMigration = static_cast<int>(std::size(kMigrations));

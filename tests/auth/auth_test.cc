@@ -160,6 +160,19 @@ TEST(Authorizer, UsersOwnTheirJobsAndAdminsMaySubmitOnBehalf) {
   EXPECT_EQ(Authorizer::DecideSubmit(root, &spec).code(), absl::StatusCode::kInvalidArgument);
 }
 
+TEST(Authorizer, RefusesAUsersPriorityAboveZeroNamingItAndAcceptsAnAdmins) {
+  const Identity alice{"alice", Role::kUser, Identity::Method::kToken};
+  const Identity root{"root", Role::kAdmin, Identity::Method::kToken};
+  v1::JobSpec spec;
+  spec.set_priority(50);
+  const absl::Status refused = Authorizer::DecideSubmit(alice, &spec);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_NE(refused.message().find("spec.priority: 50"), std::string::npos) << refused;
+  EXPECT_TRUE(Authorizer::DecideSubmit(root, &spec).ok());
+  spec.set_priority(-3);  // ordering one's own jobs is everyone's
+  EXPECT_TRUE(Authorizer::DecideSubmit(alice, &spec).ok());
+}
+
 TEST(Authorizer, OnlyTheOwnerOrAnAdminCancels) {
   const Identity alice{"alice", Role::kUser, Identity::Method::kToken};
   const Identity bob{"bob", Role::kUser, Identity::Method::kToken};

@@ -118,6 +118,10 @@ std::map<std::string, Call> CallsByMethod() {
     v1::ListJobsResponse r;
     return stub.ListJobs(ContextFor(token).get(), {}, &r);
   };
+  calls["GetUsage"] = [](Stub& stub, const std::string& token, const Targets&) {
+    v1::GetUsageResponse r;
+    return stub.GetUsage(ContextFor(token).get(), {}, &r);
+  };
   calls["GetArtifact"] = [](Stub& stub, const std::string& token, const Targets& t) {
     v1::GetArtifactRequest request;
     request.set_job_id(t.finished_job);

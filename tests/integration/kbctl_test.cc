@@ -195,3 +195,33 @@ TEST_F(KbctlTest, ExitsThreeWithTheCodeWhenTheServerRefusesTheSpec) {
 
 }  // namespace
 }  // namespace kbench::testing
+
+TEST_F(KbctlTest, ShowsAQueuedJobsPlaceWhileWaitingAndUsagePerOwner) {
+  KbctlRun blocker = Kbctl(std::string("-o json ") +
+                           "bench square --variant host_loop --shape 128x128 --device cpu "
+                           "--min-time 60 --timeout-s 60 --no-wait");
+  ASSERT_EQ(blocker.exit_code, 0) << blocker.out;
+  const nlohmann::json doc = nlohmann::json::parse(blocker.out);
+  const std::string id = (doc.contains("job") ? doc["job"] : doc)["id"];
+  WaitFor(daemon_.stub(), id, [](const v1::Job& j) { return j.state() != v1::JOB_STATE_QUEUED; });
+  // Waits behind the blocker: its progress line (stderr) says where it stands.
+  KbctlProcess waiting = Start(kQuick);
+  const auto said_place = [&] {
+    std::ifstream err(waiting.err_path);
+    const std::string text((std::istreambuf_iterator<char>(err)), std::istreambuf_iterator<char>());
+    return text.find("queued: next in line on cpu, about") != std::string::npos;
+  };
+  for (int i = 0; i < 300 && !said_place(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_TRUE(said_place());
+  EXPECT_EQ(Kbctl("cancel " + id).exit_code, 0);
+  KbctlRun done = Finish(waiting);
+  EXPECT_EQ(done.exit_code, 0) << done.err;
+
+  KbctlRun usage = Kbctl("usage");
+  ASSERT_EQ(usage.exit_code, 0) << usage.err;
+  EXPECT_NE(usage.out.find("DECAYED-GPU-S"), std::string::npos) << usage.out;
+  EXPECT_NE(usage.out.find("local"), std::string::npos) << usage.out;
+  EXPECT_NE(usage.out.find("half-life 60 min"), std::string::npos) << usage.out;
+}

@@ -2,17 +2,20 @@
 #include "server/scheduler/device_queue.h"
 
 #include "gtest/gtest.h"
+#include "tests/scheduler/queued.h"
 
 namespace kbench::scheduler {
 namespace {
 
+using ::kbench::scheduler::testing::Queued;
+
 TEST(DeviceQueue, PopsHighestPriorityThenOldest) {
   DeviceQueue q;
-  q.Push({"a", 0, 1, 0});
-  q.Push({"b", 5, 2, 0});
-  q.Push({"c", 0, 3, 0});
-  q.Push({"d", 5, 4, 0});
-  q.Push({"e", -3, 5, 0});
+  q.Push(Queued("a", 0, 1));
+  q.Push(Queued("b", 5, 2));
+  q.Push(Queued("c", 0, 3));
+  q.Push(Queued("d", 5, 4));
+  q.Push(Queued("e", -3, 5));
   std::vector<std::string> order;
   while (auto j = q.Pop()) order.push_back(j->id);
   EXPECT_EQ(order, (std::vector<std::string>{"b", "d", "a", "c", "e"}));
@@ -21,8 +24,8 @@ TEST(DeviceQueue, PopsHighestPriorityThenOldest) {
 
 TEST(DeviceQueue, RemoveTakesOutOnlyQueuedJobs) {
   DeviceQueue q;
-  q.Push({"a", 0, 1, 0});
-  q.Push({"b", 0, 2, 0});
+  q.Push(Queued("a", 0, 1));
+  q.Push(Queued("b", 0, 2));
   EXPECT_TRUE(q.Contains("a"));
   EXPECT_TRUE(q.Remove("a"));
   EXPECT_FALSE(q.Remove("a"));

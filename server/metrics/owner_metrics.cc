@@ -1,0 +1,38 @@
+// Tenancy series: GPU seconds per owner (bounded to the auth file's users) and authentication
+// failures by reason.
+#include <set>
+
+#include "server/metrics/prometheus_metrics.h"
+
+namespace kbench::metrics {
+namespace {
+
+// AuthFailureName's words (server/auth): a fixed set, anything else is a caller's bug.
+bool IsAuthFailureReason(const std::string& reason) {
+  static const std::set<std::string> reasons = {"no_credentials", "malformed_header",
+                                                "unknown_token", "bad_certificate_name"};
+  return reasons.contains(reason);
+}
+
+}  // namespace
+
+void PrometheusMetrics::AddOwnerGpuSeconds(const std::string& owner, double seconds) {
+  if (!(seconds > 0)) return;
+  std::string label = "other";
+  {
+    absl::MutexLock lock(&owners_mu_);
+    if (known_owners_.contains(owner)) label = owner;
+  }
+  owner_gpu_seconds_->Add({{"owner", label}}).Increment(seconds);
+}
+
+void PrometheusMetrics::SetKnownOwners(const std::vector<std::string>& owners) {
+  absl::MutexLock lock(&owners_mu_);
+  known_owners_ = std::set<std::string>(owners.begin(), owners.end());
+}
+
+void PrometheusMetrics::AuthFailed(const std::string& reason) {
+  auth_failures_->Add({{"reason", IsAuthFailureReason(reason) ? reason : "other"}}).Increment();
+}
+
+}  // namespace kbench::metrics
