@@ -31,6 +31,7 @@
 #include "server/scheduler/scheduler.h"
 #include "server/store/artifact_store.h"
 #include "server/store/job_store.h"
+#include "server/store/sweep_store.h"
 
 namespace {
 
@@ -132,6 +133,9 @@ int Serve(const Flags& flags) {
   absl::StatusOr<std::unique_ptr<kbench::store::JobStore>> jobs =
       kbench::store::JobStore::Open(data_dir);
   if (!jobs.ok()) return Fail(jobs.status().ToString());
+  absl::StatusOr<std::unique_ptr<kbench::store::SweepStore>> sweeps =
+      kbench::store::SweepStore::Open(data_dir);
+  if (!sweeps.ok()) return Fail(sweeps.status().ToString());
   kbench::store::ArtifactStore artifacts(
       data_dir, jobs->get(), {flags.artifact_max_bytes, flags.artifact_max_age_seconds});
   absl::StatusOr<std::unique_ptr<kbench::metrics::Metrics>> metrics =
@@ -155,6 +159,12 @@ int Serve(const Flags& flags) {
   kbench::auth::Authorizer authorizer(security->authenticator.get(), jobs->get());
   kbench::api::KbenchService service(jobs->get(), &artifacts, &scheduler, &events, metrics->get(),
                                      api, &authorizer);
+  kbench::api::SweepReporterOptions sweep_reports;
+  sweep_reports.data_dir = data_dir;
+  if (absl::Status s = service.EnableSweeps(sweeps->get(), sweep_reports); !s.ok()) {
+    scheduler.Shutdown();
+    return Fail(s.ToString());
+  }
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
@@ -190,6 +200,7 @@ int Serve(const Flags& flags) {
   const int sig = WaitForStop(stop_signals, *security->authenticator);
   kbench::logging::Log(Level::kInfo, "shutting down", {Field("signal", strsignal(sig))});
   service.StopStreams();
+  service.StopSweeps();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
   scheduler.Shutdown();
   server->Wait();
