@@ -20,6 +20,7 @@ void AddJobCommands(CLI::App& app, Action* action);       // get, jobs, watch, c
 void AddArtifactCommands(CLI::App& app, Action* action);  // artifacts ls, artifacts get
 void AddProfileCommand(CLI::App& app, Action* action);    // profile
 void AddHealthCommand(CLI::App& app, Action* action);     // health
-void AddConfigCommands(CLI::App& app, Action* action);    // config set-context, use-context, ...
+void AddConfigCommands(CLI::App& app, Action* action);
+void AddSweepCommands(CLI::App& app, Action* action);  // sweep, sweep get, sweeps, report    // config set-context, use-context, ...
 
 }  // namespace kbench::client

@@ -158,6 +158,7 @@ absl::Status KbenchService::Submit(const v1::SubmitJobRequest& request,
     return Deduplicate(request.idempotency_key(), inserted.first, spec, response);
   }
   metrics_->JobSubmitted(record.kind, record.device);
+  metrics_->OwnerJobSubmitted(spec.owner());
   scheduler_->Enqueue(inserted.first);
   logging::LogJob(
       logging::Level::kInfo, record.id, "queued",

@@ -3,11 +3,13 @@
 
 #include <algorithm>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "common/status_macros.h"
+#include "server/api/request_limits.h"
 
 namespace kbench::api {
 namespace {
@@ -20,6 +22,18 @@ int IndexOf(const google::protobuf::RepeatedPtrField<std::string>& names, const 
   return it == names.end() ? -1 : static_cast<int>(it - names.begin());
 }
 
+// The shape index an axis names: a dimension's name ("rows"), or "dimN" for the N-th, which
+// also reaches the dimensions of a variadic shape ("elements...").
+int DimIndex(const v1::KernelInfo& kernel, const std::string& axis) {
+  if (const int named = IndexOf(kernel.dims(), axis); named >= 0) return named;
+  int n = 0;
+  if (absl::StartsWith(axis, "dim") && absl::SimpleAtoi(axis.substr(3), &n) && n >= 0 &&
+      n < kMaxShapeRank) {
+    return n;
+  }
+  return -1;
+}
+
 bool IsParam(const v1::KernelInfo& kernel, const std::string& name) {
   return std::any_of(kernel.params().begin(), kernel.params().end(),
                      [&](const v1::ParamInfo& p) { return p.name() == name; });
@@ -27,10 +41,10 @@ bool IsParam(const v1::KernelInfo& kernel, const std::string& name) {
 
 absl::Status CheckAxisName(const v1::KernelInfo& kernel, const std::string& name) {
   if (name == "dtype" || name == "variants" || name == "mode") return absl::OkStatus();
-  if (IndexOf(kernel.dims(), name) >= 0 || IsParam(kernel, name)) return absl::OkStatus();
+  if (DimIndex(kernel, name) >= 0 || IsParam(kernel, name)) return absl::OkStatus();
   std::vector<std::string> known(kernel.dims().begin(), kernel.dims().end());
   for (const v1::ParamInfo& p : kernel.params()) known.push_back(p.name());
-  known.insert(known.end(), {"dtype", "variants", "mode"});
+  known.insert(known.end(), {"dim0, dim1, ...", "dtype", "variants", "mode"});
   return absl::InvalidArgumentError(absl::StrCat("axes: \"", name, "\" is not an axis of ",
                                                  kernel.name(), "; sweepable: ",
                                                  absl::StrJoin(known, ", ")));
@@ -105,7 +119,7 @@ absl::StatusOr<v1::JobSpec> PointSpec(const v1::JobSpec& base, const v1::KernelI
       for (absl::string_view v : absl::StrSplit(value, '+', absl::SkipEmpty())) {
         spec.add_variants(std::string(v));
       }
-    } else if (const int dim = IndexOf(kernel.dims(), axis); dim >= 0) {
+    } else if (const int dim = DimIndex(kernel, axis); dim >= 0) {
       if (dim >= spec.shape_size()) {
         return absl::InvalidArgumentError(absl::StrCat("axis ", axis, ": the base shape has ",
                                                        spec.shape_size(), " dimensions"));

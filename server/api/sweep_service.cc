@@ -281,9 +281,11 @@ absl::Status KbenchService::DoCancelSweep(const auth::Identity& caller, const st
   }
   KBENCH_RETURN_IF_ERROR(sweeps_->RequestCancel(id));
   int cancelled = 0;
-  for (const store::SweepPointRecord& p : record.points) {
-    // Queued points end at once; a running one is asked to stop, and not waited for.
-    absl::Status s = scheduler_->Cancel(p.job_id, std::chrono::milliseconds(0));
+  // Last point first: the queued points are gone before the running one ends, so its worker
+  // never starts the next. Queued points end at once; a running one is asked to stop, and not
+  // waited for.
+  for (auto p = record.points.rbegin(); p != record.points.rend(); ++p) {
+    absl::Status s = scheduler_->Cancel(p->job_id, std::chrono::milliseconds(0));
     if (s.ok()) ++cancelled;
     if (!s.ok() && s.code() != absl::StatusCode::kFailedPrecondition) return s;
   }
