@@ -37,8 +37,8 @@ std::string SweepStateWord(v1::SweepState state) {
 }
 
 std::string ProgressText(const v1::Sweep& s) {
-  std::string text = absl::StrCat("sweep ", s.id(), ": ", s.points_done(), "/", s.points_total(),
-                                  " points done");
+  std::string text =
+      absl::StrCat("sweep ", s.id(), ": ", s.points_done(), "/", s.points_total(), " points done");
   if (s.points_failed() > 0) absl::StrAppend(&text, ", ", s.points_failed(), " failed");
   if (s.points_cancelled() > 0) absl::StrAppend(&text, ", ", s.points_cancelled(), " cancelled");
   if (s.eta_seconds() > 0) absl::StrAppend(&text, absl::StrFormat(", ETA %.0f s", s.eta_seconds()));
@@ -151,17 +151,17 @@ absl::Status CancelSweep(Session& session, const std::string& sweep_id) {
   KBENCH_ASSIGN_OR_RETURN(v1::CancelSweepResponse response,
                           session.connection().CancelSweep(sweep_id));
   if (session.json()) return session.PrintJson(response);
-  session.out() << "sweep " << sweep_id << ": cancelled " << response.points_cancelled()
-                << " of " << response.sweep().points_total()
+  session.out() << "sweep " << sweep_id << ": cancelled " << response.points_cancelled() << " of "
+                << response.sweep().points_total()
                 << " points (those already ended keep their results)\n";
   return absl::OkStatus();
 }
 
 absl::Status SaveSweepArtifacts(Session& session, const v1::Sweep& sweep, const std::string& dir) {
   if (sweep.artifacts().empty()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "sweep ", sweep.id(), " has no artifacts yet (", SweepStateWord(sweep.state()),
-        "); they are written when its last point ends"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("sweep ", sweep.id(), " has no artifacts yet (", SweepStateWord(sweep.state()),
+                     "); they are written when its last point ends"));
   }
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);

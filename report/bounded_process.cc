@@ -81,11 +81,9 @@ absl::Status RunBounded(const std::vector<std::string>& argv, const std::string&
     const pid_t done = waitpid(pid, &status, WNOHANG);
     if (done == pid) {
       if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return absl::OkStatus();
-      const std::string how = WIFEXITED(status)
-                                  ? absl::StrCat("exit code ", WEXITSTATUS(status))
-                                  : absl::StrCat("signal ", WTERMSIG(status));
-      return absl::InternalError(
-          absl::StrCat(argv[0], " failed (", how, "): ", LogTail(log_path)));
+      const std::string how = WIFEXITED(status) ? absl::StrCat("exit code ", WEXITSTATUS(status))
+                                                : absl::StrCat("signal ", WTERMSIG(status));
+      return absl::InternalError(absl::StrCat(argv[0], " failed (", how, "): ", LogTail(log_path)));
     }
     if (done < 0 && errno != EINTR) {
       return absl::InternalError(absl::StrCat("waitpid failed: ", strerror(errno)));

@@ -44,9 +44,9 @@ void AddFact(std::string* html, const std::string& name, const std::string& valu
 }
 
 std::string ClockText(const v1::ClockReading& c) {
-  std::string text = absl::StrCat("SM ", c.sm_clock_mhz(), " MHz, memory ", c.memory_clock_mhz(),
-                                  " MHz, ", c.temperature_c(), " C, ",
-                                  absl::StrFormat("%.0f W", c.power_watts()));
+  std::string text =
+      absl::StrCat("SM ", c.sm_clock_mhz(), " MHz, memory ", c.memory_clock_mhz(), " MHz, ",
+                   c.temperature_c(), " C, ", absl::StrFormat("%.0f W", c.power_watts()));
   if (c.throttle_reason_names_size() > 0) {
     absl::StrAppend(&text, ", throttled: ", absl::StrJoin(c.throttle_reason_names(), ", "));
   }
@@ -110,10 +110,10 @@ std::string ResultsSection(const SweepTable& table) {
     for (const std::string& v : table.variants) {
       const VariantCell* c = Find(row, v);
       const bool m = c != nullptr && c->measured;
-      absl::StrAppend(&html, Cell(m ? FormatSeconds(c->median_seconds) : "-"),
-                      Cell(m ? FormatRate(c->bytes_per_second, "B/s") : "-"),
-                      Cell(m && c->flops_per_second > 0 ? FormatRate(c->flops_per_second, "FLOP/s")
-                                                        : "-"));
+      absl::StrAppend(
+          &html, Cell(m ? FormatSeconds(c->median_seconds) : "-"),
+          Cell(m ? FormatRate(c->bytes_per_second, "B/s") : "-"),
+          Cell(m && c->flops_per_second > 0 ? FormatRate(c->flops_per_second, "FLOP/s") : "-"));
       if (v != table.variants.front()) {
         const bool both = m && first != nullptr && first->measured && c->median_seconds > 0;
         absl::StrAppend(&html,
@@ -146,8 +146,8 @@ std::string CorrectnessSection(const SweepTable& table) {
     }
     if (!row.error.empty()) {
       absl::StrAppend(&html, "<tr>", Cell(absl::StrJoin(at, " "), true), Cell("-", true),
-                      "<td class=\"l fail\">", HtmlEscape(row.state), "</td>", Cell("-"),
-                      Cell("-"), Cell(row.error, true), "</tr>");
+                      "<td class=\"l fail\">", HtmlEscape(row.state), "</td>", Cell("-"), Cell("-"),
+                      Cell(row.error, true), "</tr>");
     }
   }
   absl::StrAppend(&html, "</tbody></table></div>");
@@ -174,11 +174,8 @@ std::string PlotsSection(const std::vector<InlinePlot>& plots, const std::string
 }  // namespace
 
 std::string HtmlEscape(const std::string& text) {
-  return absl::StrReplaceAll(text, {{"&", "&amp;"},
-                                    {"<", "&lt;"},
-                                    {">", "&gt;"},
-                                    {"\"", "&quot;"},
-                                    {"'", "&#39;"}});
+  return absl::StrReplaceAll(
+      text, {{"&", "&amp;"}, {"<", "&lt;"}, {">", "&gt;"}, {"\"", "&quot;"}, {"'", "&#39;"}});
 }
 
 std::string FormatSeconds(double seconds) {
@@ -205,8 +202,8 @@ std::string RenderHtmlReport(const SweepTable& table, const std::vector<InlinePl
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
       "<title>",
-      HtmlEscape(context.heading), "</title><style>", kStyle, "</style></head><body><main>",
-      "<h1>", HtmlEscape(context.heading), "</h1>");
+      HtmlEscape(context.heading), "</title><style>", kStyle, "</style></head><body><main>", "<h1>",
+      HtmlEscape(context.heading), "</h1>");
   for (const std::string& line : context.summary) {
     absl::StrAppend(&html, "<p class=\"meta\">", HtmlEscape(line), "</p>");
   }

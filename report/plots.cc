@@ -66,8 +66,8 @@ std::vector<Series> SeriesOf(const SweepTable& table, const XAxis& x, const Metr
         rest.push_back(absl::StrCat(row.values[a].first, "=", row.values[a].second));
       }
     }
-    const std::string at = x.axis >= 0 ? row.values[static_cast<size_t>(x.axis)].second
-                                       : absl::StrJoin(label, "/");
+    const std::string at =
+        x.axis >= 0 ? row.values[static_cast<size_t>(x.axis)].second : absl::StrJoin(label, "/");
     for (const VariantCell& c : row.cells) {
       const double y = metric(row, c);
       if (!c.measured || !(y > 0) || !std::isfinite(y)) continue;
@@ -132,9 +132,9 @@ void AppendPlot(const SweepTable& table, const XAxis& x, PlotSpec spec,
   }
   std::vector<std::string> plots;
   for (size_t i = 0; i < spec.series.size(); ++i) {
-    plots.push_back(absl::StrCat("$", spec.stem, i, x.axis >= 0 ? " using 1:2" : " using 1:3:xtic(2)",
-                                 " with linespoints lw 2 pt 7 title ",
-                                 Quote(spec.series[i].title)));
+    plots.push_back(
+        absl::StrCat("$", spec.stem, i, x.axis >= 0 ? " using 1:2" : " using 1:3:xtic(2)",
+                     " with linespoints lw 2 pt 7 title ", Quote(spec.series[i].title)));
   }
   for (const Ceiling& c : spec.ceilings) {
     plots.push_back(absl::StrFormat("%.9g with lines dt 2 lw 2 lc rgb \"#b22222\" title %s",
@@ -173,11 +173,12 @@ std::string PlotScript(const SweepTable& table, const std::string& directory, bo
                        std::vector<PlotFile>* files) {
   const XAxis x = ChooseX(table);
   std::string script;
-  PlotSpec time{"time", "median time per launch", "median time ({}s)",
-                SeriesOf(table, x, [](const PointRow&, const VariantCell& c) {
-                  return c.median_seconds;
-                }),
-                {}};
+  PlotSpec time{
+      "time",
+      "median time per launch",
+      "median time ({}s)",
+      SeriesOf(table, x, [](const PointRow&, const VariantCell& c) { return c.median_seconds; }),
+      {}};
   time.time = true;
   time.log_y = x.log;
   AppendPlot(table, x, time, directory, png, &script, files);
@@ -185,26 +186,26 @@ std::string PlotScript(const SweepTable& table, const std::string& directory, bo
   if (table.copy_bandwidth_bytes_per_second > 0) {
     copy.push_back({"measured copy bandwidth", table.copy_bandwidth_bytes_per_second});
   }
-  PlotSpec bandwidth{"bandwidth", "memory throughput (operation's byte model)", "{}B/s",
-                     SeriesOf(table, x, [](const PointRow&, const VariantCell& c) {
-                       return c.bytes_per_second;
-                     }),
-                     copy};
+  PlotSpec bandwidth{
+      "bandwidth", "memory throughput (operation's byte model)", "{}B/s",
+      SeriesOf(table, x, [](const PointRow&, const VariantCell& c) { return c.bytes_per_second; }),
+      copy};
   if (!bandwidth.series.empty()) AppendPlot(table, x, bandwidth, directory, png, &script, files);
-  PlotSpec flops{"flops", "compute throughput (operation's FLOP model)", "{}FLOP/s",
-                 SeriesOf(table, x, [](const PointRow&, const VariantCell& c) {
-                   return c.flops_per_second;
-                 }),
-                 table.peak_flops};
+  PlotSpec flops{
+      "flops", "compute throughput (operation's FLOP model)", "{}FLOP/s",
+      SeriesOf(table, x, [](const PointRow&, const VariantCell& c) { return c.flops_per_second; }),
+      table.peak_flops};
   if (!flops.series.empty()) AppendPlot(table, x, flops, directory, png, &script, files);
   if (table.variants.size() > 1) {
-    PlotSpec speedup{
-        "speedup", absl::StrCat("speedup over ", table.variants.front()),
-        absl::StrCat("time of ", table.variants.front(), " / time of variant"),
-        SeriesOf(table, x, [](const PointRow& row, const VariantCell& c) {
-          return c.median_seconds > 0 ? FirstMedian(row) / c.median_seconds : 0;
-        }),
-        {}};
+    PlotSpec speedup{"speedup",
+                     absl::StrCat("speedup over ", table.variants.front()),
+                     absl::StrCat("time of ", table.variants.front(), " / time of variant"),
+                     SeriesOf(table, x,
+                              [](const PointRow& row, const VariantCell& c) {
+                                return c.median_seconds > 0 ? FirstMedian(row) / c.median_seconds
+                                                            : 0;
+                              }),
+                     {}};
     AppendPlot(table, x, speedup, directory, png, &script, files);
   }
   return script;
@@ -217,8 +218,7 @@ absl::StatusOr<std::vector<PlotFile>> DrawPlots(const SweepTable& table,
                        [](const VariantCell& c) { return c.measured; });
   });
   if (!any) return std::vector<PlotFile>{};
-  const std::string gnuplot =
-      options.gnuplot.empty() ? FindProgram("gnuplot") : options.gnuplot;
+  const std::string gnuplot = options.gnuplot.empty() ? FindProgram("gnuplot") : options.gnuplot;
   if (gnuplot.empty()) {
     return absl::FailedPreconditionError(
         "gnuplot is not installed (Debian: apt-get install gnuplot-nox); no plots drawn");
@@ -231,8 +231,8 @@ absl::StatusOr<std::vector<PlotFile>> DrawPlots(const SweepTable& table,
     out << PlotScript(table, options.directory, options.png, &files);
     if (!out) return absl::InternalError(absl::StrCat("cannot write ", script_path));
   }
-  KBENCH_RETURN_IF_ERROR(RunBounded({gnuplot, script_path}, (dir / "gnuplot.log").string(),
-                                    options.timeout_seconds));
+  KBENCH_RETURN_IF_ERROR(
+      RunBounded({gnuplot, script_path}, (dir / "gnuplot.log").string(), options.timeout_seconds));
   for (const PlotFile& f : files) {
     if (!std::filesystem::exists(f.path)) {
       return absl::InternalError(absl::StrCat("gnuplot wrote no ", f.name));

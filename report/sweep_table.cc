@@ -10,8 +10,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/strip.h"
-#include "google/protobuf/util/json_util.h"
 #include "google/protobuf/struct.pb.h"
+#include "google/protobuf/util/json_util.h"
 
 namespace kbench::report {
 namespace {
@@ -227,14 +227,14 @@ std::string ToCsv(const SweepTable& table) {
       continue;
     }
     for (const VariantCell& c : row.cells) {
-      absl::StrAppend(
-          &out, absl::StrJoin(lead, ","), ",", CsvField(c.variant), ",", row.state, ",",
-          Number(c.median_seconds), ",", Number(c.ci_low_seconds), ",", Number(c.ci_high_seconds),
-          ",", Number(c.relative_stddev), ",", c.samples, ",", Number(c.bytes_per_second), ",",
-          Number(c.flops_per_second), ",", Number(c.fraction_of_copy_bandwidth), ",",
-          Number(c.fraction_of_peak_flops), ",", Number(c.speedup_vs_first), ",",
-          c.checked ? "true" : "false", ",", c.passed ? "true" : "false", ",",
-          Number(c.relative_l2_error), ",", row.job_id, "\n");
+      absl::StrAppend(&out, absl::StrJoin(lead, ","), ",", CsvField(c.variant), ",", row.state, ",",
+                      Number(c.median_seconds), ",", Number(c.ci_low_seconds), ",",
+                      Number(c.ci_high_seconds), ",", Number(c.relative_stddev), ",", c.samples,
+                      ",", Number(c.bytes_per_second), ",", Number(c.flops_per_second), ",",
+                      Number(c.fraction_of_copy_bandwidth), ",", Number(c.fraction_of_peak_flops),
+                      ",", Number(c.speedup_vs_first), ",", c.checked ? "true" : "false", ",",
+                      c.passed ? "true" : "false", ",", Number(c.relative_l2_error), ",",
+                      row.job_id, "\n");
     }
   }
   return out;
@@ -245,8 +245,8 @@ std::string ToJson(const SweepTable& table) {
   auto& f = *doc.mutable_fields();
   f["kernel"] = StringValue(table.kernel);
   f["device"] = StringValue(table.device);
-  for (const std::string& a : table.axes) *f["axes"].mutable_list_value()->add_values() =
-      StringValue(a);
+  for (const std::string& a : table.axes)
+    *f["axes"].mutable_list_value()->add_values() = StringValue(a);
   for (const std::string& v : table.variants) {
     *f["variants"].mutable_list_value()->add_values() = StringValue(v);
   }

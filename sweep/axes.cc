@@ -19,8 +19,8 @@ absl::StatusOr<int64_t> ParseBound(const std::string& axis, absl::string_view wh
                                    absl::string_view text) {
   int64_t value = 0;
   if (!absl::SimpleAtoi(text, &value) || value < 0) {
-    return absl::InvalidArgumentError(absl::StrCat("axis ", axis, ": ", what, " \"", text,
-                                                   "\" is not a non-negative integer"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("axis ", axis, ": ", what, " \"", text, "\" is not a non-negative integer"));
   }
   return value;
 }
@@ -53,8 +53,8 @@ absl::StatusOr<std::vector<std::string>> ParseRange(const std::string& axis,
   std::vector<std::string> values;
   for (int64_t v = start; v <= stop;) {
     if (static_cast<int64_t>(values.size()) == max_values) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "axis ", axis, ": the range has more than ", max_values, " values (the limit)"));
+      return absl::ResourceExhaustedError(absl::StrCat("axis ", axis, ": the range has more than ",
+                                                       max_values, " values (the limit)"));
     }
     values.push_back(absl::StrCat(v));
     const int64_t room = std::numeric_limits<int64_t>::max();
@@ -177,8 +177,8 @@ absl::StatusOr<std::vector<Point>> ExpandPoints(const std::vector<Axis>& axes,
     dims.push_back({{i}, axes[i].values.size()});
     // Checked before multiplying, so the count never overflows.
     if (count > max_points / static_cast<int64_t>(axes[i].values.size())) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "the sweep has more than ", max_points, " points (the limit); sweep fewer values"));
+      return absl::ResourceExhaustedError(absl::StrCat("the sweep has more than ", max_points,
+                                                       " points (the limit); sweep fewer values"));
     }
     count *= static_cast<int64_t>(axes[i].values.size());
   }

@@ -21,6 +21,8 @@ void AddArtifactCommands(CLI::App& app, Action* action);  // artifacts ls, artif
 void AddProfileCommand(CLI::App& app, Action* action);    // profile
 void AddHealthCommand(CLI::App& app, Action* action);     // health
 void AddConfigCommands(CLI::App& app, Action* action);
-void AddSweepCommands(CLI::App& app, Action* action);  // sweep, sweep get, sweeps, report    // config set-context, use-context, ...
+void AddSweepCommands(
+    CLI::App& app,
+    Action* action);  // sweep, sweep get, sweeps, report    // config set-context, use-context, ...
 
 }  // namespace kbench::client

@@ -110,11 +110,14 @@ void AddJobIdCommand(CLI::App& app, Action* action, const char* name, const char
 }  // namespace
 
 void AddJobCommands(CLI::App& app, Action* action) {
-  AddJobIdCommand(app, action, "get",
-                  "Show one job (spec, state, timing, error, artifacts, result) or sweep (its table)", RunGet);
-  AddJobIdCommand(app, action, "watch", "Follow a job (or a sweep: points done, ETA) until it ends, then print it",
+  AddJobIdCommand(
+      app, action, "get",
+      "Show one job (spec, state, timing, error, artifacts, result) or sweep (its table)", RunGet);
+  AddJobIdCommand(app, action, "watch",
+                  "Follow a job (or a sweep: points done, ETA) until it ends, then print it",
                   RunWatch);
-  AddJobIdCommand(app, action, "cancel", "Cancel a queued or running job, or a sweep's remaining points", RunCancel);
+  AddJobIdCommand(app, action, "cancel",
+                  "Cancel a queued or running job, or a sweep's remaining points", RunCancel);
 
   auto flags = std::make_shared<ListFlags>();
   CLI::App* jobs = app.add_subcommand("jobs", "List jobs, newest first");

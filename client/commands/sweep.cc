@@ -49,7 +49,8 @@ absl::StatusOr<v1::SweepSpec> AxesOf(const SweepFlags& flags) {
     a->set_values(*flags.spec.dtype);
     parsed.push_back(std::move(axis));
   }
-  if (parsed.empty()) return UsageError("--axis: a sweep needs at least one, e.g. cols=1024:8192:*2");
+  if (parsed.empty())
+    return UsageError("--axis: a sweep needs at least one, e.g. cols=1024:8192:*2");
   if (!flags.zip.empty()) {
     for (absl::string_view z : absl::StrSplit(flags.zip, ',')) spec.add_zip(std::string(z));
   }
@@ -61,13 +62,13 @@ absl::StatusOr<v1::SweepSpec> AxesOf(const SweepFlags& flags) {
 
 absl::Status RunSweep(Session& session, SweepFlags flags) {
   KBENCH_ASSIGN_OR_RETURN(v1::SweepSpec spec, AxesOf(flags));
-  if (flags.spec.dtype && flags.spec.dtype->find(',') != std::string::npos) flags.spec.dtype.reset();
+  if (flags.spec.dtype && flags.spec.dtype->find(',') != std::string::npos)
+    flags.spec.dtype.reset();
   KBENCH_ASSIGN_OR_RETURN(
       v1::SubmitJobRequest base,
-      BuildSubmitRequest(flags.spec, SubmitCommand::kCompare,
-                         session.options().security.token.empty()
-                             ? session.GetEnv("USER").value_or("")
-                             : ""));
+      BuildSubmitRequest(
+          flags.spec, SubmitCommand::kCompare,
+          session.options().security.token.empty() ? session.GetEnv("USER").value_or("") : ""));
   KBENCH_RETURN_IF_ERROR(ResolveDefaults(session, &base));
   v1::SubmitSweepRequest request;
   *request.mutable_spec() = spec;
@@ -136,8 +137,8 @@ absl::Status RunReport(Session& session, const std::string& id, std::string path
                                            job.error().empty() ? "" : ": " + job.error()));
     context.generated =
         absl::FormatTime("%Y-%m-%d %H:%M:%S UTC", session.Now(), absl::UTCTimeZone());
-    KBENCH_RETURN_IF_ERROR(WriteLocalFile(
-        path, report::RenderHtmlReport(report::BuildJobTable(job), {}, context)));
+    KBENCH_RETURN_IF_ERROR(
+        WriteLocalFile(path, report::RenderHtmlReport(report::BuildJobTable(job), {}, context)));
   }
   session.Note(absl::StrCat("kbctl: wrote ", path));
   return absl::OkStatus();
@@ -153,9 +154,10 @@ void AddSweepCommands(CLI::App& app, Action* action) {
       "--dtype f32,bf16), then print the table; `sweep get` shows or saves one");
   AddSpecFlags(sweep, SubmitCommand::kCompare, &flags->spec);
   sweep->get_option("OP")->required(false);
-  sweep->add_option("--axis", flags->axes,
-                    "NAME=VALUES, repeatable: a dim, param, dtype, variants or mode; VALUES a list "
-                    "(a,b,c) or a range START:STOP:*FACTOR or START:STOP:+STEP")
+  sweep
+      ->add_option("--axis", flags->axes,
+                   "NAME=VALUES, repeatable: a dim, param, dtype, variants or mode; VALUES a list "
+                   "(a,b,c) or a range START:STOP:*FACTOR or START:STOP:+STEP")
       ->type_name("NAME=VALUES")
       ->allow_extra_args(false);
   sweep->add_option("--zip", flags->zip, "Axes advanced together instead of crossed")
@@ -181,8 +183,8 @@ void AddSweepCommands(CLI::App& app, Action* action) {
   });
   auto report_id = std::make_shared<std::string>();
   auto report_path = std::make_shared<std::string>();
-  CLI::App* report = app.add_subcommand(
-      "report", "Write the self-contained HTML report of a sweep or a job");
+  CLI::App* report =
+      app.add_subcommand("report", "Write the self-contained HTML report of a sweep or a job");
   report->add_option("ID", *report_id, "Sweep or job id")->required();
   report->add_option("-o,--file", *report_path, "Where to write it (default ID.html)")
       ->type_name("PATH");

@@ -46,8 +46,8 @@ absl::Status CheckAxisName(const v1::KernelInfo& kernel, const std::string& name
   for (const v1::ParamInfo& p : kernel.params()) known.push_back(p.name());
   known.insert(known.end(), {"dim0, dim1, ...", "dtype", "variants", "mode"});
   return absl::InvalidArgumentError(absl::StrCat("axes: \"", name, "\" is not an axis of ",
-                                                 kernel.name(), "; sweepable: ",
-                                                 absl::StrJoin(known, ", ")));
+                                                 kernel.name(),
+                                                 "; sweepable: ", absl::StrJoin(known, ", ")));
 }
 
 absl::StatusOr<int64_t> ParseInteger(const std::string& axis, const std::string& value) {
@@ -121,8 +121,8 @@ absl::StatusOr<v1::JobSpec> PointSpec(const v1::JobSpec& base, const v1::KernelI
       }
     } else if (const int dim = DimIndex(kernel, axis); dim >= 0) {
       if (dim >= spec.shape_size()) {
-        return absl::InvalidArgumentError(absl::StrCat("axis ", axis, ": the base shape has ",
-                                                       spec.shape_size(), " dimensions"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("axis ", axis, ": the base shape has ", spec.shape_size(), " dimensions"));
       }
       KBENCH_ASSIGN_OR_RETURN(int64_t v, ParseInteger(axis, value));
       spec.set_shape(dim, v);

@@ -21,8 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 
 bool Terminal(v1::JobState s) {
-  return s == v1::JOB_STATE_SUCCEEDED || s == v1::JOB_STATE_FAILED ||
-         s == v1::JOB_STATE_CANCELLED;
+  return s == v1::JOB_STATE_SUCCEEDED || s == v1::JOB_STATE_FAILED || s == v1::JOB_STATE_CANCELLED;
 }
 
 absl::Status WriteFile(const fs::path& path, const std::string& bytes) {
@@ -47,17 +46,18 @@ report::ReportContext ContextOf(const v1::Sweep& sweep) {
   for (const v1::SweepAxis& a : sweep.spec().axes()) {
     axes.push_back(absl::StrCat(a.name(), "=", a.values()));
   }
+  context.summary.push_back(
+      absl::StrCat("Axes: ", absl::StrJoin(axes, "  "),
+                   sweep.spec().zip().empty()
+                       ? ""
+                       : absl::StrCat(" (zipped: ", absl::StrJoin(sweep.spec().zip(), ", "), ")")));
+  context.summary.push_back(
+      absl::StrCat("Variants: ", absl::StrJoin(sweep.spec().base().variants(), ", ")));
   context.summary.push_back(absl::StrCat(
-      "Axes: ", absl::StrJoin(axes, "  "),
-      sweep.spec().zip().empty() ? "" : absl::StrCat(" (zipped: ", absl::StrJoin(sweep.spec().zip(), ", "), ")")));
-  context.summary.push_back(absl::StrCat("Variants: ",
-                                         absl::StrJoin(sweep.spec().base().variants(), ", ")));
-  context.summary.push_back(absl::StrCat(sweep.points_total(), " points: ",
-                                         sweep.points_done() - sweep.points_failed() -
-                                             sweep.points_cancelled(),
-                                         " succeeded, ", sweep.points_failed(), " failed, ",
-                                         sweep.points_cancelled(), " cancelled. Owner: ",
-                                         sweep.owner(), "."));
+      sweep.points_total(),
+      " points: ", sweep.points_done() - sweep.points_failed() - sweep.points_cancelled(),
+      " succeeded, ", sweep.points_failed(), " failed, ", sweep.points_cancelled(),
+      " cancelled. Owner: ", sweep.owner(), "."));
   context.generated = absl::FormatTime("%Y-%m-%d %H:%M:%S UTC", absl::Now(), absl::UTCTimeZone());
   return context;
 }

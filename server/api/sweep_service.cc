@@ -57,14 +57,13 @@ void AddProgress(const std::vector<v1::Job>& jobs, v1::Sweep* sweep) {
   int ran = 0;
   for (const v1::Job& job : jobs) {
     const v1::JobState s = job.state();
-    if (s == v1::JOB_STATE_SUCCEEDED || s == v1::JOB_STATE_FAILED ||
-        s == v1::JOB_STATE_CANCELLED) {
+    if (s == v1::JOB_STATE_SUCCEEDED || s == v1::JOB_STATE_FAILED || s == v1::JOB_STATE_CANCELLED) {
       sweep->set_points_done(sweep->points_done() + 1);
       if (s == v1::JOB_STATE_FAILED) sweep->set_points_failed(sweep->points_failed() + 1);
       if (s == v1::JOB_STATE_CANCELLED) sweep->set_points_cancelled(sweep->points_cancelled() + 1);
       if (job.has_start_time() && s != v1::JOB_STATE_CANCELLED) {
         ran_ns += google::protobuf::util::TimeUtil::DurationToNanoseconds(job.finish_time() -
-                                                                           job.start_time());
+                                                                          job.start_time());
         ++ran;
       }
     }
@@ -110,8 +109,8 @@ absl::StatusOr<std::pair<v1::Sweep, std::vector<v1::Job>>> KbenchService::LoadSw
   for (const store::SweepPointRecord& p : record.points) {
     v1::SweepPoint* point = sweep.add_points();
     if (!point->ParseFromString(p.point)) {
-      return absl::DataLossError(absl::StrCat("sweep ", record.id, ": point ", p.index,
-                                              " is corrupt"));
+      return absl::DataLossError(
+          absl::StrCat("sweep ", record.id, ": point ", p.index, " is corrupt"));
     }
     point->set_index(p.index);
     point->set_job_id(p.job_id);
@@ -134,8 +133,7 @@ absl::StatusOr<std::pair<v1::Sweep, std::vector<v1::Job>>> KbenchService::LoadSw
 }
 
 absl::StatusOr<std::vector<v1::JobSpec>> KbenchService::ValidateSweep(
-    const v1::SweepSpec& spec, const v1::DeviceInfo& device,
-    std::vector<sweep::Point>* points) {
+    const v1::SweepSpec& spec, const v1::DeviceInfo& device, std::vector<sweep::Point>* points) {
   const kernels::Operation* op = kernels::FindOperation(spec.base().kernel());
   if (op == nullptr) {
     return absl::InvalidArgumentError(
@@ -151,8 +149,9 @@ absl::StatusOr<std::vector<v1::JobSpec>> KbenchService::ValidateSweep(
     absl::Status status = point.status();
     if (status.ok()) status = ValidateAndNormalize(device, limits_, &*point);
     if (!status.ok()) {
-      return absl::Status(status.code(), absl::StrCat("point ", i, " (", DescribePoint((*points)[i]),
-                                                      "): ", status.message()));
+      return absl::Status(
+          status.code(),
+          absl::StrCat("point ", i, " (", DescribePoint((*points)[i]), "): ", status.message()));
     }
     point->set_device(device.id());
     specs.push_back(*std::move(point));
@@ -219,8 +218,7 @@ absl::Status KbenchService::DoSubmitSweep(const v1::SubmitSweepRequest& request,
       v->set_axis(axis);
       v->set_value(value);
     }
-    record.points.push_back(
-        {static_cast<int32_t>(i), job.job().id(), point.SerializeAsString()});
+    record.points.push_back({static_cast<int32_t>(i), job.job().id(), point.SerializeAsString()});
   }
   KBENCH_ASSIGN_OR_RETURN(auto inserted, sweeps_->Insert(record));
   response->set_deduplicated(!inserted.second);
@@ -276,8 +274,8 @@ absl::Status KbenchService::DoCancelSweep(const auth::Identity& caller, const st
   KBENCH_ASSIGN_OR_RETURN(store::SweepRecord record, sweeps_->Get(id));
   KBENCH_RETURN_IF_ERROR(auth::Authorizer::DecideCancel(caller, id, record.owner));
   if (record.state == store::SweepState::kDone || record.state == store::SweepState::kCancelled) {
-    return absl::FailedPreconditionError(absl::StrCat("sweep ", id, " already ended (",
-                                                      SweepStateName(record.state), ")"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("sweep ", id, " already ended (", SweepStateName(record.state), ")"));
   }
   KBENCH_RETURN_IF_ERROR(sweeps_->RequestCancel(id));
   int cancelled = 0;
@@ -321,8 +319,8 @@ grpc::Status KbenchService::ListSweeps(grpc::ServerContext* context,
   if (request->page_size() < 0) {
     return Finish("ListSweeps", start, absl::InvalidArgumentError("page_size: is negative"));
   }
-  const int32_t limit = request->page_size() == 0 ? kDefaultSweepPage
-                                                  : std::min(request->page_size(), kMaxSweepPage);
+  const int32_t limit =
+      request->page_size() == 0 ? kDefaultSweepPage : std::min(request->page_size(), kMaxSweepPage);
   absl::StatusOr<std::vector<store::SweepRecord>> records = sweeps_->List(limit);
   if (!records.ok()) return Finish("ListSweeps", start, records.status());
   for (const store::SweepRecord& r : *records) {

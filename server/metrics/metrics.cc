@@ -133,11 +133,11 @@ PrometheusMetrics::PrometheusMetrics(GpuCollector::SourceFactory gpu_source)
                             "(succeeded, failed, cancelled).")
                         .Register(*registry_);
   owner_jobs_submitted_ = &BuildCounter()
-                              .Name("kbench_owner_jobs_submitted_total")
-                              .Help(
-                                  "Jobs accepted by SubmitJob or SubmitSweep, by owner (the first "
-                                  "64 owners by name, later ones as \"other\").")
-                              .Register(*registry_);
+                               .Name("kbench_owner_jobs_submitted_total")
+                               .Help(
+                                   "Jobs accepted by SubmitJob or SubmitSweep, by owner (the first "
+                                   "64 owners by name, later ones as \"other\").")
+                               .Register(*registry_);
   queue_depth_ = &BuildGauge()
                       .Name("kbench_queue_depth")
                       .Help("Jobs queued (not yet running) per device.")
@@ -212,10 +212,10 @@ void PrometheusMetrics::JobFinished(JobKind kind, const std::string& device,
 void PrometheusMetrics::OwnerJobSubmitted(const std::string& owner) {
   std::string label = owner.empty() ? "unknown" : owner;
   // Label values stay printable and short; anything else is folded into "other".
-  const bool plain = label.size() <= 64 && std::all_of(label.begin(), label.end(), [](char c) {
-                       return absl::ascii_isalnum(c) || c == '_' || c == '-' || c == '.' ||
-                              c == '@';
-                     });
+  const bool plain =
+      label.size() <= 64 && std::all_of(label.begin(), label.end(), [](char c) {
+        return absl::ascii_isalnum(c) || c == '_' || c == '-' || c == '.' || c == '@';
+      });
   {
     absl::MutexLock lock(&owners_mu_);
     if (!plain || (owners_.count(label) == 0 && owners_.size() >= kMaxOwnerLabels)) {

@@ -83,9 +83,9 @@ class SqliteSweepStore final : public SweepStore {
 
   absl::StatusOr<SweepRecord> Get(const std::string& id) override {
     absl::MutexLock lock(&mu_);
-    KBENCH_ASSIGN_OR_RETURN(std::vector<SweepRecord> found,
-                            Select(absl::StrCat("SELECT ", kColumns, " FROM sweeps WHERE id = ?1"),
-                                   id, "get sweep"));
+    KBENCH_ASSIGN_OR_RETURN(
+        std::vector<SweepRecord> found,
+        Select(absl::StrCat("SELECT ", kColumns, " FROM sweeps WHERE id = ?1"), id, "get sweep"));
     if (found.empty()) return absl::NotFoundError(absl::StrCat("sweep ", id, " not found"));
     return std::move(found.front());
   }
@@ -248,9 +248,9 @@ absl::StatusOr<std::unique_ptr<SweepStore>> SweepStore::Open(const std::string& 
   KBENCH_RETURN_IF_ERROR(db->Exec("PRAGMA busy_timeout = 5000", "set busy_timeout"));
   KBENCH_ASSIGN_OR_RETURN(int version, internal::CurrentSchemaVersion(db.get()));
   if (version < kSweepsSchemaVersion) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(path, " has schema version ", version, "; sweeps need ",
-                     kSweepsSchemaVersion, " (open it with JobStore::Open first)"));
+    return absl::FailedPreconditionError(absl::StrCat(path, " has schema version ", version,
+                                                      "; sweeps need ", kSweepsSchemaVersion,
+                                                      " (open it with JobStore::Open first)"));
   }
   return std::unique_ptr<SweepStore>(std::make_unique<SqliteSweepStore>(std::move(db)));
 }

@@ -154,11 +154,13 @@ TEST_F(SweepTest, TwelvePointsGiveTablesPlotsAndAReportChromiumRenders) {
   ASSERT_EQ(Kbctl(absl::StrCat("report ", id, " -o ", out_.path(), "/report.html")).exit_code, 0);
   const std::string chromium = report::FindProgram("chromium");
   if (chromium.empty()) GTEST_SKIP() << "chromium is not installed (scripts/install-deps.sh)";
-  const std::string flags = absl::StrCat("--headless --no-sandbox --disable-gpu --user-data-dir=",
-                                         out_.path(), "/chrome --window-size=412,915");
+  const std::string flags =
+      absl::StrCat("--headless --no-sandbox --disable-gpu --user-data-dir=", out_.path(),
+                   "/chrome --window-size=412,915");
   const std::string url = absl::StrCat("file://", out_.path(), "/report.html");
-  const Run shot = Shell(absl::StrCat("timeout 90 ", chromium, " ", flags, " --screenshot=",
-                                      out_.path(), "/phone.png ", url, " 2>/dev/null"));
+  const Run shot =
+      Shell(absl::StrCat("timeout 90 ", chromium, " ", flags, " --screenshot=", out_.path(),
+                         "/phone.png ", url, " 2>/dev/null"));
   EXPECT_EQ(shot.exit_code, 0);
   EXPECT_GT(fs::exists(out_.path() + "/phone.png") ? fs::file_size(out_.path() + "/phone.png") : 0,
             1000u);
@@ -168,8 +170,7 @@ TEST_F(SweepTest, TwelvePointsGiveTablesPlotsAndAReportChromiumRenders) {
   EXPECT_NE(dom.out.find("<svg"), std::string::npos);
   for (const v1::Job& job : got.jobs()) {
     for (const v1::VariantResult& r : job.result().variants()) {
-      EXPECT_NE(dom.out.find(report::FormatSeconds(r.stats().median_seconds())),
-                std::string::npos)
+      EXPECT_NE(dom.out.find(report::FormatSeconds(r.stats().median_seconds())), std::string::npos)
           << job.id() << " " << r.variant();
     }
   }
@@ -218,8 +219,7 @@ TEST_F(SweepTest, SubmitValidatesEveryPointAndQueuesNothingOnError) {
   v1::SweepSpec zip = TwelvePoints();
   zip.add_zip("cols");
   zip.add_zip("rows");
-  EXPECT_EQ(SubmitSweep(daemon_->stub(), zip).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(SubmitSweep(daemon_->stub(), zip).status().code(), absl::StatusCode::kInvalidArgument);
 
   grpc::ClientContext ctx;
   v1::ListJobsResponse jobs;

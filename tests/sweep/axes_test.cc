@@ -37,8 +37,8 @@ TEST(ParseAxisValues, ListKeepsOrderAndSingleValues) {
 }
 
 TEST(ParseAxisValues, RefusesMalformedRangesNamingTheAxis) {
-  for (const char* bad : {"8:4:*2", "1:8:*1", "0:8:*2", "1:8:-1", "1:8:+0", "a:8", "1:2:3:4",
-                          "1,,2", "", "x,x"}) {
+  for (const char* bad :
+       {"8:4:*2", "1:8:*1", "0:8:*2", "1:8:-1", "1:8:+0", "a:8", "1:2:3:4", "1,,2", "", "x,x"}) {
     absl::StatusOr<std::vector<std::string>> v = ParseAxisValues("cols", bad);
     ASSERT_FALSE(v.ok()) << bad;
     EXPECT_EQ(v.status().code(), absl::StatusCode::kInvalidArgument) << bad;
@@ -94,8 +94,7 @@ TEST(ExpandPoints, RefusesAZipOfUnequalLengths) {
 TEST(ExpandPoints, RefusesBadZipsAndDuplicateAxes) {
   const std::vector<Axis> axes = {{"rows", {"8"}}, {"cols", {"1"}}};
   EXPECT_EQ(ExpandPoints(axes, {"rows"}).status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(ExpandPoints(axes, {"rows", "k"}).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ExpandPoints(axes, {"rows", "k"}).status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(ExpandPoints({{"rows", {"8"}}, {"rows", {"9"}}}, {}).status().code(),
             absl::StatusCode::kInvalidArgument);
 }

@@ -95,7 +95,7 @@ TEST(SweepTable, JsonParsesAndCarriesTheNumbers) {
   EXPECT_NEAR(doc["ceilings"]["copy_bandwidth_bytes_per_second"].get<double>(), 4e9, 1);
 }
 
-TEST(PlotScript, DrawsTheCeilingAndALineePerVariantOnALogAxis) {
+TEST(PlotScript, DrawsTheCeilingAndALinePerVariantOnALogAxis) {
   Fixture f = ThreePoints();
   f.sweep.mutable_points(2)->mutable_values(0)->set_value("1024");  // 64..1024: a log axis
   std::vector<PlotFile> files;
@@ -127,8 +127,7 @@ TEST(DrawPlots, GnuplotWritesSvgFiles) {
 
 TEST(RunBounded, KillsAHelperPastItsLimit) {
   const std::string log = std::filesystem::temp_directory_path() / "kbench_bounded.log";
-  EXPECT_EQ(RunBounded({"/bin/sleep", "5"}, log, 0.2).code(),
-            absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(RunBounded({"/bin/sleep", "5"}, log, 0.2).code(), absl::StatusCode::kDeadlineExceeded);
   EXPECT_EQ(RunBounded({"/bin/false"}, log, 5).code(), absl::StatusCode::kInternal);
   EXPECT_EQ(RunBounded({"/nonexistent/gnuplot"}, log, 5).code(), absl::StatusCode::kNotFound);
 }
