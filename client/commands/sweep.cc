@@ -35,19 +35,21 @@ absl::StatusOr<v1::SweepSpec> AxesOf(const SweepFlags& flags) {
   v1::SweepSpec spec;
   std::vector<sweep::Axis> parsed;
   for (const std::string& flag : flags.axes) {
-    KBENCH_ASSIGN_OR_RETURN(sweep::Axis axis, sweep::ParseAxisFlag(flag));
+    absl::StatusOr<sweep::Axis> axis = sweep::ParseAxisFlag(flag);
+    if (!axis.ok()) return UsageError(absl::StrCat("--axis: ", axis.status().message()));
     v1::SweepAxis* a = spec.add_axes();
-    a->set_name(axis.name);
+    a->set_name(axis->name);
     a->set_values(flag.substr(flag.find('=') + 1));
-    parsed.push_back(std::move(axis));
+    parsed.push_back(*std::move(axis));
   }
   // --dtype f32,bf16 is an axis over dtypes.
   if (flags.spec.dtype && flags.spec.dtype->find(',') != std::string::npos) {
-    KBENCH_ASSIGN_OR_RETURN(sweep::Axis axis, sweep::ParseAxisFlag("dtype=" + *flags.spec.dtype));
+    absl::StatusOr<sweep::Axis> axis = sweep::ParseAxisFlag("dtype=" + *flags.spec.dtype);
+    if (!axis.ok()) return UsageError(absl::StrCat("--dtype: ", axis.status().message()));
     v1::SweepAxis* a = spec.add_axes();
     a->set_name("dtype");
     a->set_values(*flags.spec.dtype);
-    parsed.push_back(std::move(axis));
+    parsed.push_back(*std::move(axis));
   }
   if (parsed.empty())
     return UsageError("--axis: a sweep needs at least one, e.g. cols=1024:8192:*2");
