@@ -98,12 +98,13 @@ void SweepReporter::Stop() {
 absl::Status SweepReporter::ReportFinished() {
   KBENCH_ASSIGN_OR_RETURN(std::vector<store::SweepRecord> open, store_->ListUnfinished());
   for (const store::SweepRecord& record : open) {
-    KBENCH_ASSIGN_OR_RETURN(auto loaded, load_(record));
-    const auto& [sweep, jobs] = loaded;
+    // The points' states first (cheap); their results only once every point has ended.
+    KBENCH_ASSIGN_OR_RETURN(auto states, load_(record, false));
     bool ended = true;
-    for (const v1::SweepPoint& p : sweep.points()) ended = ended && Terminal(p.state());
+    for (const v1::SweepPoint& p : states.first.points()) ended = ended && Terminal(p.state());
     if (!ended) continue;
-    KBENCH_RETURN_IF_ERROR(Report(record, sweep, jobs));
+    KBENCH_ASSIGN_OR_RETURN(auto loaded, load_(record, true));
+    KBENCH_RETURN_IF_ERROR(Report(record, loaded.first, loaded.second));
   }
   return absl::OkStatus();
 }

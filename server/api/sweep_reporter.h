@@ -20,13 +20,14 @@
 
 namespace kbench::api {
 
-// A sweep as the API shows it, and its points' jobs (with results) in point order.
+// A sweep as the API shows it, and (when asked for) its points' jobs with their results, in
+// point order.
 using SweepLoader = std::function<absl::StatusOr<std::pair<v1::Sweep, std::vector<v1::Job>>>(
-    const store::SweepRecord&)>;
+    const store::SweepRecord&, bool with_jobs)>;
 
 struct SweepReporterOptions {
   std::string data_dir;
-  absl::Duration poll_interval = absl::Milliseconds(250);
+  absl::Duration poll_interval = absl::Milliseconds(500);
   // gnuplot's path; empty: looked up in $PATH. Without gnuplot the report has no plots.
   std::string gnuplot;
   double gnuplot_timeout_seconds = 60;

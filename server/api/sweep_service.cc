@@ -13,6 +13,7 @@
 #include "google/protobuf/util/message_differencer.h"
 #include "google/protobuf/util/time_util.h"
 #include "kernels/catalogue.h"
+#include "server/api/job_convert.h"
 #include "server/api/kbench_service.h"
 #include "server/api/request_limits.h"
 #include "server/api/sweep_points.h"
@@ -50,22 +51,22 @@ google::protobuf::Timestamp TimeOf(int64_t ns) {
   return google::protobuf::util::TimeUtil::NanosecondsToTimestamp(ns);
 }
 
-// Counts and ETA from the points' jobs: remaining points x the mean run time of the ended ones
-// (points run one after another on one device).
-void AddProgress(const std::vector<v1::Job>& jobs, v1::Sweep* sweep) {
+// Counts and ETA from the points' job records: remaining points x the mean run time of the
+// ended ones (points run one after another on one device).
+void AddProgress(const std::vector<store::JobRecord>& jobs, v1::Sweep* sweep) {
   int64_t ran_ns = 0;
   int ran = 0;
-  for (const v1::Job& job : jobs) {
-    const v1::JobState s = job.state();
-    if (s == v1::JOB_STATE_SUCCEEDED || s == v1::JOB_STATE_FAILED || s == v1::JOB_STATE_CANCELLED) {
-      sweep->set_points_done(sweep->points_done() + 1);
-      if (s == v1::JOB_STATE_FAILED) sweep->set_points_failed(sweep->points_failed() + 1);
-      if (s == v1::JOB_STATE_CANCELLED) sweep->set_points_cancelled(sweep->points_cancelled() + 1);
-      if (job.has_start_time() && s != v1::JOB_STATE_CANCELLED) {
-        ran_ns += google::protobuf::util::TimeUtil::DurationToNanoseconds(job.finish_time() -
-                                                                          job.start_time());
-        ++ran;
-      }
+  for (const store::JobRecord& job : jobs) {
+    if (!store::IsTerminal(job.state)) continue;
+    sweep->set_points_done(sweep->points_done() + 1);
+    if (job.state == store::JobState::kFailed) {
+      sweep->set_points_failed(sweep->points_failed() + 1);
+    }
+    if (job.state == store::JobState::kCancelled) {
+      sweep->set_points_cancelled(sweep->points_cancelled() + 1);
+    } else if (job.start_time_ns > 0 && job.finish_time_ns >= job.start_time_ns) {
+      ran_ns += job.finish_time_ns - job.start_time_ns;
+      ++ran;
     }
   }
   const int remaining = sweep->points_total() - sweep->points_done();
@@ -82,7 +83,8 @@ absl::Status KbenchService::EnableSweeps(store::SweepStore* sweeps, SweepReporte
   sweep_data_dir_ = options.data_dir;
   max_sweep_points_ = max_points;
   reporter_ = std::make_unique<SweepReporter>(
-      sweeps, [this](const store::SweepRecord& r) { return LoadSweep(r, true); },
+      sweeps,
+      [this](const store::SweepRecord& r, bool with_jobs) { return LoadSweep(r, with_jobs); },
       std::move(options));
   reporter_->Start();
   return absl::OkStatus();
@@ -106,6 +108,7 @@ absl::StatusOr<std::pair<v1::Sweep, std::vector<v1::Job>>> KbenchService::LoadSw
   if (record.finish_time_ns > 0) *sweep.mutable_finish_time() = TimeOf(record.finish_time_ns);
   sweep.set_points_total(static_cast<int32_t>(record.points.size()));
   std::vector<v1::Job> jobs;
+  std::vector<store::JobRecord> records;
   for (const store::SweepPointRecord& p : record.points) {
     v1::SweepPoint* point = sweep.add_points();
     if (!point->ParseFromString(p.point)) {
@@ -114,11 +117,16 @@ absl::StatusOr<std::pair<v1::Sweep, std::vector<v1::Job>>> KbenchService::LoadSw
     }
     point->set_index(p.index);
     point->set_job_id(p.job_id);
-    KBENCH_ASSIGN_OR_RETURN(v1::Job job, LoadJob(p.job_id));
-    point->set_state(job.state());
-    jobs.push_back(std::move(job));
+    // The record's state is enough for the counts; results are parsed only when asked for.
+    KBENCH_ASSIGN_OR_RETURN(store::JobRecord job, jobs_->Get(p.job_id));
+    point->set_state(StateToProto(job.state));
+    records.push_back(std::move(job));
+    if (with_jobs) {
+      KBENCH_ASSIGN_OR_RETURN(v1::Job full, LoadJob(p.job_id));
+      jobs.push_back(std::move(full));
+    }
   }
-  AddProgress(jobs, &sweep);
+  AddProgress(records, &sweep);
   KBENCH_ASSIGN_OR_RETURN(std::vector<store::ArtifactRecord> artifacts,
                           sweeps_->Artifacts(record.id));
   for (const store::ArtifactRecord& a : artifacts) {
@@ -128,7 +136,6 @@ absl::StatusOr<std::pair<v1::Sweep, std::vector<v1::Job>>> KbenchService::LoadSw
     info->set_sha256(a.sha256);
     info->set_content_type(a.content_type);
   }
-  if (!with_jobs) jobs.clear();
   return std::make_pair(std::move(sweep), std::move(jobs));
 }
 
