@@ -120,6 +120,43 @@ absl::StatusOr<v1::Job> Connection::CancelJob(const std::string& job_id) {
   return std::move(*response.mutable_job());
 }
 
+absl::StatusOr<v1::SubmitSweepResponse> Connection::SubmitSweep(
+    const v1::SubmitSweepRequest& request) {
+  v1::SubmitSweepResponse response;
+  const grpc::Status s = stub_->SubmitSweep(UnaryContext().get(), request, &response);
+  if (!s.ok()) return Check(s);
+  return response;
+}
+
+absl::StatusOr<v1::GetSweepResponse> Connection::GetSweep(const std::string& sweep_id,
+                                                          bool with_jobs) {
+  v1::GetSweepRequest request;
+  request.set_sweep_id(sweep_id);
+  request.set_with_jobs(with_jobs);
+  v1::GetSweepResponse response;
+  const grpc::Status s = stub_->GetSweep(UnaryContext().get(), request, &response);
+  if (!s.ok()) return Check(s);
+  return response;
+}
+
+absl::StatusOr<v1::CancelSweepResponse> Connection::CancelSweep(const std::string& sweep_id) {
+  v1::CancelSweepRequest request;
+  request.set_sweep_id(sweep_id);
+  v1::CancelSweepResponse response;
+  const grpc::Status s = stub_->CancelSweep(UnaryContext().get(), request, &response);
+  if (!s.ok()) return Check(s);
+  return response;
+}
+
+absl::StatusOr<v1::ListSweepsResponse> Connection::ListSweeps(int32_t page_size) {
+  v1::ListSweepsRequest request;
+  request.set_page_size(page_size);
+  v1::ListSweepsResponse response;
+  const grpc::Status s = stub_->ListSweeps(UnaryContext().get(), request, &response);
+  if (!s.ok()) return Check(s);
+  return response;
+}
+
 absl::StatusOr<v1::ListJobsResponse> Connection::ListJobs(const v1::ListJobsRequest& request) {
   v1::ListJobsResponse response;
   const grpc::Status s = stub_->ListJobs(UnaryContext().get(), request, &response);

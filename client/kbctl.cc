@@ -110,6 +110,7 @@ int RunKbctl(const std::vector<std::string>& args, const Io& io) {
   AddProfileCommand(app, &action);
   AddHealthCommand(app, &action);
   AddConfigCommands(app, &action);
+  AddSweepCommands(app, &action);
 
   std::vector<const char*> argv = {"kbctl"};
   for (const std::string& a : args) argv.push_back(a.c_str());

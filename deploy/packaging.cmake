@@ -26,8 +26,11 @@ set(CPACK_COMPONENT_CLIENT_DESCRIPTION
 set(CPACK_DEBIAN_SERVER_PACKAGE_NAME kbench-server)
 set(CPACK_COMPONENT_SERVER_DESCRIPTION
   "kbenchd, the kbench GPU kernel benchmarking daemon\n kbenchd queues benchmark and profile jobs per device and runs each in a supervised\n kbench-executor process; SQLite store, artifacts, Prometheus metrics. GPU hosts need the\n NVIDIA driver and the CUDA 13 runtime libraries (cuBLAS, CUPTI).")
+# gnuplot draws the sweeps' plots (kbenchd runs it; without it a sweep's report has no plots).
 if(KBENCH_CUDA)
-  set(CPACK_DEBIAN_SERVER_PACKAGE_RECOMMENDS "libcublas-13-0, cuda-cupti-13-0")
+  set(CPACK_DEBIAN_SERVER_PACKAGE_RECOMMENDS "libcublas-13-0, cuda-cupti-13-0, gnuplot-nox")
+else()
+  set(CPACK_DEBIAN_SERVER_PACKAGE_RECOMMENDS "gnuplot-nox")
 endif()
 
 include(CPack)

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Installs kbench's build and test dependencies from Debian 12's packages (run as root).
+# gnuplot-nox draws the sweeps' plots in kbenchd; chromium (headless) renders the HTML report in a
+# test; fonts-dejavu-core gives both a font without the recommended packages.
 # The CUDA 13 toolkit (for kbench-executor's CUDA backend) is expected at /usr/local/cuda (or
 # CUDACXX set); with --no-cuda its absence is fine (a KBENCH_CUDA=OFF build).
 set -euo pipefail
@@ -12,6 +14,7 @@ packages=(
   prometheus patchelf python3 python3-yaml python3-numpy dpkg-dev file
   ccache clang-format libyaml-cpp-dev openssl
   clang libclang-rt-14-dev sqlite3
+  gnuplot-nox chromium fonts-dejavu-core
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -34,6 +34,7 @@
 #include "server/store/artifact_store.h"
 #include "server/store/job_store.h"
 #include "server/store/resilient_job_store.h"
+#include "server/store/sweep_store.h"
 #include "server/store/usage_store.h"
 
 namespace {
@@ -186,6 +187,9 @@ int Serve(const Flags& flags) {
   if (!opened.ok()) return Fail(opened.status().ToString());
   // Every part writes through it: a disk that refuses writes fails no job silently.
   auto jobs = std::make_unique<kbench::store::ResilientJobStore>(*std::move(opened));
+  absl::StatusOr<std::unique_ptr<kbench::store::SweepStore>> sweeps =
+      kbench::store::SweepStore::Open(data_dir);
+  if (!sweeps.ok()) return Fail(sweeps.status().ToString());
   kbench::store::ArtifactStore artifacts(
       data_dir, jobs.get(), {flags.artifact_max_bytes, flags.artifact_max_age_seconds});
   absl::StatusOr<std::unique_ptr<kbench::store::UsageStore>> usage =
@@ -217,6 +221,13 @@ int Serve(const Flags& flags) {
   kbench::auth::Authorizer authorizer(security->authenticator.get(), jobs.get());
   kbench::api::KbenchService service(jobs.get(), &artifacts, &scheduler, &events, metrics->get(),
                                      api, &authorizer);
+  kbench::api::SweepReporterOptions sweep_reports;
+  sweep_reports.data_dir = data_dir;
+  if (absl::Status s = service.EnableSweeps(sweeps->get(), sweep_reports); !s.ok()) {
+    maintenance.Stop();
+    scheduler.Shutdown();
+    return Fail(s.ToString());
+  }
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
@@ -253,6 +264,7 @@ int Serve(const Flags& flags) {
   const int sig = WaitForStop(stop_signals, *security->authenticator, **metrics);
   kbench::logging::Log(Level::kInfo, "shutting down", {Field("signal", strsignal(sig))});
   service.StopStreams();
+  service.StopSweeps();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
   maintenance.Stop();
   scheduler.Shutdown();

@@ -22,5 +22,6 @@ void AddProfileCommand(CLI::App& app, Action* action);    // profile
 void AddHealthCommand(CLI::App& app, Action* action);     // health
 void AddConfigCommands(CLI::App& app, Action* action);    // config set-context, use-context, ...
 void AddUsageCommand(CLI::App& app, Action* action);      // usage [OWNER]
+void AddSweepCommands(CLI::App& app, Action* action);     // sweep, sweep get, sweeps, report
 
 }  // namespace kbench::client

@@ -8,6 +8,7 @@
 #include "client/commands/commands.h"
 #include "client/format/job_view.h"
 #include "client/job_wait.h"
+#include "client/sweep_wait.h"
 #include "common/status_macros.h"
 
 namespace kbench::client {
@@ -72,17 +73,23 @@ absl::Status RunJobs(Session& session, const ListFlags& flags) {
 }
 
 absl::Status RunGet(Session& session, const std::string& id) {
+  if (IsSweepId(id)) return PrintSweepReport(session, id);
   KBENCH_ASSIGN_OR_RETURN(v1::Job job, session.connection().GetJob(id));
   return PrintJobReport(session, job);
 }
 
 absl::Status RunWatch(Session& session, const std::string& id) {
+  if (IsSweepId(id)) {
+    KBENCH_RETURN_IF_ERROR(WaitForSweep(session, id).status());
+    return PrintSweepReport(session, id);
+  }
   KBENCH_ASSIGN_OR_RETURN(v1::Job job, session.connection().GetJob(id));
   KBENCH_ASSIGN_OR_RETURN(v1::Job done, WaitForJob(session, job));
   return PrintJobReport(session, done);
 }
 
 absl::Status RunCancel(Session& session, const std::string& id) {
+  if (IsSweepId(id)) return CancelSweep(session, id);
   KBENCH_ASSIGN_OR_RETURN(v1::Job job, session.connection().CancelJob(id));
   if (session.json()) return session.PrintJson(job);
   session.out() << "job " << job.id() << " " << StateName(job.state())
@@ -103,11 +110,14 @@ void AddJobIdCommand(CLI::App& app, Action* action, const char* name, const char
 }  // namespace
 
 void AddJobCommands(CLI::App& app, Action* action) {
-  AddJobIdCommand(app, action, "get",
-                  "Show one job: spec, state, timing, error, artifacts and result", RunGet);
-  AddJobIdCommand(app, action, "watch", "Follow a job's progress until it ends, then print it",
+  AddJobIdCommand(
+      app, action, "get",
+      "Show one job (spec, state, timing, error, artifacts, result) or sweep (its table)", RunGet);
+  AddJobIdCommand(app, action, "watch",
+                  "Follow a job (or a sweep: points done, ETA) until it ends, then print it",
                   RunWatch);
-  AddJobIdCommand(app, action, "cancel", "Cancel a queued or running job", RunCancel);
+  AddJobIdCommand(app, action, "cancel",
+                  "Cancel a queued or running job, or a sweep's remaining points", RunCancel);
 
   auto flags = std::make_shared<ListFlags>();
   CLI::App* jobs = app.add_subcommand("jobs", "List jobs, newest first");

@@ -165,6 +165,7 @@ absl::Status KbenchService::Submit(const auth::Identity& caller,
     return Deduplicate(request.idempotency_key(), inserted.first, spec, response);
   }
   metrics_->JobSubmitted(record.kind, record.device);
+  metrics_->OwnerJobSubmitted(spec.owner());
   scheduler_->Enqueue(inserted.first);
   admission.unlock();
   logging::LogJob(
@@ -303,6 +304,7 @@ grpc::Status KbenchService::ListJobs(grpc::ServerContext* context,
 absl::StatusOr<std::pair<v1::ArtifactInfo, std::ifstream>> KbenchService::OpenArtifact(
     const v1::GetArtifactRequest& request) {
   KBENCH_RETURN_IF_ERROR(CheckRequestSize(request));
+  if (IsSweepId(request.job_id())) return OpenSweepArtifact(request);
   KBENCH_RETURN_IF_ERROR(jobs_->Get(request.job_id()).status());
   std::string name = request.name();
   KBENCH_ASSIGN_OR_RETURN(std::vector<store::ArtifactRecord> all,

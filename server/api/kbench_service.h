@@ -15,6 +15,7 @@
 #include "server/api/server_options.h"
 #include "server/api/stream_limiter.h"
 #include "server/api/stream_reactors.h"
+#include "server/api/sweep_reporter.h"
 #include "server/api/watch_hub.h"
 #include "server/auth/authorizer.h"
 #include "server/metrics/metrics.h"
@@ -22,6 +23,8 @@
 #include "server/scheduler/scheduler.h"
 #include "server/store/artifact_store.h"
 #include "server/store/job_store.h"
+#include "server/store/sweep_store.h"
+#include "sweep/axes.h"
 
 namespace kbench::api {
 
@@ -40,6 +43,14 @@ class KbenchService final : public StreamingBase {
   // Ends open WatchJob streams with UNAVAILABLE and refuses new ones (graceful shutdown).
   void StopStreams();
 
+  // Serves the sweep RPCs from `sweeps` (which must outlive the service) and starts the
+  // reporter that writes each finished sweep's tables, plots and report. Without it the sweep
+  // RPCs answer UNIMPLEMENTED. A sweep has at most `max_points` points.
+  absl::Status EnableSweeps(store::SweepStore* sweeps, SweepReporterOptions options,
+                            int64_t max_points = sweep::kMaxPoints);
+  // Stops the reporter (graceful shutdown); unfinished sweeps are reported after a restart.
+  void StopSweeps();
+
   grpc::Status ListKernels(grpc::ServerContext*, const v1::ListKernelsRequest*,
                            v1::ListKernelsResponse*) override;
   grpc::Status ListDevices(grpc::ServerContext*, const v1::ListDevicesRequest*,
@@ -57,6 +68,15 @@ class KbenchService final : public StreamingBase {
       grpc::CallbackServerContext*, const v1::GetArtifactRequest*) override;
   grpc::Status GetUsage(grpc::ServerContext*, const v1::GetUsageRequest*,
                         v1::GetUsageResponse*) override;
+  // Sweeps (sweep_service.cc).
+  grpc::Status SubmitSweep(grpc::ServerContext*, const v1::SubmitSweepRequest*,
+                           v1::SubmitSweepResponse*) override;
+  grpc::Status GetSweep(grpc::ServerContext*, const v1::GetSweepRequest*,
+                        v1::GetSweepResponse*) override;
+  grpc::Status CancelSweep(grpc::ServerContext*, const v1::CancelSweepRequest*,
+                           v1::CancelSweepResponse*) override;
+  grpc::Status ListSweeps(grpc::ServerContext*, const v1::ListSweepsRequest*,
+                          v1::ListSweepsResponse*) override;
 
  private:
   absl::StatusOr<v1::Job> LoadJob(const std::string& id);
@@ -78,6 +98,21 @@ class KbenchService final : public StreamingBase {
   // The artifact's info and open file, after checking that the job and artifact exist.
   absl::StatusOr<std::pair<v1::ArtifactInfo, std::ifstream>> OpenArtifact(
       const v1::GetArtifactRequest& request);
+  // Sweeps (sweep_service.cc). The sweep as the API shows it, and its points' jobs when
+  // `with_jobs`.
+  absl::StatusOr<std::pair<v1::Sweep, std::vector<v1::Job>>> LoadSweep(
+      const store::SweepRecord& record, bool with_jobs);
+  // Every point's job spec, validated for `device`; the points' axis values in *points.
+  absl::StatusOr<std::vector<v1::JobSpec>> ValidateSweep(const v1::SweepSpec& spec,
+                                                         const v1::DeviceInfo& device,
+                                                         std::vector<sweep::Point>* points);
+  absl::Status DoSubmitSweep(const v1::SubmitSweepRequest& request, const std::string& owner,
+                             v1::SubmitSweepResponse* response);
+  absl::Status DoCancelSweep(const auth::Identity& caller, const std::string& id,
+                             v1::CancelSweepResponse* response);
+  bool IsSweepId(const std::string& id) const;
+  absl::StatusOr<std::pair<v1::ArtifactInfo, std::ifstream>> OpenSweepArtifact(
+      const v1::GetArtifactRequest& request);
   // Records the RPC's metrics and converts its status.
   grpc::Status Finish(const char* method, std::chrono::steady_clock::time_point start,
                       const absl::Status& status);
@@ -98,6 +133,11 @@ class KbenchService final : public StreamingBase {
   const auth::Authorizer* authorizer_;
   StreamLimiter streams_;
   std::unique_ptr<WatchHub> hub_;
+  // Sweeps: null until EnableSweeps.
+  store::SweepStore* sweeps_ = nullptr;
+  std::string sweep_data_dir_;
+  int64_t max_sweep_points_ = sweep::kMaxPoints;
+  std::unique_ptr<SweepReporter> reporter_;
 };
 
 }  // namespace kbench::api

@@ -1,11 +1,13 @@
 // kbenchd's Prometheus metrics: the series of metrics.h in a prometheus-cpp registry, served
 // with the GPU gauges on /metrics. Label values are kept to bounded sets.
+#include <algorithm>
 #include <cctype>
 #include <set>
 #include <sstream>
 #include <utility>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "common/status_macros.h"
@@ -130,6 +132,12 @@ PrometheusMetrics::PrometheusMetrics(GpuCollector::SourceFactory gpu_source)
                             "Jobs that reached a terminal state, by kind, device and state "
                             "(succeeded, failed, cancelled).")
                         .Register(*registry_);
+  owner_jobs_submitted_ = &BuildCounter()
+                               .Name("kbench_owner_jobs_submitted_total")
+                               .Help(
+                                   "Jobs accepted by SubmitJob or SubmitSweep, by owner (the first "
+                                   "64 owners by name, later ones as \"other\").")
+                               .Register(*registry_);
   queue_depth_ = &BuildGauge()
                       .Name("kbench_queue_depth")
                       .Help("Jobs queued (not yet running) per device.")
@@ -209,6 +217,24 @@ void PrometheusMetrics::JobFinished(JobKind kind, const std::string& device,
                                     const std::string& state) {
   jobs_finished_->Add({{"kind", Kind(kind)}, {"device", Device(device)}, {"state", State(state)}})
       .Increment();
+}
+
+void PrometheusMetrics::OwnerJobSubmitted(const std::string& owner) {
+  std::string label = owner.empty() ? "unknown" : owner;
+  // Label values stay printable and short; anything else is folded into "other".
+  const bool plain =
+      label.size() <= 64 && std::all_of(label.begin(), label.end(), [](char c) {
+        return absl::ascii_isalnum(c) || c == '_' || c == '-' || c == '.' || c == '@';
+      });
+  {
+    absl::MutexLock lock(&owners_mu_);
+    if (!plain || (owners_.count(label) == 0 && owners_.size() >= kMaxOwnerLabels)) {
+      label = "other";
+    } else {
+      owners_.insert(label);
+    }
+  }
+  owner_jobs_submitted_->Add({{"owner", label}}).Increment();
 }
 
 void PrometheusMetrics::SetQueueDepth(const std::string& device, int64_t depth) {

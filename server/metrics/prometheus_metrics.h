@@ -43,6 +43,10 @@ inline const std::vector<double>& RpcDurationBuckets() {
   return b;
 }
 
+// Distinct owner label values of kbench_owner_jobs_submitted_total: a lab's users, bounded so
+// that free-form owners (loopback without an auth file) cannot grow the series without end.
+inline constexpr size_t kMaxOwnerLabels = 64;
+
 class PrometheusMetrics final : public Metrics {
  public:
   static absl::StatusOr<std::unique_ptr<PrometheusMetrics>> Create(
@@ -52,6 +56,7 @@ class PrometheusMetrics final : public Metrics {
   std::string BoundAddress() const override { return bound_address_; }
   void JobSubmitted(JobKind kind, const std::string& device) override;
   void JobFinished(JobKind kind, const std::string& device, const std::string& state) override;
+  void OwnerJobSubmitted(const std::string& owner) override;
   void SetQueueDepth(const std::string& device, int64_t depth) override;
   void ObserveQueueWait(const std::string& device, double seconds) override;
   void ObserveRunDuration(JobKind kind, const std::string& device, double seconds) override;
@@ -75,6 +80,10 @@ class PrometheusMetrics final : public Metrics {
   std::shared_ptr<GpuCollector> gpus_;
   prometheus::Family<prometheus::Counter>* jobs_submitted_;
   prometheus::Family<prometheus::Counter>* jobs_finished_;
+  prometheus::Family<prometheus::Counter>* owner_jobs_submitted_;
+  // Owners that have their own label value (at most kMaxOwnerLabels).
+  absl::Mutex owners_mu_;
+  std::set<std::string> owners_ ABSL_GUARDED_BY(owners_mu_);
   prometheus::Family<prometheus::Gauge>* queue_depth_;
   prometheus::Family<prometheus::Histogram>* queue_wait_;
   prometheus::Family<prometheus::Histogram>* run_duration_;

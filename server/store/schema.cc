@@ -67,6 +67,41 @@ CREATE TABLE usage_charges (
   PRIMARY KEY (job_id, attempt)
 );
 CREATE INDEX usage_charges_by_end ON usage_charges (end_time_ns);
+    // 3: sweeps (issue 13): a sweep, the job of each of its points, and its report's artifacts
+    // (files under <data-dir>/sweeps/<id>/). A sweep's jobs are ordinary jobs; sweep_points only
+    // ties them to the sweep, so the scheduler and its fair share see nothing new.
+    // cancel_requested: CancelSweep was called; the reporter then ends it as 'cancelled'.
+    R"sql(
+CREATE TABLE sweeps (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  owner TEXT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('running', 'reporting', 'done', 'cancelled')),
+  cancel_requested INTEGER NOT NULL DEFAULT 0,
+  idempotency_key TEXT UNIQUE,
+  create_time_ns INTEGER NOT NULL,
+  finish_time_ns INTEGER NOT NULL DEFAULT 0,
+  spec BLOB NOT NULL,
+  error TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX sweeps_by_state ON sweeps (state, seq);
+CREATE TABLE sweep_points (
+  sweep_id TEXT NOT NULL REFERENCES sweeps (id),
+  idx INTEGER NOT NULL CHECK (idx >= 0),
+  job_id TEXT NOT NULL REFERENCES jobs (id),
+  point BLOB NOT NULL,
+  PRIMARY KEY (sweep_id, idx)
+);
+CREATE TABLE sweep_artifacts (
+  sweep_id TEXT NOT NULL REFERENCES sweeps (id),
+  name TEXT NOT NULL,
+  relative_path TEXT NOT NULL,
+  content_type TEXT NOT NULL,
+  size_bytes INTEGER NOT NULL CHECK (size_bytes >= 0),
+  sha256 TEXT NOT NULL,
+  create_time_ns INTEGER NOT NULL,
+  PRIMARY KEY (sweep_id, name)
+);
 )sql",
 };
 

@@ -49,6 +49,7 @@ std::set<std::string> ExportedSeries() {
   }
   (*m)->JobSubmitted(kbench::JobKind::kBenchmark, "cpu");
   (*m)->JobFinished(kbench::JobKind::kBenchmark, "cpu", "failed");
+  (*m)->OwnerJobSubmitted("alice");
   (*m)->SetQueueDepth("cpu", 1);
   (*m)->ObserveQueueWait("cpu", 1);
   (*m)->ObserveRunDuration(kbench::JobKind::kBenchmark, "cpu", 1);

@@ -74,6 +74,16 @@ struct Targets {
   std::string owner_token;  // user A's, to queue a job for each CancelJob cell
 };
 
+// A sweep of one quick cpu point (queued behind the matrix's long job).
+v1::SweepSpec OnePointSweep() {
+  v1::SweepSpec spec;
+  *spec.mutable_base() = QuickCpuSpec();
+  v1::SweepAxis* axis = spec.add_axes();
+  axis->set_name("dim0");
+  axis->set_values("128");
+  return spec;
+}
+
 using Call = std::function<grpc::Status(Stub&, const std::string& token, const Targets&)>;
 
 std::map<std::string, Call> CallsByMethod() {
@@ -133,14 +143,44 @@ std::map<std::string, Call> CallsByMethod() {
     }
     return reader->Finish();
   };
+  calls["SubmitSweep"] = [](Stub& stub, const std::string& token, const Targets&) {
+    v1::SubmitSweepRequest request;
+    *request.mutable_spec() = OnePointSweep();
+    v1::SubmitSweepResponse r;
+    return stub.SubmitSweep(ContextFor(token).get(), request, &r);
+  };
+  calls["GetSweep"] = [](Stub& stub, const std::string& token, const Targets&) {
+    v1::GetSweepRequest request;
+    request.set_sweep_id("s-0000000000000000");
+    v1::GetSweepResponse r;
+    return stub.GetSweep(ContextFor(token).get(), request, &r);
+  };
+  calls["CancelSweep"] = [](Stub& stub, const std::string& token, const Targets& t) {
+    v1::SubmitSweepRequest submit;
+    *submit.mutable_spec() = OnePointSweep();
+    v1::SubmitSweepResponse queued;
+    if (!stub.SubmitSweep(ContextFor(t.owner_token).get(), submit, &queued).ok()) {
+      return grpc::Status(StatusCode::INTERNAL, "could not queue a sweep as A");
+    }
+    v1::CancelSweepRequest request;
+    request.set_sweep_id(queued.sweep().id());
+    v1::CancelSweepResponse r;
+    return stub.CancelSweep(ContextFor(token).get(), request, &r);
+  };
+  calls["ListSweeps"] = [](Stub& stub, const std::string& token, const Targets&) {
+    v1::ListSweepsResponse r;
+    return stub.ListSweeps(ContextFor(token).get(), {}, &r);
+  };
   return calls;
 }
 
 StatusCode Expected(const std::string& caller, const std::string& method) {
   if (caller == "no token" || caller == "bad token") return StatusCode::UNAUTHENTICATED;
   // Past the gate, the call reaches the handler: that artifact does not exist.
-  if (method == "GetArtifact") return StatusCode::NOT_FOUND;
-  if (method == "CancelJob" && caller == "user B") return StatusCode::PERMISSION_DENIED;
+  if (method == "GetArtifact" || method == "GetSweep") return StatusCode::NOT_FOUND;
+  if ((method == "CancelJob" || method == "CancelSweep") && caller == "user B") {
+    return StatusCode::PERMISSION_DENIED;
+  }
   return StatusCode::OK;
 }
 

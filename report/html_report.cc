@@ -1,0 +1,220 @@
+// Rendering the HTML report: one string, sections in reading order.
+#include "report/html_report.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+
+namespace kbench::report {
+namespace {
+
+constexpr char kStyle[] = R"css(
+*{box-sizing:border-box}
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;padding:1rem;
+ color:#1b1b1b;background:#fafafa;line-height:1.45}
+main{max-width:1100px;margin:0 auto}
+h1{font-size:1.4rem;margin:.2rem 0 .6rem;word-break:break-word}
+h2{font-size:1.15rem;margin:1.6rem 0 .5rem;border-bottom:1px solid #ddd}
+p.meta{margin:.1rem 0;color:#444}
+.scroll{overflow-x:auto;-webkit-overflow-scrolling:touch;border:1px solid #ddd;background:#fff}
+table{border-collapse:collapse;font-size:.9rem;min-width:100%}
+th,td{padding:.3rem .6rem;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}
+th{background:#f0f0f0;position:sticky;top:0}
+td.l,th.l{text-align:left}
+.pass{color:#176f2c}.fail{color:#b00020;font-weight:600}
+figure{margin:1rem 0;background:#fff;border:1px solid #ddd;padding:.5rem}
+figure svg{max-width:100%;height:auto;display:block}
+figcaption{font-size:.9rem;color:#444}
+dl{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem;margin:0}
+dt{font-weight:600}dd{margin:0;word-break:break-all}
+@media (max-width:600px){body{padding:.5rem}dl{grid-template-columns:1fr}dd{margin-bottom:.4rem}}
+)css";
+
+std::string Cell(const std::string& text, bool left = false) {
+  return absl::StrCat(left ? "<td class=\"l\">" : "<td>", HtmlEscape(text), "</td>");
+}
+std::string Head(const std::string& text, bool left = false) {
+  return absl::StrCat(left ? "<th class=\"l\">" : "<th>", HtmlEscape(text), "</th>");
+}
+
+void AddFact(std::string* html, const std::string& name, const std::string& value) {
+  if (value.empty()) return;
+  absl::StrAppend(html, "<dt>", HtmlEscape(name), "</dt><dd>", HtmlEscape(value), "</dd>");
+}
+
+std::string ClockText(const v1::ClockReading& c) {
+  std::string text =
+      absl::StrCat("SM ", c.sm_clock_mhz(), " MHz, memory ", c.memory_clock_mhz(), " MHz, ",
+                   c.temperature_c(), " C, ", absl::StrFormat("%.0f W", c.power_watts()));
+  if (c.throttle_reason_names_size() > 0) {
+    absl::StrAppend(&text, ", throttled: ", absl::StrJoin(c.throttle_reason_names(), ", "));
+  }
+  return text;
+}
+
+std::string EnvironmentSection(const SweepTable& table) {
+  const v1::Environment& e = table.environment;
+  std::string html = "<h2>Environment</h2><dl>";
+  AddFact(&html, "device", absl::StrCat(e.device_name(), " (", table.device, ")"));
+  AddFact(&html, "device UUID", e.device_uuid());
+  if (e.sm_count() > 0) AddFact(&html, "SMs", absl::StrCat(e.sm_count()));
+  if (e.cpu_threads() > 0) AddFact(&html, "CPU threads", absl::StrCat(e.cpu_threads()));
+  AddFact(&html, "driver", e.driver_version());
+  AddFact(&html, "runtime", e.runtime_version());
+  AddFact(&html, "host", e.host());
+  AddFact(&html, "kbench version", e.kbench_version());
+  if (e.has_before() && e.before().sm_clock_mhz() > 0) {
+    AddFact(&html, "clocks before", ClockText(e.before()));
+    AddFact(&html, "clocks after", ClockText(e.after()));
+  }
+  if (e.estimated_sm_clock_mhz() > 0) {
+    AddFact(&html, "estimated SM clock while sampling",
+            absl::StrFormat("%.0f MHz (default %.0f MHz)", e.estimated_sm_clock_mhz(),
+                            e.default_sm_clock_mhz()));
+  }
+  if (table.copy_bandwidth_bytes_per_second > 0) {
+    AddFact(&html, "measured copy bandwidth",
+            FormatRate(table.copy_bandwidth_bytes_per_second, "B/s"));
+  }
+  for (const Ceiling& c : table.peak_flops) AddFact(&html, c.label, FormatRate(c.value, "FLOP/s"));
+  absl::StrAppend(&html, "</dl>");
+  return html;
+}
+
+const VariantCell* Find(const PointRow& row, const std::string& variant) {
+  for (const VariantCell& c : row.cells) {
+    if (c.variant == variant) return &c;
+  }
+  return nullptr;
+}
+
+// Points x variants: the median time (and throughput, speedup) of each variant.
+std::string ResultsSection(const SweepTable& table) {
+  std::string html = "<h2>Results</h2><div class=\"scroll\"><table><thead><tr>";
+  for (const std::string& axis : table.axes) absl::StrAppend(&html, Head(axis, true));
+  absl::StrAppend(&html, Head("state", true));
+  for (const std::string& v : table.variants) {
+    absl::StrAppend(&html, Head(absl::StrCat(v, " median")), Head(absl::StrCat(v, " bandwidth")),
+                    Head(absl::StrCat(v, " compute")));
+    if (v != table.variants.front()) {
+      absl::StrAppend(&html, Head(absl::StrCat(v, " speedup")));
+    }
+  }
+  absl::StrAppend(&html, "</tr></thead><tbody>");
+  for (const PointRow& row : table.rows) {
+    absl::StrAppend(&html, "<tr>");
+    for (const auto& value : row.values) absl::StrAppend(&html, Cell(value.second, true));
+    absl::StrAppend(&html, Cell(row.state, true));
+    const VariantCell* first = row.cells.empty() ? nullptr : &row.cells.front();
+    for (const std::string& v : table.variants) {
+      const VariantCell* c = Find(row, v);
+      const bool m = c != nullptr && c->measured;
+      absl::StrAppend(
+          &html, Cell(m ? FormatSeconds(c->median_seconds) : "-"),
+          Cell(m ? FormatRate(c->bytes_per_second, "B/s") : "-"),
+          Cell(m && c->flops_per_second > 0 ? FormatRate(c->flops_per_second, "FLOP/s") : "-"));
+      if (v != table.variants.front()) {
+        const bool both = m && first != nullptr && first->measured && c->median_seconds > 0;
+        absl::StrAppend(&html,
+                        Cell(both ? FormatRatio(first->median_seconds / c->median_seconds) : "-"));
+      }
+    }
+    absl::StrAppend(&html, "</tr>");
+  }
+  absl::StrAppend(&html, "</tbody></table></div>");
+  return html;
+}
+
+std::string CorrectnessSection(const SweepTable& table) {
+  std::string html = absl::StrCat(
+      "<h2>Correctness</h2><p class=\"meta\">Each output against a float64 host reference on "
+      "seeded random inputs: relative L2 error and the operation's tolerance.</p>",
+      "<div class=\"scroll\"><table><thead><tr>", Head("point", true), Head("variant", true),
+      Head("check", true), Head("relative L2 error"), Head("tolerance"), Head("detail", true),
+      "</tr></thead><tbody>");
+  for (const PointRow& row : table.rows) {
+    std::vector<std::string> at;
+    for (const auto& [axis, value] : row.values) at.push_back(absl::StrCat(axis, "=", value));
+    for (const VariantCell& c : row.cells) {
+      const std::string verdict = !c.checked ? "not checked" : c.passed ? "passed" : "FAILED";
+      absl::StrAppend(&html, "<tr>", Cell(absl::StrJoin(at, " "), true), Cell(c.variant, true),
+                      "<td class=\"l ", c.checked && !c.passed ? "fail" : "pass", "\">", verdict,
+                      "</td>", Cell(absl::StrFormat("%.3g", c.relative_l2_error)),
+                      Cell(absl::StrFormat("%.3g", c.tolerance)), Cell(c.check_detail, true),
+                      "</tr>");
+    }
+    if (!row.error.empty()) {
+      absl::StrAppend(&html, "<tr>", Cell(absl::StrJoin(at, " "), true), Cell("-", true),
+                      "<td class=\"l fail\">", HtmlEscape(row.state), "</td>", Cell("-"), Cell("-"),
+                      Cell(row.error, true), "</tr>");
+    }
+  }
+  absl::StrAppend(&html, "</tbody></table></div>");
+  return html;
+}
+
+// gnuplot's SVG from its <svg> element on: the XML declaration and DOCTYPE are not allowed
+// inside HTML.
+std::string SvgElement(const std::string& svg) {
+  const size_t start = svg.find("<svg");
+  return start == std::string::npos ? "" : svg.substr(start);
+}
+
+std::string PlotsSection(const std::vector<InlinePlot>& plots, const std::string& note) {
+  std::string html = "<h2>Plots</h2>";
+  if (!note.empty()) absl::StrAppend(&html, "<p class=\"meta\">", HtmlEscape(note), "</p>");
+  for (const InlinePlot& p : plots) {
+    absl::StrAppend(&html, "<figure>", SvgElement(p.svg), "<figcaption>", HtmlEscape(p.title),
+                    "</figcaption></figure>");
+  }
+  return html;
+}
+
+}  // namespace
+
+std::string HtmlEscape(const std::string& text) {
+  return absl::StrReplaceAll(
+      text, {{"&", "&amp;"}, {"<", "&lt;"}, {">", "&gt;"}, {"\"", "&quot;"}, {"'", "&#39;"}});
+}
+
+std::string FormatSeconds(double seconds) {
+  if (seconds <= 0) return "-";
+  if (seconds < 1e-6) return absl::StrFormat("%.3g ns", seconds * 1e9);
+  if (seconds < 1e-3) return absl::StrFormat("%.3g us", seconds * 1e6);
+  if (seconds < 1) return absl::StrFormat("%.3g ms", seconds * 1e3);
+  return absl::StrFormat("%.3g s", seconds);
+}
+
+std::string FormatRate(double per_second, const std::string& unit) {
+  if (per_second <= 0) return "-";
+  if (per_second >= 1e12) return absl::StrFormat("%.3g T%s", per_second / 1e12, unit);
+  if (per_second >= 1e9) return absl::StrFormat("%.3g G%s", per_second / 1e9, unit);
+  if (per_second >= 1e6) return absl::StrFormat("%.3g M%s", per_second / 1e6, unit);
+  return absl::StrFormat("%.3g k%s", per_second / 1e3, unit);
+}
+
+std::string FormatRatio(double ratio) { return absl::StrFormat("%.3gx", ratio); }
+
+std::string RenderHtmlReport(const SweepTable& table, const std::vector<InlinePlot>& plots,
+                             const ReportContext& context) {
+  std::string html = absl::StrCat(
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+      "<title>",
+      HtmlEscape(context.heading), "</title><style>", kStyle, "</style></head><body><main>", "<h1>",
+      HtmlEscape(context.heading), "</h1>");
+  for (const std::string& line : context.summary) {
+    absl::StrAppend(&html, "<p class=\"meta\">", HtmlEscape(line), "</p>");
+  }
+  if (!context.generated.empty()) {
+    absl::StrAppend(&html, "<p class=\"meta\">Generated ", HtmlEscape(context.generated),
+                    " by kbench.</p>");
+  }
+  absl::StrAppend(&html, EnvironmentSection(table), ResultsSection(table),
+                  PlotsSection(plots, context.plots_note), CorrectnessSection(table),
+                  "</main></body></html>\n");
+  return html;
+}
+
+}  // namespace kbench::report

@@ -1,0 +1,252 @@
+// Integration: sweeps on the cpu device against a real kbenchd, through gRPC and kbctl: the
+// table, CSV, JSON, plots and an HTML report that headless Chromium renders; cancellation as a
+// whole; validation of every point at submit; a restart in the middle.
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "report/bounded_process.h"
+#include "report/html_report.h"
+#include "tests/integration/daemon.h"
+
+namespace kbench::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+// reduce's two host variants over cols (6 values) x rows (2): 12 tiny points.
+v1::SweepSpec TwelvePoints() {
+  v1::SweepSpec spec;
+  *spec.mutable_base() = QuickCpuSpec();
+  spec.mutable_base()->set_kernel("reduce");
+  spec.mutable_base()->clear_variants();
+  spec.mutable_base()->add_variants("rows_host");
+  spec.mutable_base()->add_variants("full_host");
+  spec.mutable_base()->clear_shape();
+  v1::SweepAxis* cols = spec.add_axes();
+  cols->set_name("cols");
+  cols->set_values("16:512:*2");
+  v1::SweepAxis* rows = spec.add_axes();
+  rows->set_name("rows");
+  rows->set_values("8,16");
+  return spec;
+}
+
+absl::StatusOr<v1::Sweep> SubmitSweep(v1::KbenchService::Stub& stub, const v1::SweepSpec& spec) {
+  grpc::ClientContext ctx;
+  v1::SubmitSweepRequest request;
+  *request.mutable_spec() = spec;
+  v1::SubmitSweepResponse response;
+  const grpc::Status s = stub.SubmitSweep(&ctx, request, &response);
+  if (!s.ok()) {
+    return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
+  }
+  return response.sweep();
+}
+
+v1::GetSweepResponse GetSweep(v1::KbenchService::Stub& stub, const std::string& id) {
+  grpc::ClientContext ctx;
+  v1::GetSweepRequest request;
+  request.set_sweep_id(id);
+  request.set_with_jobs(true);
+  v1::GetSweepResponse response;
+  EXPECT_TRUE(stub.GetSweep(&ctx, request, &response).ok());
+  return response;
+}
+
+v1::GetSweepResponse WaitForSweepState(v1::KbenchService::Stub& stub, const std::string& id,
+                                       v1::SweepState state) {
+  v1::GetSweepResponse last;
+  for (int i = 0; i < 600; ++i) {  // 60 s
+    last = GetSweep(stub, id);
+    if (last.sweep().state() == state) return last;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ADD_FAILURE() << "sweep " << id << " never reached " << v1::SweepState_Name(state) << ": "
+                << last.sweep().DebugString();
+  return last;
+}
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct Run {
+  int exit_code = -1;
+  std::string out;
+};
+
+// Runs a shell command line (bounded by `timeout` inside it), returning its stdout.
+Run Shell(const std::string& command) {
+  Run run;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return run;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) run.out.append(buf.data(), n);
+  const int status = pclose(pipe);
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return run;
+}
+
+class SweepTest : public ::testing::Test {
+ protected:
+  Run Kbctl(const std::string& args) {
+    return Shell(absl::StrCat("timeout 120 ", KBCTL_PATH, " --server ", daemon_->address(), " ",
+                              args, " 2>>", dir_.path(), "/kbctl.err"));
+  }
+
+  TempDir dir_;
+  TempDir out_;
+  std::unique_ptr<Daemon> daemon_ = std::make_unique<Daemon>(dir_.path());
+};
+
+TEST_F(SweepTest, TwelvePointsGiveTablesPlotsAndAReportChromiumRenders) {
+  const Run submitted = Kbctl(
+      "sweep reduce --variants rows_host,full_host --axis cols=16:512:*2 --axis rows=8,16 "
+      "--device cpu --min-time 0.01 --min-samples 5 --max-noise 0.99 --no-wait");
+  ASSERT_EQ(submitted.exit_code, 0) << ReadFile(dir_.path() + "/kbctl.err");
+  const std::string id = submitted.out.substr(0, submitted.out.find('\n'));
+  ASSERT_EQ(id.rfind("s-", 0), 0u) << submitted.out;
+
+  const Run watched = Kbctl(absl::StrCat("watch ", id));
+  ASSERT_EQ(watched.exit_code, 0) << watched.out << ReadFile(dir_.path() + "/kbctl.err");
+  EXPECT_NE(ReadFile(dir_.path() + "/kbctl.err").find("12/12 points done"), std::string::npos);
+  const v1::GetSweepResponse got = GetSweep(daemon_->stub(), id);
+  ASSERT_EQ(got.sweep().state(), v1::SWEEP_STATE_DONE) << got.sweep().error();
+  ASSERT_EQ(got.jobs_size(), 12);
+  EXPECT_TRUE(got.sweep().error().empty()) << got.sweep().error();
+
+  const std::string dir = out_.path() + "/artifacts";
+  ASSERT_EQ(Kbctl(absl::StrCat("sweep get ", id, " -o ", dir)).exit_code, 0);
+  for (const char* name : {"sweep.csv", "sweep.json", "time.svg", "time.png", "bandwidth.svg",
+                           "speedup.svg", "report.html"}) {
+    EXPECT_GT(fs::exists(fs::path(dir) / name) ? fs::file_size(fs::path(dir) / name) : 0, 0u)
+        << name;
+  }
+  // CSV: a header and a line per point and variant.
+  std::istringstream csv(ReadFile(fs::path(dir) / "sweep.csv"));
+  int lines = 0;
+  for (std::string line; std::getline(csv, line);) ++lines;
+  EXPECT_EQ(lines, 1 + 12 * 2);
+  // JSON: the jobs' own medians, point by point.
+  const nlohmann::json doc = nlohmann::json::parse(ReadFile(fs::path(dir) / "sweep.json"));
+  ASSERT_EQ(doc["points"].size(), 12u);
+  for (int i = 0; i < 12; ++i) {
+    const v1::VariantResult& r = got.jobs(i).result().variants(1);
+    EXPECT_DOUBLE_EQ(doc["points"][i]["variants"][1]["median_seconds"].get<double>(),
+                     r.stats().median_seconds());
+  }
+  EXPECT_EQ(doc["points"][11]["values"]["cols"], "512");
+
+  ASSERT_EQ(Kbctl(absl::StrCat("report ", id, " -o ", out_.path(), "/report.html")).exit_code, 0);
+  const std::string chromium = report::FindProgram("chromium");
+  if (chromium.empty()) GTEST_SKIP() << "chromium is not installed (scripts/install-deps.sh)";
+  const std::string flags =
+      absl::StrCat("--headless --no-sandbox --disable-gpu --user-data-dir=", out_.path(),
+                   "/chrome --window-size=412,915");
+  const std::string url = absl::StrCat("file://", out_.path(), "/report.html");
+  const Run shot =
+      Shell(absl::StrCat("timeout 90 ", chromium, " ", flags, " --screenshot=", out_.path(),
+                         "/phone.png ", url, " 2>/dev/null"));
+  EXPECT_EQ(shot.exit_code, 0);
+  EXPECT_GT(fs::exists(out_.path() + "/phone.png") ? fs::file_size(out_.path() + "/phone.png") : 0,
+            1000u);
+  const Run dom =
+      Shell(absl::StrCat("timeout 90 ", chromium, " ", flags, " --dump-dom ", url, " 2>/dev/null"));
+  ASSERT_EQ(dom.exit_code, 0);
+  EXPECT_NE(dom.out.find("<svg"), std::string::npos);
+  for (const v1::Job& job : got.jobs()) {
+    for (const v1::VariantResult& r : job.result().variants()) {
+      EXPECT_NE(dom.out.find(report::FormatSeconds(r.stats().median_seconds())), std::string::npos)
+          << job.id() << " " << r.variant();
+    }
+  }
+}
+
+TEST_F(SweepTest, CancellingASweepCancelsItsRemainingPoints) {
+  v1::SweepSpec spec = TwelvePoints();
+  // Each point samples for 2 s: the cancel finds one running and the rest queued.
+  *spec.mutable_base()->mutable_stopping() = LongCpuSpec(2).stopping();
+  absl::StatusOr<v1::Sweep> sweep = SubmitSweep(daemon_->stub(), spec);
+  ASSERT_TRUE(sweep.ok()) << sweep.status();
+  WaitFor(daemon_->stub(), sweep->points(0).job_id(),
+          [](const v1::Job& j) { return j.state() == v1::JOB_STATE_RUNNING; });
+
+  const Run cancelled = Kbctl(absl::StrCat("cancel ", sweep->id()));
+  EXPECT_EQ(cancelled.exit_code, 0) << cancelled.out;
+  const v1::GetSweepResponse done =
+      WaitForSweepState(daemon_->stub(), sweep->id(), v1::SWEEP_STATE_CANCELLED);
+  EXPECT_EQ(done.sweep().points_done(), 12);
+  EXPECT_GE(done.sweep().points_cancelled(), 11);
+  for (int i = 1; i < 12; ++i) EXPECT_EQ(done.jobs(i).state(), v1::JOB_STATE_CANCELLED) << i;
+  // A cancelled sweep still gets its (partial) report.
+  EXPECT_GT(done.sweep().artifacts_size(), 0);
+}
+
+TEST_F(SweepTest, SubmitValidatesEveryPointAndQueuesNothingOnError) {
+  struct Case {
+    const char* axis;
+    const char* values;
+    absl::StatusCode code;
+    const char* says;
+  };
+  for (const Case& c : {Case{"colz", "1,2", absl::StatusCode::kInvalidArgument, "colz"},
+                        Case{"cols", "1:5000", absl::StatusCode::kResourceExhausted, "1000"},
+                        Case{"cols", "16,0", absl::StatusCode::kInvalidArgument, "point 1"},
+                        Case{"dtype", "f32,bf16", absl::StatusCode::kUnknown, "point 1"}}) {
+    v1::SweepSpec spec = TwelvePoints();
+    spec.clear_axes();
+    spec.add_axes()->set_name(c.axis);
+    spec.mutable_axes(0)->set_values(c.values);
+    absl::StatusOr<v1::Sweep> sweep = SubmitSweep(daemon_->stub(), spec);
+    ASSERT_FALSE(sweep.ok()) << c.axis << "=" << c.values;
+    if (c.code != absl::StatusCode::kUnknown) EXPECT_EQ(sweep.status().code(), c.code);
+    EXPECT_NE(sweep.status().message().find(c.says), std::string::npos) << sweep.status();
+  }
+  v1::SweepSpec zip = TwelvePoints();
+  zip.add_zip("cols");
+  zip.add_zip("rows");
+  EXPECT_EQ(SubmitSweep(daemon_->stub(), zip).status().code(), absl::StatusCode::kInvalidArgument);
+
+  grpc::ClientContext ctx;
+  v1::ListJobsResponse jobs;
+  ASSERT_TRUE(daemon_->stub().ListJobs(&ctx, v1::ListJobsRequest(), &jobs).ok());
+  EXPECT_EQ(jobs.jobs_size(), 0);
+}
+
+TEST_F(SweepTest, ASweepSurvivesADaemonRestart) {
+  v1::SweepSpec spec = TwelvePoints();
+  spec.mutable_axes(0)->set_values("16,32");  // 4 points of 0.3 s: the stop finds some queued
+  spec.mutable_base()->mutable_stopping()->set_min_time_seconds(0.3);
+  absl::StatusOr<v1::Sweep> sweep = SubmitSweep(daemon_->stub(), spec);
+  ASSERT_TRUE(sweep.ok()) << sweep.status();
+  ASSERT_EQ(sweep->points_total(), 4);
+  daemon_->Stop(SIGTERM);
+  daemon_.reset();
+
+  daemon_ = std::make_unique<Daemon>(dir_.path());
+  const v1::GetSweepResponse done =
+      WaitForSweepState(daemon_->stub(), sweep->id(), v1::SWEEP_STATE_DONE);
+  ASSERT_EQ(done.sweep().points_size(), 4);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(done.sweep().points(i).job_id(), sweep->points(i).job_id());
+    EXPECT_EQ(done.jobs(i).state(), v1::JOB_STATE_SUCCEEDED);
+  }
+  EXPECT_GT(done.sweep().artifacts_size(), 0);
+}
+
+}  // namespace
+}  // namespace kbench::testing

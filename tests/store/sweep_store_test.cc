@@ -1,0 +1,115 @@
+// The sweep store: sweeps with their points' jobs, idempotency, the reporter's work list and
+// artifacts, kept across reopening the database.
+#include "server/store/sweep_store.h"
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "server/store/job_store.h"
+#include "tests/store/store_test_util.h"
+
+namespace kbench::store {
+namespace {
+
+class SweepStoreTest : public testing::TempDataDirTest {
+ protected:
+  // Opens both stores and inserts `n` queued jobs j-0 ... j-(n-1).
+  void OpenWithJobs(int n) {
+    absl::StatusOr<std::unique_ptr<JobStore>> jobs = JobStore::Open(data_dir_);
+    ASSERT_TRUE(jobs.ok()) << jobs.status();
+    jobs_ = *std::move(jobs);
+    for (int i = 0; i < n; ++i) {
+      JobRecord job;
+      job.id = absl::StrCat("j-", i);
+      job.device = "cpu";
+      job.kernel = "reduce";
+      job.spec = "spec";
+      ASSERT_TRUE(jobs_->Insert(job).ok());
+    }
+    absl::StatusOr<std::unique_ptr<SweepStore>> sweeps = SweepStore::Open(data_dir_);
+    ASSERT_TRUE(sweeps.ok()) << sweeps.status();
+    sweeps_ = *std::move(sweeps);
+  }
+
+  static SweepRecord TwoPoints(const std::string& id, const std::string& key = "") {
+    SweepRecord r;
+    r.id = id;
+    r.owner = "alice";
+    r.idempotency_key = key;
+    r.create_time_ns = 7;
+    r.spec = "sweep-spec";
+    r.points = {{0, "j-0", "p0"}, {1, "j-1", "p1"}};
+    return r;
+  }
+
+  std::unique_ptr<JobStore> jobs_;
+  std::unique_ptr<SweepStore> sweeps_;
+};
+
+TEST_F(SweepStoreTest, KeepsASweepAndItsPointsAcrossReopening) {
+  OpenWithJobs(2);
+  ASSERT_TRUE(sweeps_->Insert(TwoPoints("s-1")).ok());
+  sweeps_.reset();
+  jobs_.reset();
+  OpenWithJobs(0);
+  absl::StatusOr<SweepRecord> got = sweeps_->Get("s-1");
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(got->owner, "alice");
+  EXPECT_EQ(got->state, SweepState::kRunning);
+  EXPECT_EQ(got->spec, "sweep-spec");
+  ASSERT_EQ(got->points.size(), 2u);
+  EXPECT_EQ(got->points[1].job_id, "j-1");
+  EXPECT_EQ(got->points[1].point, "p1");
+  EXPECT_EQ(sweeps_->Get("s-2").status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(SweepStoreTest, AnIdempotencyKeyReturnsTheFirstSweep) {
+  OpenWithJobs(2);
+  ASSERT_TRUE(sweeps_->Insert(TwoPoints("s-1", "k")).ok());
+  absl::StatusOr<std::pair<SweepRecord, bool>> again = sweeps_->Insert(TwoPoints("s-2", "k"));
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_FALSE(again->second);
+  EXPECT_EQ(again->first.id, "s-1");
+  absl::StatusOr<std::vector<SweepRecord>> all = sweeps_->List(10);
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->size(), 1u);
+}
+
+TEST_F(SweepStoreTest, APointMustNameAnExistingJob) {
+  OpenWithJobs(1);  // no j-1
+  EXPECT_FALSE(sweeps_->Insert(TwoPoints("s-1")).ok());
+  EXPECT_EQ(sweeps_->Get("s-1").status().code(), absl::StatusCode::kNotFound);  // rolled back
+}
+
+TEST_F(SweepStoreTest, UnfinishedListsRunningAndReportingOnly) {
+  OpenWithJobs(2);
+  for (const char* id : {"s-1", "s-2", "s-3"}) ASSERT_TRUE(sweeps_->Insert(TwoPoints(id)).ok());
+  ASSERT_TRUE(sweeps_->SetState("s-1", SweepState::kDone, "", 9).ok());
+  ASSERT_TRUE(sweeps_->SetState("s-2", SweepState::kReporting, "", 0).ok());
+  ASSERT_TRUE(sweeps_->RequestCancel("s-3").ok());
+  absl::StatusOr<std::vector<SweepRecord>> open = sweeps_->ListUnfinished();
+  ASSERT_TRUE(open.ok());
+  ASSERT_EQ(open->size(), 2u);
+  EXPECT_EQ((*open)[0].id, "s-2");
+  EXPECT_EQ((*open)[1].id, "s-3");
+  EXPECT_TRUE((*open)[1].cancel_requested);
+  EXPECT_EQ(sweeps_->SetState("s-9", SweepState::kDone, "", 0).code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(SweepStoreTest, RecordsAndReplacesArtifacts) {
+  OpenWithJobs(2);
+  ASSERT_TRUE(sweeps_->Insert(TwoPoints("s-1")).ok());
+  ASSERT_TRUE(
+      sweeps_->AddArtifact({"s-1", "sweep.csv", "sweeps/s-1/sweep.csv", "text/csv", 3, "abc", 1})
+          .ok());
+  ASSERT_TRUE(
+      sweeps_->AddArtifact({"s-1", "sweep.csv", "sweeps/s-1/sweep.csv", "text/csv", 5, "def", 2})
+          .ok());
+  absl::StatusOr<std::vector<ArtifactRecord>> artifacts = sweeps_->Artifacts("s-1");
+  ASSERT_TRUE(artifacts.ok());
+  ASSERT_EQ(artifacts->size(), 1u);
+  EXPECT_EQ((*artifacts)[0].size_bytes, 5);
+  EXPECT_EQ((*artifacts)[0].sha256, "def");
+}
+
+}  // namespace
+}  // namespace kbench::store

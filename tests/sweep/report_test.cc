@@ -1,0 +1,151 @@
+// Sweep tables, their CSV and JSON, the gnuplot plots and the HTML report, from synthetic
+// results with known numbers.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "report/bounded_process.h"
+#include "report/html_report.h"
+#include "report/plots.h"
+#include "report/sweep_table.h"
+
+namespace kbench::report {
+namespace {
+
+// A point's job with two variants: `a` at `a_seconds`, `b` twice as fast; 1 MB moved, 80% of a
+// 1.25 MB/s... i.e. the copy bandwidth is bytes_per_second / 0.5.
+v1::Job PointJob(const std::string& id, double a_seconds) {
+  v1::Job job;
+  job.set_id(id);
+  job.set_state(v1::JOB_STATE_SUCCEEDED);
+  job.set_device("cpu");
+  job.mutable_spec()->set_kernel("reduce");
+  job.mutable_spec()->set_dtype(v1::DTYPE_F32);
+  for (const auto& [name, seconds] : {std::pair<std::string, double>{"a", a_seconds},
+                                      std::pair<std::string, double>{"b", a_seconds / 2}}) {
+    v1::VariantResult* r = job.mutable_result()->add_variants();
+    r->set_variant(name);
+    r->mutable_stats()->set_median_seconds(seconds);
+    r->mutable_stats()->set_samples(10);
+    r->set_bytes_per_second(1e6 / seconds);
+    r->set_fraction_of_copy_bandwidth(1e6 / seconds / 4e9);  // a 4 GB/s ceiling
+    r->mutable_correctness()->set_checked(true);
+    r->mutable_correctness()->set_passed(name == "a");
+    r->mutable_correctness()->set_relative_l2_error(name == "a" ? 1e-7 : 0.5);
+  }
+  job.mutable_result()->mutable_environment()->set_device_name("Host <CPU> & co");
+  return job;
+}
+
+struct Fixture {
+  v1::Sweep sweep;
+  std::vector<v1::Job> jobs;
+};
+
+Fixture ThreePoints() {
+  Fixture f;
+  f.sweep.set_id("s-1");
+  f.sweep.mutable_spec()->mutable_base()->set_kernel("reduce");
+  v1::SweepAxis* axis = f.sweep.mutable_spec()->add_axes();
+  axis->set_name("cols");
+  axis->set_values("64:256:*2");
+  for (int i = 0; i < 3; ++i) {
+    v1::SweepPoint* p = f.sweep.add_points();
+    p->set_index(i);
+    p->set_job_id(absl::StrCat("j-", i));
+    v1::AxisValue* v = p->add_values();
+    v->set_axis("cols");
+    v->set_value(absl::StrCat(64 << i));
+    f.jobs.push_back(PointJob(p->job_id(), 1e-3 * (i + 1)));
+  }
+  return f;
+}
+
+TEST(SweepTable, HoldsPointsByVariantsAndRecoversTheCeiling) {
+  Fixture f = ThreePoints();
+  const SweepTable t = BuildSweepTable(f.sweep, f.jobs);
+  ASSERT_EQ(t.rows.size(), 3u);
+  EXPECT_EQ(t.variants, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(t.rows[2].values[0].second, "256");
+  EXPECT_DOUBLE_EQ(t.rows[2].cells[1].median_seconds, 1.5e-3);
+  EXPECT_NEAR(t.copy_bandwidth_bytes_per_second, 4e9, 1);
+  EXPECT_EQ(t.environment.device_name(), "Host <CPU> & co");
+}
+
+TEST(SweepTable, CsvHasARowPerPointAndVariant) {
+  Fixture f = ThreePoints();
+  const std::string csv = ToCsv(BuildSweepTable(f.sweep, f.jobs));
+  std::istringstream lines(csv);
+  std::string line;
+  int n = 0;
+  while (std::getline(lines, line)) ++n;
+  EXPECT_EQ(n, 1 + 3 * 2);
+  EXPECT_NE(csv.find("2,256,b,succeeded,0.0015,"), std::string::npos) << csv;
+}
+
+TEST(SweepTable, JsonParsesAndCarriesTheNumbers) {
+  Fixture f = ThreePoints();
+  const nlohmann::json doc = nlohmann::json::parse(ToJson(BuildSweepTable(f.sweep, f.jobs)));
+  ASSERT_EQ(doc["points"].size(), 3u);
+  EXPECT_EQ(doc["points"][1]["values"]["cols"], "128");
+  EXPECT_DOUBLE_EQ(doc["points"][1]["variants"][0]["median_seconds"].get<double>(), 2e-3);
+  EXPECT_NEAR(doc["ceilings"]["copy_bandwidth_bytes_per_second"].get<double>(), 4e9, 1);
+}
+
+TEST(PlotScript, DrawsTheCeilingAndALinePerVariantOnALogAxis) {
+  Fixture f = ThreePoints();
+  f.sweep.mutable_points(2)->mutable_values(0)->set_value("1024");  // 64..1024: a log axis
+  std::vector<PlotFile> files;
+  const std::string script = PlotScript(BuildSweepTable(f.sweep, f.jobs), "/tmp/x", true, &files);
+  EXPECT_NE(script.find("measured copy bandwidth"), std::string::npos);
+  EXPECT_NE(script.find("set logscale x 2"), std::string::npos);
+  EXPECT_NE(script.find("title \"a\""), std::string::npos);
+  EXPECT_NE(script.find("title \"b\""), std::string::npos);
+  // time, bandwidth and speedup (no FLOP model), each as SVG and PNG.
+  EXPECT_EQ(files.size(), 6u);
+}
+
+TEST(DrawPlots, GnuplotWritesSvgFiles) {
+  if (FindProgram("gnuplot").empty()) GTEST_SKIP() << "gnuplot is not installed";
+  Fixture f = ThreePoints();
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / absl::StrCat("kbench_plots_", getpid());
+  std::filesystem::create_directories(dir);
+  absl::StatusOr<std::vector<PlotFile>> files =
+      DrawPlots(BuildSweepTable(f.sweep, f.jobs), {"", dir.string(), false, 30});
+  ASSERT_TRUE(files.ok()) << files.status();
+  ASSERT_EQ(files->size(), 3u);
+  std::ifstream svg((*files)[0].path);
+  std::stringstream ss;
+  ss << svg.rdbuf();
+  EXPECT_NE(ss.str().find("<svg"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(RunBounded, KillsAHelperPastItsLimit) {
+  const std::string log = std::filesystem::temp_directory_path() / "kbench_bounded.log";
+  EXPECT_EQ(RunBounded({"/bin/sleep", "5"}, log, 0.2).code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(RunBounded({"/bin/false"}, log, 5).code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(RunBounded({"/nonexistent/gnuplot"}, log, 5).code(), absl::StatusCode::kNotFound);
+}
+
+TEST(HtmlReport, EscapesTextAndInlinesPlotsWithoutTheXmlProlog) {
+  Fixture f = ThreePoints();
+  const std::string html =
+      RenderHtmlReport(BuildSweepTable(f.sweep, f.jobs),
+                       {{"time", "<?xml version=\"1.0\"?>\n<!DOCTYPE svg>\n<svg id=\"p\"></svg>"}},
+                       {"Sweep s-1 of reduce", {"3 points"}, "now", ""});
+  EXPECT_NE(html.find("Host &lt;CPU&gt; &amp; co"), std::string::npos);
+  EXPECT_NE(html.find("<svg id=\"p\"></svg>"), std::string::npos);
+  EXPECT_EQ(html.find("<?xml"), std::string::npos);
+  EXPECT_NE(html.find(FormatSeconds(1.5e-3)), std::string::npos);
+  EXPECT_NE(html.find("FAILED"), std::string::npos);  // variant b's check
+  EXPECT_NE(html.find("name=\"viewport\""), std::string::npos);
+  EXPECT_EQ(html.find("http"), std::string::npos);  // nothing fetched from the network
+}
+
+}  // namespace
+}  // namespace kbench::report
