@@ -106,7 +106,8 @@ class KbenchService final : public StreamingBase {
   absl::StatusOr<std::vector<v1::JobSpec>> ValidateSweep(const v1::SweepSpec& spec,
                                                          const v1::DeviceInfo& device,
                                                          std::vector<sweep::Point>* points);
-  absl::Status DoSubmitSweep(const v1::SubmitSweepRequest& request, const std::string& owner,
+  absl::Status DoSubmitSweep(const v1::SubmitSweepRequest& request, const auth::Identity& caller,
+                             const std::string& owner,
                              v1::SubmitSweepResponse* response);
   absl::Status DoCancelSweep(const auth::Identity& caller, const std::string& id,
                              v1::CancelSweepResponse* response);

@@ -167,7 +167,7 @@ absl::StatusOr<std::vector<v1::JobSpec>> KbenchService::ValidateSweep(
 }
 
 absl::Status KbenchService::DoSubmitSweep(const v1::SubmitSweepRequest& request,
-                                          const std::string& owner,
+                                          const auth::Identity& caller, const std::string& owner,
                                           v1::SubmitSweepResponse* response) {
   KBENCH_RETURN_IF_ERROR(
       CheckLength("idempotency_key", request.idempotency_key(), kMaxIdempotencyKeyBytes));
@@ -211,9 +211,9 @@ absl::Status KbenchService::DoSubmitSweep(const v1::SubmitSweepRequest& request,
       job_request.set_idempotency_key(absl::StrCat(request.idempotency_key(), "#", i));
     }
     v1::SubmitJobResponse job;
-    if (absl::Status s = Submit(job_request, &job); !s.ok()) {
-      // Every point was validated, so this is the store or the device failing: the points
-      // already queued would run outside any sweep.
+    if (absl::Status s = Submit(caller, job_request, &job); !s.ok()) {
+      // Every point was validated, so this is the owner's quota, the store or the device
+      // failing: the points already queued would run outside any sweep.
       for (const store::SweepPointRecord& queued : record.points) {
         (void)scheduler_->Cancel(queued.job_id, std::chrono::milliseconds(0));
       }
@@ -251,7 +251,7 @@ grpc::Status KbenchService::SubmitSweep(grpc::ServerContext* context,
   if (absl::Status s = CheckRequestSize(as_job); !s.ok()) return Finish("SubmitSweep", start, s);
   absl::StatusOr<auth::Identity> caller = authorizer_->Submit(*context, &as_job);
   if (!caller.ok()) return Finish("SubmitSweep", start, caller.status());
-  return Finish("SubmitSweep", start, DoSubmitSweep(*request, as_job.spec().owner(), response));
+  return Finish("SubmitSweep", start, DoSubmitSweep(*request, *caller, as_job.spec().owner(), response));
 }
 
 grpc::Status KbenchService::GetSweep(grpc::ServerContext* context,

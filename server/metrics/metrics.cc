@@ -135,8 +135,8 @@ PrometheusMetrics::PrometheusMetrics(GpuCollector::SourceFactory gpu_source)
   owner_jobs_submitted_ = &BuildCounter()
                                .Name("kbench_owner_jobs_submitted_total")
                                .Help(
-                                   "Jobs accepted by SubmitJob or SubmitSweep, by owner (the first "
-                                   "64 owners by name, later ones as \"other\").")
+                                   "Jobs accepted by SubmitJob or SubmitSweep, by owner; owners "
+                                   "not listed in the auth file are counted as \"other\".")
                                .Register(*registry_);
   queue_depth_ = &BuildGauge()
                       .Name("kbench_queue_depth")
@@ -217,24 +217,6 @@ void PrometheusMetrics::JobFinished(JobKind kind, const std::string& device,
                                     const std::string& state) {
   jobs_finished_->Add({{"kind", Kind(kind)}, {"device", Device(device)}, {"state", State(state)}})
       .Increment();
-}
-
-void PrometheusMetrics::OwnerJobSubmitted(const std::string& owner) {
-  std::string label = owner.empty() ? "unknown" : owner;
-  // Label values stay printable and short; anything else is folded into "other".
-  const bool plain =
-      label.size() <= 64 && std::all_of(label.begin(), label.end(), [](char c) {
-        return absl::ascii_isalnum(c) || c == '_' || c == '-' || c == '.' || c == '@';
-      });
-  {
-    absl::MutexLock lock(&owners_mu_);
-    if (!plain || (owners_.count(label) == 0 && owners_.size() >= kMaxOwnerLabels)) {
-      label = "other";
-    } else {
-      owners_.insert(label);
-    }
-  }
-  owner_jobs_submitted_->Add({{"owner", label}}).Increment();
 }
 
 void PrometheusMetrics::SetQueueDepth(const std::string& device, int64_t depth) {

@@ -27,7 +27,8 @@ class Metrics {
   virtual void JobSubmitted(JobKind kind, const std::string& device) = 0;
   virtual void JobFinished(JobKind kind, const std::string& device, const std::string& state) = 0;
   // A job accepted for `owner` (the caller, or whom an admin submitted for). The owner label is
-  // bounded: the first kMaxOwnerLabels owners keep their name, later ones count as "other".
+  // bounded: owners listed in the auth file (SetKnownOwners) keep their name, others count
+  // as "other".
   virtual void OwnerJobSubmitted(const std::string& owner) { (void)owner; }
   virtual void SetQueueDepth(const std::string& device, int64_t depth) = 0;
   virtual void ObserveQueueWait(const std::string& device, double seconds) = 0;

@@ -1,4 +1,4 @@
-// Tenancy series: GPU seconds per owner (bounded to the auth file's users) and authentication
+// Tenancy series: jobs and GPU seconds per owner (bounded to the auth file's users) and authentication
 // failures by reason.
 #include <set>
 
@@ -16,14 +16,18 @@ bool IsAuthFailureReason(const std::string& reason) {
 
 }  // namespace
 
+std::string PrometheusMetrics::OwnerLabel(const std::string& owner) {
+  absl::MutexLock lock(&owners_mu_);
+  return known_owners_.contains(owner) ? owner : "other";
+}
+
+void PrometheusMetrics::OwnerJobSubmitted(const std::string& owner) {
+  owner_jobs_submitted_->Add({{"owner", OwnerLabel(owner)}}).Increment();
+}
+
 void PrometheusMetrics::AddOwnerGpuSeconds(const std::string& owner, double seconds) {
   if (!(seconds > 0)) return;
-  std::string label = "other";
-  {
-    absl::MutexLock lock(&owners_mu_);
-    if (known_owners_.contains(owner)) label = owner;
-  }
-  owner_gpu_seconds_->Add({{"owner", label}}).Increment(seconds);
+  owner_gpu_seconds_->Add({{"owner", OwnerLabel(owner)}}).Increment(seconds);
 }
 
 void PrometheusMetrics::SetKnownOwners(const std::vector<std::string>& owners) {

@@ -43,10 +43,6 @@ inline const std::vector<double>& RpcDurationBuckets() {
   return b;
 }
 
-// Distinct owner label values of kbench_owner_jobs_submitted_total: a lab's users, bounded so
-// that free-form owners (loopback without an auth file) cannot grow the series without end.
-inline constexpr size_t kMaxOwnerLabels = 64;
-
 class PrometheusMetrics final : public Metrics {
  public:
   static absl::StatusOr<std::unique_ptr<PrometheusMetrics>> Create(
@@ -75,15 +71,14 @@ class PrometheusMetrics final : public Metrics {
 
  private:
   explicit PrometheusMetrics(GpuCollector::SourceFactory gpu_source);
+  // `owner` if the auth file lists it, else "other".
+  std::string OwnerLabel(const std::string& owner);
 
   std::shared_ptr<prometheus::Registry> registry_;
   std::shared_ptr<GpuCollector> gpus_;
   prometheus::Family<prometheus::Counter>* jobs_submitted_;
   prometheus::Family<prometheus::Counter>* jobs_finished_;
   prometheus::Family<prometheus::Counter>* owner_jobs_submitted_;
-  // Owners that have their own label value (at most kMaxOwnerLabels).
-  absl::Mutex owners_mu_;
-  std::set<std::string> owners_ ABSL_GUARDED_BY(owners_mu_);
   prometheus::Family<prometheus::Gauge>* queue_depth_;
   prometheus::Family<prometheus::Histogram>* queue_wait_;
   prometheus::Family<prometheus::Histogram>* run_duration_;
@@ -93,6 +88,7 @@ class PrometheusMetrics final : public Metrics {
   prometheus::Gauge* artifact_bytes_;
   prometheus::Family<prometheus::Counter>* owner_gpu_seconds_;
   prometheus::Family<prometheus::Counter>* auth_failures_;
+  // The auth file's users: the only owners with their own label value (bounded cardinality).
   absl::Mutex owners_mu_;
   std::set<std::string> known_owners_ ABSL_GUARDED_BY(owners_mu_);
   std::string bound_address_;

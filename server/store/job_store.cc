@@ -413,9 +413,11 @@ class SqliteJobStore final : public JobStore {
 
   absl::StatusOr<int64_t> PruneFinishedBefore(int64_t cutoff_ns,
                                               std::vector<ArtifactRecord>* removed) override {
+    // A sweep's points stay as long as their sweep does (sweep_points references them; the
+    // sweep's table and report are its own store's to prune).
     static constexpr char kOldJobs[] =
         "SELECT id FROM jobs WHERE state IN ('succeeded', 'failed', 'cancelled') "
-        "AND finish_time_ns < ?1";
+        "AND finish_time_ns < ?1 AND id NOT IN (SELECT job_id FROM sweep_points)";
     absl::MutexLock lock(&mu_);
     KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Transaction> transaction,
                             Transaction::Begin(db_.get(), "prune jobs"));
@@ -437,8 +439,7 @@ class SqliteJobStore final : public JobStore {
     KBENCH_RETURN_IF_ERROR(drop_artifacts->Run());
     KBENCH_ASSIGN_OR_RETURN(
         std::unique_ptr<Statement> drop_jobs,
-        db_->Prepare("DELETE FROM jobs WHERE state IN ('succeeded', 'failed', 'cancelled') "
-                     "AND finish_time_ns < ?1",
+        db_->Prepare(absl::StrCat("DELETE FROM jobs WHERE id IN (", kOldJobs, ")"),
                      "delete pruned jobs"));
     KBENCH_RETURN_IF_ERROR(drop_jobs->BindInt64(1, cutoff_ns));
     KBENCH_RETURN_IF_ERROR(drop_jobs->Run());

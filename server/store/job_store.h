@@ -68,7 +68,7 @@ struct JobFilter {
 // Thread-safe: one connection guarded by a mutex.
 class JobStore {
  public:
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
 
   // Opens (creating if needed) `data_dir`/kbench.db and migrates it to kSchemaVersion.
   static absl::StatusOr<std::unique_ptr<JobStore>> Open(const std::string& data_dir);

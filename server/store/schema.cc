@@ -67,6 +67,7 @@ CREATE TABLE usage_charges (
   PRIMARY KEY (job_id, attempt)
 );
 CREATE INDEX usage_charges_by_end ON usage_charges (end_time_ns);
+)sql",
     // 3: sweeps (issue 13): a sweep, the job of each of its points, and its report's artifacts
     // (files under <data-dir>/sweeps/<id>/). A sweep's jobs are ordinary jobs; sweep_points only
     // ties them to the sweep, so the scheduler and its fair share see nothing new.

@@ -95,6 +95,21 @@ TEST_F(SweepStoreTest, UnfinishedListsRunningAndReportingOnly) {
   EXPECT_EQ(sweeps_->SetState("s-9", SweepState::kDone, "", 0).code(), absl::StatusCode::kNotFound);
 }
 
+TEST_F(SweepStoreTest, PruningOldJobsKeepsTheJobsOfASweep) {
+  OpenWithJobs(3);  // j-0 and j-1 are the sweep's points, j-2 stands alone
+  ASSERT_TRUE(sweeps_->Insert(TwoPoints("s-1")).ok());
+  for (const char* id : {"j-0", "j-1", "j-2"}) {
+    ASSERT_TRUE(jobs_->MarkRunning(id, 1).ok());
+    ASSERT_TRUE(jobs_->Finish(id, JobState::kSucceeded, "", "", "", 2).ok());
+  }
+  absl::StatusOr<int64_t> pruned = jobs_->PruneFinishedBefore(1000, nullptr);
+  ASSERT_TRUE(pruned.ok()) << pruned.status();  // no foreign-key failure from sweep_points
+  EXPECT_EQ(*pruned, 1);
+  EXPECT_EQ(jobs_->Get("j-2").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_TRUE(jobs_->Get("j-0").ok());
+  EXPECT_TRUE(sweeps_->Get("s-1").ok());
+}
+
 TEST_F(SweepStoreTest, RecordsAndReplacesArtifacts) {
   OpenWithJobs(2);
   ASSERT_TRUE(sweeps_->Insert(TwoPoints("s-1")).ok());
