@@ -20,14 +20,14 @@ void PrometheusMetrics::AddOwnerGpuSeconds(const std::string& owner, double seco
   if (!(seconds > 0)) return;
   std::string label = "other";
   {
-    absl::MutexLock lock(&owners_mu_);
+    absl::MutexLock lock(&known_owners_mu_);
     if (known_owners_.contains(owner)) label = owner;
   }
   owner_gpu_seconds_->Add({{"owner", label}}).Increment(seconds);
 }
 
 void PrometheusMetrics::SetKnownOwners(const std::vector<std::string>& owners) {
-  absl::MutexLock lock(&owners_mu_);
+  absl::MutexLock lock(&known_owners_mu_);
   known_owners_ = std::set<std::string>(owners.begin(), owners.end());
 }
 

@@ -84,8 +84,8 @@ class PrometheusMetrics final : public Metrics {
   prometheus::Gauge* artifact_bytes_;
   prometheus::Family<prometheus::Counter>* owner_gpu_seconds_;
   prometheus::Family<prometheus::Counter>* auth_failures_;
-  absl::Mutex owners_mu_;
-  std::set<std::string> known_owners_ ABSL_GUARDED_BY(owners_mu_);
+  absl::Mutex known_owners_mu_;
+  std::set<std::string> known_owners_ ABSL_GUARDED_BY(known_owners_mu_);
   std::string bound_address_;
   // Last: destroyed first, so no scrape runs against a half-destroyed registry.
   std::unique_ptr<prometheus::Exposer> exposer_;
