@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <thread>
 #include <vector>
@@ -80,6 +81,21 @@ v1::Job GetAs(Stub& stub, const std::string& token, const std::string& id) {
   return response.job();
 }
 
+// Polls GetJob as `token`'s owner until `done` or `timeout`; returns the last job seen.
+v1::Job WaitAs(Stub& stub, const std::string& token, const std::string& id,
+               const std::function<bool(const v1::Job&)>& done,
+               std::chrono::seconds timeout = std::chrono::seconds(60)) {
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  v1::Job job;
+  while (std::chrono::steady_clock::now() < until) {
+    job = GetAs(stub, token, id);
+    if (done(job)) return job;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ADD_FAILURE() << "job " << id << " stuck in " << v1::JobState_Name(job.state());
+  return job;
+}
+
 void CancelAs(Stub& stub, const std::string& token, const std::string& id) {
   v1::CancelJobRequest request;
   request.set_job_id(id);
@@ -148,7 +164,7 @@ TEST_F(FairShareTest, ALateOwnersFiveJobsAllFinishBeforeTheFirstOwnersFifteenth)
   std::map<std::string, v1::Job> finished;
   for (const std::vector<std::string>* ids : {&dave_jobs, &bob_jobs}) {
     for (const std::string& id : *ids) {
-      finished[id] = WaitFor(daemon.stub(), id, done, std::chrono::seconds(120));
+      finished[id] = WaitAs(daemon.stub(), kBob, id, done, std::chrono::seconds(120));
       ASSERT_EQ(finished[id].state(), v1::JOB_STATE_SUCCEEDED)
           << id << ": " << finished[id].error();
     }
@@ -307,7 +323,7 @@ TEST_F(FairShareTest, CountsGpuSecondsPerListedOwnerAndAuthFailuresByReason) {
                 {"--auth-file", WriteAuthFile(dir_.path()), "--metrics-listen", "127.0.0.1:0"});
   absl::StatusOr<v1::Job> job = SubmitAs(daemon.stub(), kBob, QuickCpuSpec());
   ASSERT_TRUE(job.ok()) << job.status();
-  WaitFor(daemon.stub(), job->id(), [](const v1::Job& j) { return IsTerminal(j.state()); });
+  WaitAs(daemon.stub(), kBob, job->id(), [](const v1::Job& j) { return IsTerminal(j.state()); });
   EXPECT_FALSE(SubmitAs(daemon.stub(), "kbt_" + std::string(64, '0'), QuickCpuSpec()).ok());
   absl::StatusOr<HttpResponse> scrape = HttpGet(daemon.metrics_address(), "/metrics");
   ASSERT_TRUE(scrape.ok()) << scrape.status();

@@ -193,9 +193,6 @@ TEST_F(KbctlTest, ExitsThreeWithTheCodeWhenTheServerRefusesTheSpec) {
   EXPECT_NE(run.err.find("cuda:9"), std::string::npos) << run.err;
 }
 
-}  // namespace
-}  // namespace kbench::testing
-
 TEST_F(KbctlTest, ShowsAQueuedJobsPlaceWhileWaitingAndUsagePerOwner) {
   KbctlRun blocker = Kbctl(std::string("-o json ") +
                            "bench square --variant host_loop --shape 128x128 --device cpu "
@@ -225,3 +222,6 @@ TEST_F(KbctlTest, ShowsAQueuedJobsPlaceWhileWaitingAndUsagePerOwner) {
   EXPECT_NE(usage.out.find("local"), std::string::npos) << usage.out;
   EXPECT_NE(usage.out.find("half-life 60 min"), std::string::npos) << usage.out;
 }
+
+}  // namespace
+}  // namespace kbench::testing
