@@ -31,7 +31,7 @@ void PrometheusMetrics::AddOwnerGpuSeconds(const std::string& owner, double seco
 }
 
 void PrometheusMetrics::SetKnownOwners(const std::vector<std::string>& owners) {
-  absl::MutexLock lock(&known_owners_mu_);
+  absl::MutexLock lock(&owners_mu_);
   known_owners_ = std::set<std::string>(owners.begin(), owners.end());
 }
 
