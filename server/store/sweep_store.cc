@@ -18,7 +18,7 @@ using internal::ScopedReset;
 using internal::Statement;
 using internal::Transaction;
 
-constexpr int kSweepsSchemaVersion = 2;
+constexpr int kSweepsSchemaVersion = 3;
 constexpr char kColumns[] =
     "id, seq, owner, state, cancel_requested, COALESCE(idempotency_key, ''), create_time_ns, "
     "finish_time_ns, spec, error";
