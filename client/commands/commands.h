@@ -21,5 +21,7 @@ void AddArtifactCommands(CLI::App& app, Action* action);  // artifacts ls, artif
 void AddProfileCommand(CLI::App& app, Action* action);    // profile
 void AddHealthCommand(CLI::App& app, Action* action);     // health
 void AddConfigCommands(CLI::App& app, Action* action);    // config set-context, use-context, ...
+void AddDiffCommand(CLI::App& app, Action* action);       // diff JOB_A JOB_B
+void AddHistoryCommands(CLI::App& app, Action* action);   // history, leaderboard
 
 }  // namespace kbench::client

@@ -186,6 +186,7 @@ class SqliteJobStore final : public JobStore {
     KBENCH_RETURN_IF_ERROR(prepare(&schema_version_,
                                    "SELECT COALESCE(MAX(version), 0) FROM schema_version",
                                    "read schema version"));
+    KBENCH_ASSIGN_OR_RETURN(results_, internal::ResultIndexQueries::Prepare(db_.get()));
     return absl::OkStatus();
   }
 
@@ -402,6 +403,22 @@ class SqliteJobStore final : public JobStore {
     return ReadArtifacts(query);
   }
 
+  absl::Status IndexResults(const std::vector<IndexedResult>& rows) override {
+    absl::MutexLock lock(&mu_);
+    return results_->Index(rows);
+  }
+
+  absl::StatusOr<std::vector<IndexedResult>> History(const HistoryFilter& filter) override {
+    absl::MutexLock lock(&mu_);
+    return results_->History(filter);
+  }
+
+  absl::StatusOr<std::vector<IndexedResult>> LeaderboardRows(
+      const LeaderboardFilter& filter) override {
+    absl::MutexLock lock(&mu_);
+    return results_->LeaderboardRows(filter);
+  }
+
   absl::StatusOr<int> SchemaVersion() override {
     absl::MutexLock lock(&mu_);
     Statement& query = *schema_version_;
@@ -477,6 +494,7 @@ class SqliteJobStore final : public JobStore {
   std::unique_ptr<Statement> delete_artifact_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<Statement> all_artifacts_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<Statement> schema_version_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<internal::ResultIndexQueries> results_ ABSL_GUARDED_BY(mu_);
   // Keyed by SQL text: one prepared statement per List filter shape.
   std::map<std::string, std::unique_ptr<Statement>> list_statements_ ABSL_GUARDED_BY(mu_);
 };
