@@ -26,6 +26,8 @@
 #include "server/common/logging.h"
 #include "server/metrics/metrics.h"
 #include "server/scheduler/clock.h"
+#include "server/common/idle_gate_flag.h"
+#include <vector>
 #include "server/scheduler/executor_supervisor.h"
 #include "server/scheduler/job_events.h"
 #include "server/scheduler/scheduler.h"
@@ -49,6 +51,8 @@ struct Flags {
   int64_t artifact_max_age_seconds = int64_t{30} * 24 * 3600;
   // kbench-executor; empty: next to this program.
   std::string executor_path;
+  // --idle-gate DEVICE=TIMEOUT_S[,MAX_TEMP_C], repeated (server/common/idle_gate_flag.h).
+  std::vector<std::string> idle_gates;
   kbench::auth::SecurityFlags security;
   kbench::api::ApiOptions api;
 };
@@ -142,8 +146,15 @@ int Serve(const Flags& flags) {
   absl::StatusOr<std::string> executor = ExecutorPath(flags.executor_path);
   if (!executor.ok()) return Fail(std::string(executor.status().message()));
   kbench::scheduler::Clock* clock = kbench::scheduler::Clock::Real();
-  kbench::scheduler::ProcessLauncher launcher(
-      {*executor, {"--log-format", flags.log_format, "--log-level", flags.log_level}}, clock);
+  std::vector<std::string> executor_args = {"--log-format", flags.log_format, "--log-level",
+                                            flags.log_level};
+  for (const std::string& gate : flags.idle_gates) {
+    if (absl::Status s = kbench::ParseIdleGateSpec(gate).status(); !s.ok()) {
+      return Fail(std::string(s.message()));
+    }
+    executor_args.insert(executor_args.end(), {"--idle-gate", gate});
+  }
+  kbench::scheduler::ProcessLauncher launcher({*executor, executor_args}, clock);
   kbench::scheduler::SchedulerOptions options;
   options.enable_cuda = !flags.no_cuda;
   kbench::scheduler::Scheduler scheduler(options, &launcher, clock, jobs->get(), &artifacts,
@@ -229,6 +240,12 @@ static int Main(int argc, char** argv) {
   app.add_flag("--no-cuda", flags.no_cuda, "Serve the cpu device only");
   app.add_option("--executor-path", flags.executor_path,
                  "The kbench-executor program (default: next to kbenchd)");
+  app.add_option("--idle-gate", flags.idle_gates,
+                 "Before sampling on a GPU, wait at most TIMEOUT_S until no other process uses "
+                 "it, it is at most MAX_TEMP_C and at its default SM clock (the wait is "
+                 "reported in the result): DEVICE=TIMEOUT_S[,MAX_TEMP_C], DEVICE cuda:N or "
+                 "cuda:*; repeat per device")
+      ->type_name("SPEC");
   kbench::auth::AddSecurityFlags(app, &flags.security);
   std::function<int()> token_command;
   kbench::auth::AddTokenCommand(app, &token_command);

@@ -94,6 +94,8 @@ absl::StatusOr<std::unique_ptr<ResultIndexQueries>> ResultIndexQueries::Prepare(
   return q;
 }
 
+ResultIndexQueries::ResultIndexQueries(Database* db) : db_(db) {}
+
 ResultIndexQueries::~ResultIndexQueries() = default;
 
 absl::Status ResultIndexQueries::Index(const std::vector<IndexedResult>& rows) {

@@ -77,7 +77,7 @@ class ResultIndexQueries {
   absl::StatusOr<std::vector<IndexedResult>> LeaderboardRows(const LeaderboardFilter& filter);
 
  private:
-  explicit ResultIndexQueries(Database* db) : db_(db) {}
+  explicit ResultIndexQueries(Database* db);
   Database* db_;
   std::unique_ptr<Statement> delete_job_rows_;
   std::unique_ptr<Statement> insert_row_;
