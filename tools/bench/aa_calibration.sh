@@ -5,7 +5,8 @@
 # 1.03x the rows; on a GPU, a copy of 1.03x the bytes.
 #
 # Usage: aa_calibration.sh [-n N] [-d DEVICE] [-t MIN_TIME_S] [-e MIN_EFFECT_PCT]
-#   KBENCH_SERVER (or kbctl's context) names the daemon; KBCTL overrides the kbctl binary.
+#   KBENCH_SERVER (or kbctl's context) names the daemon; KBCTL overrides the kbctl binary;
+#   BENCH_ARGS adds bench flags (default "--timeout-s 2": each job samples 0.2 to 2 s).
 # Prints one summary line per comparison kind and a JSON summary on the last line.
 set -euo pipefail
 n=50 device=cpu min_time=0.2 min_effect=""
@@ -29,7 +30,7 @@ effect_flag=()
 
 bench() {  # bench SHAPE -> job id
   "$kbctl" -o json bench "$op" --variant "$variant" --shape "$1" --device "$device" \
-    --min-time "$min_time" | jq -r '.job.id // .id'
+    --min-time "$min_time" ${BENCH_ARGS:---timeout-s 2} | jq -r '.job.id // .id'
 }
 verdict() {  # verdict BASELINE CANDIDATE -> SAME|FASTER|SLOWER|UNSURE
   "$kbctl" -o json diff "$1" "$2" "${effect_flag[@]}" | jq -r '.variants[0].verdict' |
