@@ -18,7 +18,7 @@
 namespace kbench::testing {
 namespace {
 
-struct Run {
+struct KbctlRun {
   int exit_code = -1;
   std::string out;
   std::string err;
@@ -26,11 +26,11 @@ struct Run {
 
 class VerdictsTest : public ::testing::Test {
  protected:
-  Run Kbctl(const std::string& args) {
+  KbctlRun Kbctl(const std::string& args) {
     const std::string err_path = dir_.path() + "/stderr_" + std::to_string(runs_++);
-    const std::string cmd = std::string(KBCTL_PATH) + " --server " + daemon_.address() + " " +
-                            args + " 2>" + err_path;
-    Run run;
+    const std::string cmd =
+        std::string(KBCTL_PATH) + " --server " + daemon_.address() + " " + args + " 2>" + err_path;
+    KbctlRun run;
     FILE* pipe = popen(cmd.c_str(), "r");
     if (pipe == nullptr) return run;
     std::array<char, 4096> buf;
@@ -46,16 +46,16 @@ class VerdictsTest : public ::testing::Test {
   // Runs a cpu benchmark to its end with kbctl and returns the job's id ("" on failure).
   std::string Bench(const std::string& op, const std::string& variant, const std::string& shape,
                     double min_time = 0.05) {
-    Run run = Kbctl("-o json bench " + op + " --variant " + variant + " --shape " + shape +
-                    " --device cpu --min-samples 20 --max-noise 0.99 --min-time " +
-                    std::to_string(min_time));
+    KbctlRun run = Kbctl("-o json bench " + op + " --variant " + variant + " --shape " + shape +
+                         " --device cpu --min-samples 20 --max-noise 0.99 --min-time " +
+                         std::to_string(min_time));
     EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
     if (run.exit_code != 0) return "";
     const nlohmann::json doc = nlohmann::json::parse(run.out);
     return (doc.contains("job") ? doc["job"] : doc)["id"].get<std::string>();
   }
 
-  static nlohmann::json OnlyVariant(const Run& diff) {
+  static nlohmann::json OnlyVariant(const KbctlRun& diff) {
     const nlohmann::json doc = nlohmann::json::parse(diff.out);
     EXPECT_EQ(doc["variants"].size(), 1u) << diff.out;
     return doc["variants"][0];
@@ -72,7 +72,7 @@ TEST_F(VerdictsTest, HistoryListsTheResultsOfSeveralJobsNewestFirst) {
   const std::string other_shape = Bench("square", "host_loop", "32x32");
   const std::string c = Bench("square", "host_loop", "64x64");
 
-  Run history = Kbctl("-o json history square --variant host_loop --shape 64x64 --device cpu");
+  KbctlRun history = Kbctl("-o json history square --variant host_loop --shape 64x64 --device cpu");
   ASSERT_EQ(history.exit_code, 0) << history.err;
   const nlohmann::json doc = nlohmann::json::parse(history.out);
   ASSERT_EQ(doc["entries"].size(), 3u) << history.out;
@@ -89,15 +89,15 @@ TEST_F(VerdictsTest, HistoryListsTheResultsOfSeveralJobsNewestFirst) {
     EXPECT_FALSE(e["key"]["device_model"].get<std::string>().empty());
   }
 
-  Run page = Kbctl("history square --limit 2");
+  KbctlRun page = Kbctl("history square --limit 2");
   EXPECT_EQ(page.exit_code, 0);
   EXPECT_NE(page.out.find(c), std::string::npos) << page.out;
   EXPECT_NE(page.out.find(other_shape), std::string::npos) << page.out;
   EXPECT_NE(page.err.find("--page-token"), std::string::npos) << page.err;
-  Run all = Kbctl("-o json history square --limit 1 --all");
+  KbctlRun all = Kbctl("-o json history square --limit 1 --all");
   EXPECT_EQ(nlohmann::json::parse(all.out)["entries"].size(), 4u) << all.out;
 
-  Run missing_op = Kbctl("history ''");
+  KbctlRun missing_op = Kbctl("history ''");
   EXPECT_EQ(missing_op.exit_code, 3) << missing_op.err;
   EXPECT_NE(missing_op.err.find("INVALID_ARGUMENT"), std::string::npos) << missing_op.err;
 }
@@ -107,7 +107,7 @@ TEST_F(VerdictsTest, DiffOfTwoAaJobsIsSame) {
   const std::string b = Bench("square", "host_loop", "128x128", 0.3);
   // A generous minimum effect: CI machines share their cores, and an A/A difference that large
   // would be a bug, not noise. tools/bench/aa_calibration.sh measures the real rate.
-  Run diff = Kbctl("-o json diff " + a + " " + b + " --min-effect 15 --fail-on slower");
+  KbctlRun diff = Kbctl("-o json diff " + a + " " + b + " --min-effect 15 --fail-on slower");
   ASSERT_EQ(diff.exit_code, 0) << diff.out << diff.err;
   const nlohmann::json v = OnlyVariant(diff);
   EXPECT_EQ(v["verdict"], "VERDICT_SAME") << diff.out;
@@ -120,7 +120,7 @@ TEST_F(VerdictsTest, DiffOfASixteenTimesLargerShapeIsSlowerAndFailsOnSlower) {
   const std::string small = Bench("square", "host_loop", "128x128", 0.2);
   const std::string large = Bench("square", "host_loop", "512x512", 0.2);
 
-  Run slower = Kbctl("-o json diff " + small + " " + large + " --fail-on slower");
+  KbctlRun slower = Kbctl("-o json diff " + small + " " + large + " --fail-on slower");
   EXPECT_EQ(slower.exit_code, 1) << slower.out << slower.err;
   const nlohmann::json v = OnlyVariant(slower);
   EXPECT_EQ(v["verdict"], "VERDICT_SLOWER");
@@ -129,13 +129,14 @@ TEST_F(VerdictsTest, DiffOfASixteenTimesLargerShapeIsSlowerAndFailsOnSlower) {
   const nlohmann::json doc = nlohmann::json::parse(slower.out);
   ASSERT_FALSE(doc["key_differences"].empty());  // the shapes differ, and it says so
 
-  Run faster = Kbctl("diff " + large + " " + small + " --fail-on slower");
+  KbctlRun faster = Kbctl("diff " + large + " " + small + " --fail-on slower");
   EXPECT_EQ(faster.exit_code, 0) << faster.out << faster.err;
   EXPECT_NE(faster.out.find("FASTER"), std::string::npos) << faster.out;
 
-  Run baseline = Kbctl("bench square --variant host_loop --shape 512x512 --device cpu "
-                       "--min-samples 20 --max-noise 0.99 --min-time 0.2 --baseline " +
-                       small + " --fail-on slower");
+  KbctlRun baseline = Kbctl(
+      "bench square --variant host_loop --shape 512x512 --device cpu "
+      "--min-samples 20 --max-noise 0.99 --min-time 0.2 --baseline " +
+      small + " --fail-on slower");
   EXPECT_EQ(baseline.exit_code, 1) << baseline.out << baseline.err;
   EXPECT_NE(baseline.out.find("SLOWER"), std::string::npos) << baseline.out;
 }
@@ -144,7 +145,7 @@ TEST_F(VerdictsTest, DiffRefusesBadInput) {
   const std::string job = Bench("square", "host_loop", "32x32");
   EXPECT_EQ(Kbctl("diff " + job + " " + job + " --fail-on sideways").exit_code, 2);
   EXPECT_EQ(Kbctl("diff " + job + " no-such-job").exit_code, 3);
-  Run fail_on_alone = Kbctl("bench square --variant host_loop --device cpu --fail-on slower");
+  KbctlRun fail_on_alone = Kbctl("bench square --variant host_loop --device cpu --fail-on slower");
   EXPECT_EQ(fail_on_alone.exit_code, 2) << fail_on_alone.err;
 }
 
@@ -156,13 +157,14 @@ TEST_F(VerdictsTest, LeaderboardRanksByGeometricMeanOverThreeShapes) {
     Bench("gelu", "erf_host", shape);
   }
   Bench("gelu", "tanh_host", "4096");  // a second result at one shape: the best one counts
-  Run board = Kbctl("-o json leaderboard gelu --shapes 4096,16384,65536 --dtype f32 "
-                    "--device-model cpu");
+  KbctlRun board = Kbctl(
+      "-o json leaderboard gelu --shapes 4096,16384,65536 --dtype f32 "
+      "--device-model cpu");
   ASSERT_EQ(board.exit_code, 0) << board.err;
   const nlohmann::json doc = nlohmann::json::parse(board.out);
   ASSERT_EQ(doc["ranked"].size(), 2u) << board.out;
 
-  Run history = Kbctl("-o json history gelu --all");
+  KbctlRun history = Kbctl("-o json history gelu --all");
   for (const auto& e : nlohmann::json::parse(history.out)["entries"]) {
     const std::string shape = e["key"]["shape"][0].get<std::string>();  // int64s are strings
     double& b = best[e["key"]["variant"]][shape];
@@ -187,8 +189,9 @@ TEST_F(VerdictsTest, LeaderboardRanksByGeometricMeanOverThreeShapes) {
     previous = geomean;
   }
 
-  Run partial = Kbctl("-o json leaderboard gelu --shapes 4096,262144 --dtype f32 "
-                      "--device-model cpu");
+  KbctlRun partial = Kbctl(
+      "-o json leaderboard gelu --shapes 4096,262144 --dtype f32 "
+      "--device-model cpu");
   ASSERT_EQ(partial.exit_code, 0) << partial.err;
   const nlohmann::json incomplete = nlohmann::json::parse(partial.out);
   EXPECT_TRUE(!incomplete.contains("ranked") || incomplete["ranked"].empty()) << partial.out;

@@ -32,28 +32,36 @@ bench() {  # bench SHAPE -> job id
   "$kbctl" -o json bench "$op" --variant "$variant" --shape "$1" --device "$device" \
     --min-time "$min_time" ${BENCH_ARGS:---timeout-s 2} | jq -r '.job.id // .id'
 }
-verdict() {  # verdict BASELINE CANDIDATE -> SAME|FASTER|SLOWER|UNSURE
-  "$kbctl" -o json diff "$1" "$2" "${effect_flag[@]}" | jq -r '.variants[0].verdict' |
-    sed 's/^VERDICT_//'
+verdict() {  # verdict BASELINE CANDIDATE -> "SAME|FASTER|SLOWER|UNSURE CHANGE_PERCENT"
+  "$kbctl" -o json diff "$1" "$2" "${effect_flag[@]}" |
+    jq -r '.variants[0] | "\(.verdict | sub("^VERDICT_"; "")) \(.change_percent)"'
 }
 
 declare -A aa=([SAME]=0 [FASTER]=0 [SLOWER]=0 [UNSURE]=0)
 declare -A slow=([SAME]=0 [FASTER]=0 [SLOWER]=0 [UNSURE]=0)
+aa_changes=()
 start=$(date +%s)
 for i in $(seq 1 "$n"); do
   a=$(bench "$base_shape"); b=$(bench "$base_shape"); c=$(bench "$slow_shape")
-  v=$(verdict "$a" "$b"); aa[$v]=$((aa[$v] + 1))
-  v=$(verdict "$a" "$c"); slow[$v]=$((slow[$v] + 1))
+  read -r v change < <(verdict "$a" "$b"); aa[$v]=$((aa[$v] + 1)); aa_changes+=("$change")
+  read -r v change < <(verdict "$a" "$c"); slow[$v]=$((slow[$v] + 1))
   if ((i % 10 == 0)); then echo "pair $i/$n: A/A ${aa[*]@K}; 1.03x ${slow[*]@K}" >&2; fi
 done
 elapsed=$(($(date +%s) - start))
 echo "A/A ($n pairs, $op $variant $base_shape on $device): SAME ${aa[SAME]} FASTER ${aa[FASTER]} SLOWER ${aa[SLOWER]} UNSURE ${aa[UNSURE]}"
 echo "1.03x ($n pairs, $base_shape -> $slow_shape): SLOWER ${slow[SLOWER]} SAME ${slow[SAME]} UNSURE ${slow[UNSURE]} FASTER ${slow[FASTER]}"
+# The 95th percentile of |A/A change| is the smallest --min-effect that these A/A pairs would
+# not have called a regression 95 % of the time: a calibrated threshold for this device.
 /usr/bin/python3 -c '
 import json, sys
 n = int(sys.argv[1]); aa = [int(x) for x in sys.argv[2:6]]; sl = [int(x) for x in sys.argv[6:10]]
+changes = sorted(abs(float(x)) for x in sys.argv[11:])
+p95 = changes[min(len(changes) - 1, int(0.95 * len(changes)))] if changes else None
 print(json.dumps({"pairs": n, "false_slower_rate": aa[2] / n, "false_faster_rate": aa[1] / n,
                   "aa_same_rate": aa[0] / n, "aa_unsure_rate": aa[3] / n,
-                  "power_slower_3pct": sl[2] / n, "elapsed_seconds": int(sys.argv[10])}))' \
+                  "power_slower_3pct": sl[2] / n, "slower_3pct_counts": {"SLOWER": sl[2],
+                  "SAME": sl[0], "UNSURE": sl[3], "FASTER": sl[1]},
+                  "aa_abs_change_p95_percent": p95, "elapsed_seconds": int(sys.argv[10])}))' \
   "$n" "${aa[SAME]}" "${aa[FASTER]}" "${aa[SLOWER]}" "${aa[UNSURE]}" \
-  "${slow[SAME]}" "${slow[FASTER]}" "${slow[SLOWER]}" "${slow[UNSURE]}" "$elapsed"
+  "${slow[SAME]}" "${slow[FASTER]}" "${slow[SLOWER]}" "${slow[UNSURE]}" "$elapsed" \
+  "${aa_changes[@]}"
