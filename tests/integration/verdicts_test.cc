@@ -105,9 +105,10 @@ TEST_F(VerdictsTest, HistoryListsTheResultsOfSeveralJobsNewestFirst) {
 TEST_F(VerdictsTest, DiffOfTwoAaJobsIsSame) {
   const std::string a = Bench("square", "host_loop", "128x128", 0.3);
   const std::string b = Bench("square", "host_loop", "128x128", 0.3);
-  // A generous minimum effect: CI machines share their cores, and an A/A difference that large
-  // would be a bug, not noise. tools/bench/aa_calibration.sh measures the real rate.
-  KbctlRun diff = Kbctl("-o json diff " + a + " " + b + " --min-effect 15 --fail-on slower");
+  // A generous minimum effect: a CI machine's cores are shared, and between two jobs of an
+  // oversubscribed CPU the medians moved by up to ~75 % (docs/benchmarks.md, section 6). What is
+  // tested here is the path and the rule, not the machine; aa_calibration.sh measures the rate.
+  KbctlRun diff = Kbctl("-o json diff " + a + " " + b + " --min-effect 50 --fail-on slower");
   ASSERT_EQ(diff.exit_code, 0) << diff.out << diff.err;
   const nlohmann::json v = OnlyVariant(diff);
   EXPECT_EQ(v["verdict"], "VERDICT_SAME") << diff.out;
@@ -165,9 +166,12 @@ TEST_F(VerdictsTest, LeaderboardRanksByGeometricMeanOverThreeShapes) {
   ASSERT_EQ(doc["ranked"].size(), 2u) << board.out;
 
   KbctlRun history = Kbctl("-o json history gelu --all");
-  for (const auto& e : nlohmann::json::parse(history.out)["entries"]) {
+  ASSERT_EQ(history.exit_code, 0) << history.err;
+  const nlohmann::json entries = nlohmann::json::parse(history.out)["entries"];
+  ASSERT_EQ(entries.size(), 7u) << history.out;
+  for (const auto& e : entries) {
     const std::string shape = e["key"]["shape"][0].get<std::string>();  // int64s are strings
-    double& b = best[e["key"]["variant"]][shape];
+    double& b = best[e["key"]["variant"].get<std::string>()][shape];
     const double m = e["median_seconds"].get<double>();
     if (b == 0 || m < b) b = m;
   }
@@ -179,7 +183,8 @@ TEST_F(VerdictsTest, LeaderboardRanksByGeometricMeanOverThreeShapes) {
     double log_sum = 0;
     for (const auto& p : entry["points"]) {
       const std::string shape = p["shape"][0].get<std::string>();
-      EXPECT_DOUBLE_EQ(p["median_seconds"].get<double>(), best[entry["variant"]][shape]);
+      EXPECT_DOUBLE_EQ(p["median_seconds"].get<double>(),
+                       best[entry["variant"].get<std::string>()][shape]);
       EXPECT_FALSE(p["job_id"].get<std::string>().empty());
       log_sum += std::log(p["median_seconds"].get<double>());
     }
