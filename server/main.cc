@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
@@ -23,11 +24,10 @@
 #include "server/auth/authenticator.h"
 #include "server/auth/authorizer.h"
 #include "server/auth/server_security.h"
+#include "server/common/idle_gate_flag.h"
 #include "server/common/logging.h"
 #include "server/metrics/metrics.h"
 #include "server/scheduler/clock.h"
-#include "server/common/idle_gate_flag.h"
-#include <vector>
 #include "server/scheduler/executor_supervisor.h"
 #include "server/scheduler/job_events.h"
 #include "server/scheduler/scheduler.h"

@@ -3,12 +3,12 @@
 #include <memory>
 #include <string>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
-#include "absl/strings/ascii.h"
-#include "client/errors.h"
 #include "client/commands/commands.h"
+#include "client/errors.h"
 #include "client/format/verdict_view.h"
 #include "client/verdict/diff_flags.h"
 #include "client/verdict/fail_on.h"
@@ -59,7 +59,8 @@ absl::Status CompareAndReport(Session& session, const v1::Job& baseline, const v
   }
   absl::StatusOr<v1::JobComparison> compared = CompareJobs(baseline, candidate, options);
   // The jobs arrived but cannot be compared (not succeeded, no common variant): exit 1.
-  if (!compared.ok()) return CheckFailedError(compared.status().code(), compared.status().message());
+  if (!compared.ok())
+    return CheckFailedError(compared.status().code(), compared.status().message());
   const v1::JobComparison& comparison = *compared;
   if (session.json()) {
     KBENCH_RETURN_IF_ERROR(session.PrintJson(comparison));

@@ -75,8 +75,8 @@ absl::Status RunHistory(Session& session, const HistoryFlags& flags) {
   }
   session.out() << RenderHistory(all);
   if (!all.next_page_token().empty()) {
-    session.Note(absl::StrCat("kbctl: more results: --page-token ", all.next_page_token(),
-                              " (or --all)"));
+    session.Note(
+        absl::StrCat("kbctl: more results: --page-token ", all.next_page_token(), " (or --all)"));
   }
   return absl::OkStatus();
 }
@@ -148,7 +148,8 @@ void AddLeaderboardCommand(CLI::App& app, Action* action) {
 void AddHistoryCommands(CLI::App& app, Action* action) {
   auto flags = std::make_shared<HistoryFlags>();
   CLI::App* cmd = app.add_subcommand(
-      "history", "Medians and their 95% intervals of an operation's results over time, newest first");
+      "history",
+      "Medians and their 95% intervals of an operation's results over time, newest first");
   cmd->add_option("OP", flags->kernel, "Operation")->required();
   cmd->add_option("--variant", flags->variant, "Only this variant")->type_name("VARIANT");
   cmd->add_option("--shape", flags->shape, "Only this shape, e.g. 4096x4096")->type_name("SHAPE");
@@ -161,7 +162,8 @@ void AddHistoryCommands(CLI::App& app, Action* action) {
   cmd->add_option("--page-token", flags->page_token, "Continue after an earlier page")
       ->type_name("TOKEN");
   cmd->add_flag("--all", flags->all, "Follow the page tokens to the last page");
-  cmd->callback([flags, action] { *action = [flags](Session& s) { return RunHistory(s, *flags); }; });
+  cmd->callback(
+      [flags, action] { *action = [flags](Session& s) { return RunHistory(s, *flags); }; });
   AddLeaderboardCommand(app, action);
 }
 

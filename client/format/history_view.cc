@@ -44,14 +44,13 @@ std::string RenderHistory(const v1::ListHistoryResponse& history) {
   for (size_t column : {7, 8, 9}) table.AlignRight(column);
   for (const v1::HistoryEntry& e : history.entries()) {
     const v1::ResultKey& k = e.key();
-    table.AddRow({FormatDate(e.finish_time()), e.job_id(),
-                  VariantName(k.variant(), k.module_sha256()), Shape(k.shape()),
-                  DTypeName(k.dtype()), ModeName(k.mode()),
-                  absl::StrCat(e.device(), " (", k.device_model(), ")"),
-                  FormatSeconds(e.median_seconds()),
-                  absl::StrCat(FormatSeconds(e.median_ci_low_seconds()), " .. ",
-                               FormatSeconds(e.median_ci_high_seconds())),
-                  absl::StrCat(e.samples()), Flags(e), e.owner()});
+    table.AddRow(
+        {FormatDate(e.finish_time()), e.job_id(), VariantName(k.variant(), k.module_sha256()),
+         Shape(k.shape()), DTypeName(k.dtype()), ModeName(k.mode()),
+         absl::StrCat(e.device(), " (", k.device_model(), ")"), FormatSeconds(e.median_seconds()),
+         absl::StrCat(FormatSeconds(e.median_ci_low_seconds()), " .. ",
+                      FormatSeconds(e.median_ci_high_seconds())),
+         absl::StrCat(e.samples()), Flags(e), e.owner()});
   }
   return table.Render();
 }

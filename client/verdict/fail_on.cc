@@ -39,10 +39,10 @@ absl::Status ApplyFailOn(const v1::JobComparison& comparison,
     }
   }
   if (hits.empty()) return absl::OkStatus();
-  return CheckFailedError(absl::StatusCode::kFailedPrecondition,
-                          absl::StrCat("--fail-on: job ", comparison.candidate_job_id(), " vs ",
-                                       comparison.baseline_job_id(), ": ",
-                                       absl::StrJoin(hits, ", ")));
+  return CheckFailedError(
+      absl::StatusCode::kFailedPrecondition,
+      absl::StrCat("--fail-on: job ", comparison.candidate_job_id(), " vs ",
+                   comparison.baseline_job_id(), ": ", absl::StrJoin(hits, ", ")));
 }
 
 }  // namespace kbench::client

@@ -23,8 +23,9 @@ absl::Status CheckComparable(const v1::Job& job) {
                      " job; only benchmark jobs have timings to compare"));
   }
   if (job.state() != v1::JOB_STATE_SUCCEEDED) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "job ", job.id(), " is ", StateName(job.state()), "; only a succeeded job can be compared"));
+    return absl::FailedPreconditionError(absl::StrCat("job ", job.id(), " is ",
+                                                      StateName(job.state()),
+                                                      "; only a succeeded job can be compared"));
   }
   return absl::OkStatus();
 }
@@ -98,10 +99,10 @@ v1::VariantComparison ComparePair(const v1::Job& a, const v1::Job& b, const Pair
   verdict_options.min_effect_percent = options.min_effect_percent;
   verdict_options.noise_percent = MeasuredNoisePercent(va, vb);
   c.set_min_effect_percent(analysis::MinimumEffectPercent(verdict_options));
-  absl::StatusOr<analysis::Comparison> r =
-      analysis::Compare(std::span<const double>(va.sample_seconds().data(), va.sample_seconds_size()),
-                        std::span<const double>(vb.sample_seconds().data(), vb.sample_seconds_size()),
-                        verdict_options);
+  absl::StatusOr<analysis::Comparison> r = analysis::Compare(
+      std::span<const double>(va.sample_seconds().data(), va.sample_seconds_size()),
+      std::span<const double>(vb.sample_seconds().data(), vb.sample_seconds_size()),
+      verdict_options);
   if (!r.ok()) {
     c.set_problem(absl::StrCat(std::string(r.status().message()),
                                " (results recorded before kbench kept raw samples have none)"));
@@ -130,14 +131,15 @@ absl::StatusOr<v1::JobComparison> CompareJobs(const v1::Job& baseline, const v1:
   KBENCH_RETURN_IF_ERROR(CheckComparable(candidate));
   const std::vector<Pair> pairs = PairVariants(baseline.result(), candidate.result());
   if (pairs.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat("jobs ", baseline.id(), " and ",
-                                                   candidate.id(), " share no variant"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("jobs ", baseline.id(), " and ", candidate.id(), " share no variant"));
   }
   v1::JobComparison out;
   out.set_baseline_job_id(baseline.id());
   out.set_candidate_job_id(candidate.id());
   ListKeyDifferences(baseline, candidate, &out);
-  for (const Pair& pair : pairs) *out.add_variants() = ComparePair(baseline, candidate, pair, options);
+  for (const Pair& pair : pairs)
+    *out.add_variants() = ComparePair(baseline, candidate, pair, options);
   return out;
 }
 

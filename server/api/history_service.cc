@@ -140,12 +140,12 @@ absl::StatusOr<store::LeaderboardFilter> LeaderboardFilterOf(
     const DeviceModelOf& model_of, const v1::GetLeaderboardRequest& request) {
   if (request.kernel().empty()) return absl::InvalidArgumentError("kernel: required");
   if (request.shapes_size() < 1 || request.shapes_size() > kMaxLeaderboardShapes) {
-    return absl::InvalidArgumentError(absl::StrCat("shapes: between 1 and ",
-                                                   kMaxLeaderboardShapes, " needed, got ",
-                                                   request.shapes_size()));
+    return absl::InvalidArgumentError(absl::StrCat("shapes: between 1 and ", kMaxLeaderboardShapes,
+                                                   " needed, got ", request.shapes_size()));
   }
   KBENCH_RETURN_IF_ERROR(CheckEnums(request.dtype(), request.mode()));
-  if (request.dtype() == v1::DTYPE_UNSPECIFIED) return absl::InvalidArgumentError("dtype: required");
+  if (request.dtype() == v1::DTYPE_UNSPECIFIED)
+    return absl::InvalidArgumentError("dtype: required");
   if (request.device_model().empty()) return absl::InvalidArgumentError("device_model: required");
   store::LeaderboardFilter filter;
   filter.kernel = request.kernel();
@@ -156,8 +156,7 @@ absl::StatusOr<store::LeaderboardFilter> LeaderboardFilterOf(
   for (int i = 0; i < request.shapes_size(); ++i) {
     const v1::Shape& shape = request.shapes(i);
     if (shape.dims_size() == 0 || *std::min_element(shape.dims().begin(), shape.dims().end()) < 1) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("shapes[", i, "]: needs positive dimensions"));
+      return absl::InvalidArgumentError(absl::StrCat("shapes[", i, "]: needs positive dimensions"));
     }
     std::string text = result_key::ShapeText(shape.dims());
     if (!seen.insert(text).second) {

@@ -345,8 +345,7 @@ grpc::Status KbenchService::GetLeaderboard(grpc::ServerContext* context,
   absl::Status checked = CheckRequestSize(*request);
   if (!checked.ok()) return Finish("GetLeaderboard", start, checked);
   auto model_of = [this](const std::string& device) { return DeviceModel(device); };
-  return Finish("GetLeaderboard", start,
-                api::GetLeaderboard(*jobs_, model_of, *request, response));
+  return Finish("GetLeaderboard", start, api::GetLeaderboard(*jobs_, model_of, *request, response));
 }
 
 grpc::ServerWriteReactor<v1::GetArtifactResponse>* KbenchService::GetArtifact(

@@ -15,9 +15,9 @@ namespace {
 constexpr double kMaxGateSeconds = 600;
 
 absl::Status Invalid(const std::string& text, const std::string& why) {
-  return absl::InvalidArgumentError(absl::StrCat(
-      "--idle-gate '", text, "': ", why, " (expected DEVICE=TIMEOUT_S[,MAX_TEMP_C], e.g. ",
-      "cuda:0=30,70 or cuda:*=60)"));
+  return absl::InvalidArgumentError(absl::StrCat("--idle-gate '", text, "': ", why,
+                                                 " (expected DEVICE=TIMEOUT_S[,MAX_TEMP_C], e.g. ",
+                                                 "cuda:0=30,70 or cuda:*=60)"));
 }
 
 }  // namespace
@@ -35,9 +35,8 @@ absl::StatusOr<IdleGateSpec> ParseIdleGateSpec(const std::string& text) {
       spec.timeout_seconds > kMaxGateSeconds) {
     return Invalid(text, absl::StrCat("the timeout must be seconds in (0, ", kMaxGateSeconds, "]"));
   }
-  if (values.size() == 2 &&
-      (!absl::SimpleAtoi(values[1], &spec.max_temperature_c) || spec.max_temperature_c < 1 ||
-       spec.max_temperature_c > 120)) {
+  if (values.size() == 2 && (!absl::SimpleAtoi(values[1], &spec.max_temperature_c) ||
+                             spec.max_temperature_c < 1 || spec.max_temperature_c > 120)) {
     return Invalid(text, "the temperature must be degrees C from 1 to 120");
   }
   return spec;

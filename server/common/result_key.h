@@ -17,7 +17,7 @@ std::string ShapeText(const google::protobuf::RepeatedField<int64_t>& shape);
 // INVALID_ARGUMENT naming the text unless it is positive integers joined by 'x'.
 absl::StatusOr<std::vector<int64_t>> ParseShapeText(const std::string& text);
 
-std::string DTypeText(v1::DType dtype);  // "f32"; "" for unspecified
+std::string DTypeText(v1::DType dtype);            // "f32"; "" for unspecified
 v1::DType DTypeFromText(const std::string& text);  // DTYPE_UNSPECIFIED when unknown
 
 std::string ModeText(v1::MeasureMode mode);  // "cold"; "" for unspecified

@@ -34,7 +34,6 @@ void KeepSamples(const std::vector<double>& per_launch, v1::VariantResult* vr) {
   }
 }
 
-
 // Problems costlier than this are checked on a sample of output elements when the operation
 // offers a per-element reference (a full float64 matmul reference at 4096^3 takes minutes).
 constexpr double kFullReferenceFlopLimit = 2e9;

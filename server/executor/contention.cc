@@ -33,8 +33,8 @@ std::vector<std::string> UnmetConditions(GpuActivity& device, const IdleGateOpti
     if (!others.empty()) {
       std::vector<int64_t> pids;
       for (const SeenProcess& p : others) pids.push_back(p.pid);
-      unmet.push_back(absl::StrCat("other processes on the device (pids ",
-                                   absl::StrJoin(pids, ", "), ")"));
+      unmet.push_back(
+          absl::StrCat("other processes on the device (pids ", absl::StrJoin(pids, ", "), ")"));
     }
   }
   const int temperature = device.TemperatureC();
@@ -45,8 +45,7 @@ std::vector<std::string> UnmetConditions(GpuActivity& device, const IdleGateOpti
   const int sm = device.SmClockMhz();
   const int default_sm = device.DefaultSmClockMhz();
   if (sm > 0 && default_sm > 0 && sm < kDefaultClockFraction * default_sm) {
-    unmet.push_back(
-        absl::StrCat("SM clock ", sm, " MHz below the default ", default_sm, " MHz"));
+    unmet.push_back(absl::StrCat("SM clock ", sm, " MHz below the default ", default_sm, " MHz"));
   }
   return unmet;
 }

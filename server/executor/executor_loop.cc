@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <deque>
 #include <mutex>
-#include <set>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -158,8 +158,7 @@ int RunDiscovery(int fd) {
   return WriteDelimited(fd, m).ok() ? 0 : 3;
 }
 
-int RunExecutorLoop(const std::string& device, int fd,
-                    const std::vector<std::string>& idle_gates) {
+int RunExecutorLoop(const std::string& device, int fd, const std::vector<std::string>& idle_gates) {
   std::unique_ptr<DeviceBackend> backend;
   const absl::StatusOr<DeviceId> id = ParseDeviceId(device);
   if (id.ok() && id->kind == DeviceId::Kind::kCpu) {

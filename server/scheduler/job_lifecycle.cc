@@ -86,8 +86,7 @@ void JobLifecycle::IndexResults(const store::JobRecord& job, const std::string& 
     return;
   }
   // After the job's own row: a failure here loses a history entry, never the result.
-  if (absl::Status s =
-          jobs_->IndexResults(IndexedResultsOf(job, spec, result, finish_time_ns));
+  if (absl::Status s = jobs_->IndexResults(IndexedResultsOf(job, spec, result, finish_time_ns));
       !s.ok()) {
     logging::LogJob(Level::kError, job.id, "result not indexed", {Field("error", s.ToString())});
   }

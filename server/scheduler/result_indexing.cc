@@ -41,7 +41,8 @@ std::vector<store::IndexedResult> IndexedResultsOf(const store::JobRecord& job,
     r.shape = result_key::ShapeText(spec.shape());
     r.dtype = result_key::DTypeText(spec.dtype());
     r.params = result_key::ParamsText(spec.params());
-    r.mode = result_key::ModeText(v.mode() != v1::MEASURE_MODE_UNSPECIFIED ? v.mode() : spec.mode());
+    r.mode =
+        result_key::ModeText(v.mode() != v1::MEASURE_MODE_UNSPECIFIED ? v.mode() : spec.mode());
     r.device = job.device;
     r.device_model = env.device_name();
     r.driver_version = env.driver_version();

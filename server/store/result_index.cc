@@ -54,9 +54,9 @@ absl::StatusOr<std::vector<IndexedResult>> ReadRows(Statement& query) {
 }
 
 absl::Status BindRow(Statement& insert, const IndexedResult& r) {
-  const std::string text[] = {r.job_id, r.variant, r.module_sha256, r.kernel, r.shape,
-                              r.dtype, r.params, r.mode, r.device, r.device_model,
-                              r.driver_version, r.kbench_version, r.owner};
+  const std::string text[] = {
+      r.job_id, r.variant, r.module_sha256, r.kernel,         r.shape,          r.dtype, r.params,
+      r.mode,   r.device,  r.device_model,  r.driver_version, r.kbench_version, r.owner};
   int index = 1;
   for (const std::string& value : text) KBENCH_RETURN_IF_ERROR(insert.BindText(index++, value));
   KBENCH_RETURN_IF_ERROR(insert.BindInt64(index++, r.finish_time_ns));
@@ -81,9 +81,9 @@ absl::Status BindTexts(Statement& query, const std::vector<std::string>& values)
 
 absl::StatusOr<std::unique_ptr<ResultIndexQueries>> ResultIndexQueries::Prepare(Database* db) {
   std::unique_ptr<ResultIndexQueries> q(new ResultIndexQueries(db));
-  KBENCH_ASSIGN_OR_RETURN(q->delete_job_rows_,
-                          db->Prepare("DELETE FROM result_index WHERE job_id = ?1",
-                                      "delete a job's indexed results"));
+  KBENCH_ASSIGN_OR_RETURN(
+      q->delete_job_rows_,
+      db->Prepare("DELETE FROM result_index WHERE job_id = ?1", "delete a job's indexed results"));
   KBENCH_ASSIGN_OR_RETURN(
       q->insert_row_,
       db->Prepare(absl::StrCat("INSERT INTO result_index (",
@@ -127,8 +127,10 @@ absl::StatusOr<std::vector<IndexedResult>> ResultIndexQueries::History(
   std::string sql = absl::StrCat("SELECT ", kColumns, " FROM result_index WHERE kernel = ?");
   std::vector<std::string> values = {filter.kernel};
   const std::pair<const char*, const std::string*> optional[] = {
-      {" AND variant = ?", &filter.variant}, {" AND shape = ?", &filter.shape},
-      {" AND dtype = ?", &filter.dtype},     {" AND mode = ?", &filter.mode}};
+      {" AND variant = ?", &filter.variant},
+      {" AND shape = ?", &filter.shape},
+      {" AND dtype = ?", &filter.dtype},
+      {" AND mode = ?", &filter.mode}};
   for (const auto& [condition, value] : optional) {
     if (value->empty()) continue;
     absl::StrAppend(&sql, condition);
@@ -153,8 +155,7 @@ absl::StatusOr<std::vector<IndexedResult>> ResultIndexQueries::LeaderboardRows(
   std::string sql = absl::StrCat(
       "SELECT ", kColumns,
       " FROM result_index WHERE kernel = ? AND dtype = ? AND device_model = ? AND shape IN (",
-      absl::StrJoin(marks, ", "),
-      ") AND correct = 1 AND impossible = 0 AND contended = 0");
+      absl::StrJoin(marks, ", "), ") AND correct = 1 AND impossible = 0 AND contended = 0");
   std::vector<std::string> values = {filter.kernel, filter.dtype, filter.device_model};
   values.insert(values.end(), filter.shapes.begin(), filter.shapes.end());
   if (!filter.mode.empty()) {
