@@ -164,6 +164,22 @@ absl::StatusOr<v1::ListJobsResponse> Connection::ListJobs(const v1::ListJobsRequ
   return response;
 }
 
+absl::StatusOr<v1::ListHistoryResponse> Connection::ListHistory(
+    const v1::ListHistoryRequest& request) {
+  v1::ListHistoryResponse response;
+  const grpc::Status s = stub_->ListHistory(UnaryContext().get(), request, &response);
+  if (!s.ok()) return Check(s);
+  return response;
+}
+
+absl::StatusOr<v1::GetLeaderboardResponse> Connection::GetLeaderboard(
+    const v1::GetLeaderboardRequest& request) {
+  v1::GetLeaderboardResponse response;
+  const grpc::Status s = stub_->GetLeaderboard(UnaryContext().get(), request, &response);
+  if (!s.ok()) return Check(s);
+  return response;
+}
+
 absl::Status Connection::WatchJob(const std::string& job_id,
                                   const std::function<void(const v1::Job&)>& on_update) {
   grpc::ClientContext context;

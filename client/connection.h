@@ -37,6 +37,9 @@ class Connection {
   absl::StatusOr<v1::Job> CancelJob(const std::string& job_id);
   absl::StatusOr<v1::ListJobsResponse> ListJobs(const v1::ListJobsRequest& request);
   absl::StatusOr<v1::GetUsageResponse> GetUsage(const v1::GetUsageRequest& request);
+  absl::StatusOr<v1::ListHistoryResponse> ListHistory(const v1::ListHistoryRequest& request);
+  absl::StatusOr<v1::GetLeaderboardResponse> GetLeaderboard(
+      const v1::GetLeaderboardRequest& request);
   // Calls on_update with each state the server streams; returns when the stream ends.
   absl::Status WatchJob(const std::string& job_id,
                         const std::function<void(const v1::Job&)>& on_update);

@@ -25,7 +25,8 @@ Environment:
 Exit codes:
   0  success
   1  the job FAILED or was CANCELLED, a correctness check failed, an artifact's sha256 did
-     not match, the server is not SERVING, or a local file could not be written
+     not match, the server is not SERVING, a local file could not be written, or a verdict
+     named by --fail-on was reached (kbctl diff, --baseline)
   2  usage error (unknown flag, bad shape or value); nothing was sent
   3  RPC error (server unreachable, INVALID_ARGUMENT, NOT_FOUND, ...); stderr says
      "kbctl: <CODE>: <message>")";
@@ -111,6 +112,8 @@ int RunKbctl(const std::vector<std::string>& args, const Io& io) {
   AddHealthCommand(app, &action);
   AddConfigCommands(app, &action);
   AddSweepCommands(app, &action);
+  AddDiffCommand(app, &action);
+  AddHistoryCommands(app, &action);
 
   std::vector<const char*> argv = {"kbctl"};
   for (const std::string& a : args) argv.push_back(a.c_str());

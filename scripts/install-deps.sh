@@ -9,7 +9,7 @@ export DEBIAN_FRONTEND=noninteractive
 packages=(
   build-essential cmake ninja-build pkg-config git
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
-  libabsl-dev prometheus-cpp-dev libsqlite3-dev libssl-dev
+  libabsl-dev prometheus-cpp-dev libsqlite3-dev libssl-dev libgsl-dev
   libgtest-dev libgmock-dev libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
   prometheus patchelf python3 python3-yaml python3-numpy dpkg-dev file
   ccache clang-format libyaml-cpp-dev openssl

@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
@@ -24,6 +25,7 @@
 #include "server/auth/authenticator.h"
 #include "server/auth/authorizer.h"
 #include "server/auth/server_security.h"
+#include "server/common/idle_gate_flag.h"
 #include "server/common/logging.h"
 #include "server/metrics/metrics.h"
 #include "server/scheduler/clock.h"
@@ -58,6 +60,8 @@ struct Flags {
   std::string executor_path;
   // How fast fair share forgets GPU time ("1h", "30m", "90s").
   std::string fair_share_half_life = "1h";
+  // --idle-gate DEVICE=TIMEOUT_S[,MAX_TEMP_C], repeated (server/common/idle_gate_flag.h).
+  std::vector<std::string> idle_gates;
   kbench::auth::SecurityFlags security;
   kbench::api::ApiOptions api;
 };
@@ -203,8 +207,15 @@ int Serve(const Flags& flags) {
   absl::StatusOr<std::string> executor = ExecutorPath(flags.executor_path);
   if (!executor.ok()) return Fail(std::string(executor.status().message()));
   kbench::scheduler::Clock* clock = kbench::scheduler::Clock::Real();
-  kbench::scheduler::ProcessLauncher launcher(
-      {*executor, {"--log-format", flags.log_format, "--log-level", flags.log_level}}, clock);
+  std::vector<std::string> executor_args = {"--log-format", flags.log_format, "--log-level",
+                                            flags.log_level};
+  for (const std::string& gate : flags.idle_gates) {
+    if (absl::Status s = kbench::ParseIdleGateSpec(gate).status(); !s.ok()) {
+      return Fail(std::string(s.message()));
+    }
+    executor_args.insert(executor_args.end(), {"--idle-gate", gate});
+  }
+  kbench::scheduler::ProcessLauncher launcher({*executor, executor_args}, clock);
   kbench::scheduler::Scheduler scheduler(*options, &launcher, clock, jobs.get(), &artifacts,
                                          metrics->get(), &events);
   WireTenancy(*security->authenticator, usage->get(), **metrics, scheduler);
@@ -317,6 +328,12 @@ static int Main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--executor-path", flags.executor_path,
                  "The kbench-executor program (default: next to kbenchd)");
+  app.add_option("--idle-gate", flags.idle_gates,
+                 "Before sampling on a GPU, wait at most TIMEOUT_S until no other process uses "
+                 "it, it is at most MAX_TEMP_C and at its default SM clock (the wait is "
+                 "reported in the result): DEVICE=TIMEOUT_S[,MAX_TEMP_C], DEVICE cuda:N or "
+                 "cuda:*; repeat per device")
+      ->type_name("SPEC");
   kbench::auth::AddSecurityFlags(app, &flags.security);
   std::function<int()> token_command;
   kbench::auth::AddTokenCommand(app, &token_command);

@@ -23,5 +23,7 @@ void AddHealthCommand(CLI::App& app, Action* action);     // health
 void AddConfigCommands(CLI::App& app, Action* action);    // config set-context, use-context, ...
 void AddUsageCommand(CLI::App& app, Action* action);      // usage [OWNER]
 void AddSweepCommands(CLI::App& app, Action* action);     // sweep, sweep get, sweeps, report
+void AddDiffCommand(CLI::App& app, Action* action);       // diff JOB_A JOB_B
+void AddHistoryCommands(CLI::App& app, Action* action);   // history, leaderboard
 
 }  // namespace kbench::client

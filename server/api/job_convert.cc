@@ -73,6 +73,8 @@ void SummarizeJob(v1::Job* job) {
   if (!job->has_result()) return;
   v1::JobResult* result = job->mutable_result();
   result->clear_environment();
+  // The raw samples (up to 10000 a variant) are for GetJob and `kbctl diff`.
+  for (v1::VariantResult& v : *result->mutable_variants()) v.clear_sample_seconds();
   if (result->has_profile()) {
     result->mutable_profile()->clear_kernels();
     result->mutable_profile()->clear_ncu();

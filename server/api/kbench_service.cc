@@ -12,6 +12,7 @@
 #include "common/status_macros.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "kernels/catalogue.h"
+#include "server/api/history_service.h"
 #include "server/api/job_convert.h"
 #include "server/api/page_token.h"
 #include "server/api/request_limits.h"
@@ -332,6 +333,36 @@ absl::StatusOr<std::pair<v1::ArtifactInfo, std::ifstream>> KbenchService::OpenAr
   info.set_sha256(record.sha256);
   info.set_content_type(record.content_type);
   return std::make_pair(std::move(info), std::move(in));
+}
+
+grpc::Status KbenchService::ListHistory(grpc::ServerContext* context,
+                                        const v1::ListHistoryRequest* request,
+                                        v1::ListHistoryResponse* response) {
+  const auto start = Clock::now();
+  absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, "ListHistory");
+  if (!caller.ok()) return Finish("ListHistory", start, caller.status());
+  absl::Status checked = CheckRequestSize(*request);
+  if (!checked.ok()) return Finish("ListHistory", start, checked);
+  return Finish("ListHistory", start, api::ListHistory(*jobs_, *request, response));
+}
+
+std::string KbenchService::DeviceModel(const std::string& device_or_model) {
+  for (const v1::DeviceInfo& d : scheduler_->Devices()) {
+    if (d.id() == device_or_model) return d.name();
+  }
+  return device_or_model;
+}
+
+grpc::Status KbenchService::GetLeaderboard(grpc::ServerContext* context,
+                                           const v1::GetLeaderboardRequest* request,
+                                           v1::GetLeaderboardResponse* response) {
+  const auto start = Clock::now();
+  absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, "GetLeaderboard");
+  if (!caller.ok()) return Finish("GetLeaderboard", start, caller.status());
+  absl::Status checked = CheckRequestSize(*request);
+  if (!checked.ok()) return Finish("GetLeaderboard", start, checked);
+  auto model_of = [this](const std::string& device) { return DeviceModel(device); };
+  return Finish("GetLeaderboard", start, api::GetLeaderboard(*jobs_, model_of, *request, response));
 }
 
 grpc::ServerWriteReactor<v1::GetArtifactResponse>* KbenchService::GetArtifact(

@@ -77,6 +77,10 @@ class KbenchService final : public StreamingBase {
                            v1::CancelSweepResponse*) override;
   grpc::Status ListSweeps(grpc::ServerContext*, const v1::ListSweepsRequest*,
                           v1::ListSweepsResponse*) override;
+  grpc::Status ListHistory(grpc::ServerContext*, const v1::ListHistoryRequest*,
+                           v1::ListHistoryResponse*) override;
+  grpc::Status GetLeaderboard(grpc::ServerContext*, const v1::GetLeaderboardRequest*,
+                              v1::GetLeaderboardResponse*) override;
 
  private:
   absl::StatusOr<v1::Job> LoadJob(const std::string& id);
@@ -95,6 +99,8 @@ class KbenchService final : public StreamingBase {
   absl::Status Deduplicate(const std::string& key, const store::JobRecord& earlier,
                            const v1::JobSpec& spec, v1::SubmitJobResponse* response);
   absl::Status List(const v1::ListJobsRequest& request, v1::ListJobsResponse* response);
+  // The model name of the device with this id; the text itself when no device has the id.
+  std::string DeviceModel(const std::string& device_or_model);
   // The artifact's info and open file, after checking that the job and artifact exist.
   absl::StatusOr<std::pair<v1::ArtifactInfo, std::ifstream>> OpenArtifact(
       const v1::GetArtifactRequest& request);

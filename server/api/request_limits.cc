@@ -68,6 +68,30 @@ absl::Status CheckRequestSize(const v1::GetArtifactRequest& request) {
   return CheckLength("name", request.name(), kMaxNameBytes);
 }
 
+absl::Status CheckRequestSize(const v1::ListHistoryRequest& request) {
+  KBENCH_RETURN_IF_ERROR(CheckLength("kernel", request.kernel(), kMaxNameBytes));
+  KBENCH_RETURN_IF_ERROR(CheckLength("variant", request.variant(), kMaxNameBytes));
+  KBENCH_RETURN_IF_ERROR(CheckLength("device", request.device(), kMaxNameBytes));
+  if (request.shape_size() > kMaxShapeRank) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("shape: ", request.shape_size(), " dimensions, at most ", kMaxShapeRank));
+  }
+  return CheckLength("page_token", request.page_token(), kMaxPageTokenBytes);
+}
+
+absl::Status CheckRequestSize(const v1::GetLeaderboardRequest& request) {
+  KBENCH_RETURN_IF_ERROR(CheckLength("kernel", request.kernel(), kMaxNameBytes));
+  KBENCH_RETURN_IF_ERROR(CheckLength("device_model", request.device_model(), kMaxNameBytes));
+  for (int i = 0; i < request.shapes_size(); ++i) {
+    if (request.shapes(i).dims_size() > kMaxShapeRank) {
+      return absl::InvalidArgumentError(absl::StrCat("shapes[", i,
+                                                     "]: ", request.shapes(i).dims_size(),
+                                                     " dimensions, at most ", kMaxShapeRank));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckJobId(absl::string_view job_id) {
   if (job_id.empty()) return absl::InvalidArgumentError("job_id: must be given");
   return CheckLength("job_id", job_id, kMaxNameBytes);

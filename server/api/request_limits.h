@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "kbench/v1/history.pb.h"
 #include "kbench/v1/service.pb.h"
 
 namespace kbench::api {
@@ -34,6 +35,8 @@ absl::Status CheckLength(absl::string_view field, absl::string_view value, size_
 absl::Status CheckRequestSize(const v1::SubmitJobRequest& request);
 absl::Status CheckRequestSize(const v1::ListJobsRequest& request);
 absl::Status CheckRequestSize(const v1::GetArtifactRequest& request);
+absl::Status CheckRequestSize(const v1::ListHistoryRequest& request);
+absl::Status CheckRequestSize(const v1::GetLeaderboardRequest& request);
 // GetJob, WatchJob, CancelJob.
 absl::Status CheckJobId(absl::string_view job_id);
 

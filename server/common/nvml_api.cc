@@ -51,6 +51,10 @@ absl::StatusOr<const Api*> LoadUncached(const std::string& library) {
   Bind(lib, "nvmlDeviceGetPowerUsage", &api->power);
   Bind(lib, "nvmlDeviceGetTotalEnergyConsumption", &api->energy);
   Bind(lib, "nvmlDeviceGetViolationStatus", &api->violation_status);
+  Bind(lib, "nvmlDeviceGetComputeRunningProcesses_v3", &api->compute_processes_v3);
+  if (api->compute_processes_v3 == nullptr) {
+    Bind(lib, "nvmlDeviceGetComputeRunningProcesses_v2", &api->compute_processes_v2);
+  }
   // Renamed in driver 535 ("throttle" became "clocks event"); older drivers have only the old
   // name, newer ones keep it as an alias.
   Bind(lib, "nvmlDeviceGetCurrentClocksEventReasons", &api->throttle_reasons);

@@ -40,6 +40,23 @@ struct ViolationTime {
   unsigned long long reference_time;
   unsigned long long violation_time;
 };
+// nvmlProcessInfo_v2_t (nvmlDeviceGetComputeRunningProcesses_v2) and nvmlProcessInfo_t (its
+// _v3, which adds the confidential-computing memory field).
+struct ProcessInfoV2 {
+  unsigned int pid;
+  unsigned long long used_gpu_memory;
+  unsigned int gpu_instance_id;
+  unsigned int compute_instance_id;
+};
+struct ProcessInfoV3 {
+  unsigned int pid;
+  unsigned long long used_gpu_memory;
+  unsigned int gpu_instance_id;
+  unsigned int compute_instance_id;
+  unsigned long long used_gpu_cc_protected_memory;
+};
+// NVML_ERROR_INSUFFICIENT_SIZE: more processes than the buffer holds.
+inline constexpr Return kErrorInsufficientSize = 7;
 inline constexpr int kPerfPolicyPower = 0;
 inline constexpr int kPerfPolicyThermal = 1;
 inline constexpr int kPerfPolicyBoardLimit = 3;
@@ -68,6 +85,9 @@ struct Api {
   Return (*energy)(Device, unsigned long long*) = nullptr;  // millijoules
   Return (*throttle_reasons)(Device, unsigned long long*) = nullptr;
   Return (*violation_status)(Device, int, ViolationTime*) = nullptr;
+  // Processes with a compute context on the device (issue 13: contended results).
+  Return (*compute_processes_v3)(Device, unsigned int*, ProcessInfoV3*) = nullptr;
+  Return (*compute_processes_v2)(Device, unsigned int*, ProcessInfoV2*) = nullptr;
 };
 
 // Loads `library` and binds its entry points, once per path per process; the library stays

@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "kbench/internal/v1/executor.pb.h"
 #include "kbench/v1/types.pb.h"
+#include "server/executor/contention.h"
 
 namespace kbench::executor {
 
@@ -43,7 +44,8 @@ std::unique_ptr<DeviceBackend> MakeCpuBackend();
 // CUDA (KBENCH_CUDA=OFF) server/executor/without_cuda.cc defines them to say so.
 
 // CUDA device `ordinal`.
-std::unique_ptr<DeviceBackend> MakeCudaBackend(int ordinal);
+// CUDA device `ordinal`; `idle_gate` is kbenchd's --idle-gate for it (off by default).
+std::unique_ptr<DeviceBackend> MakeCudaBackend(int ordinal, const IdleGateOptions& idle_gate = {});
 // Every CUDA device visible to this process; empty (not an error) without a driver or GPU.
 absl::StatusOr<std::vector<v1::DeviceInfo>> DiscoverCudaDevices();
 // Nsight Compute's target mode, `kbench-executor --ncu-target SPEC_FILE` (profile jobs): returns

@@ -24,6 +24,19 @@
 namespace kbench::executor {
 namespace {
 
+// The samples a result carries for regression verdicts (`kbctl diff`): all of them up to this
+// many, else every stride-th, which keeps their distribution and bounds a result's size
+// (10000 doubles = 80 KB per variant).
+constexpr size_t kMaxResultSamples = 10000;
+
+void KeepSamples(const std::vector<double>& per_launch, v1::VariantResult* vr) {
+  const size_t stride = (per_launch.size() + kMaxResultSamples - 1) / kMaxResultSamples;
+  vr->set_sample_stride(static_cast<int64_t>(std::max<size_t>(stride, 1)));
+  for (size_t i = 0; i < per_launch.size(); i += std::max<size_t>(stride, 1)) {
+    vr->add_sample_seconds(per_launch[i]);
+  }
+}
+
 // Problems costlier than this are checked on a sample of output elements when the operation
 // offers a per-element reference (a full float64 matmul reference at 4096^3 takes minutes).
 constexpr double kFullReferenceFlopLimit = 2e9;
@@ -443,8 +456,10 @@ void BenchmarkRun::SummarizeVariant(size_t i, double first_median) {
   const measure::VariantSamples& vs = sampled_[i];
   const VariantRun& v = variants_[i];
   v1::VariantResult* vr = run_.result.mutable_variants(v.result_index);
-  const measure::SampleStatistics stats = measure::ComputeStatistics(vs.per_launch_seconds());
+  const std::vector<double> per_launch = vs.per_launch_seconds();
+  const measure::SampleStatistics stats = measure::ComputeStatistics(per_launch);
   FillStatistics(stats, vs.kept.front().launches, vr->mutable_stats());
+  KeepSamples(per_launch, vr);
   const kernels::Cost cost = kernels::FindOperation(v.problem.op)->cost(v.problem);
   vr->set_bytes(cost.bytes);
   vr->set_flops(cost.flops);

@@ -8,12 +8,14 @@
 #include <cstdio>
 #include <deque>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "kbench/internal/v1/executor.pb.h"
 #include "server/common/device_id.h"
+#include "server/common/idle_gate_flag.h"
 #include "server/common/wire.h"
 #include "server/executor/backend.h"
 
@@ -156,13 +158,18 @@ int RunDiscovery(int fd) {
   return WriteDelimited(fd, m).ok() ? 0 : 3;
 }
 
-int RunExecutorLoop(const std::string& device, int fd) {
+int RunExecutorLoop(const std::string& device, int fd, const std::vector<std::string>& idle_gates) {
   std::unique_ptr<DeviceBackend> backend;
   const absl::StatusOr<DeviceId> id = ParseDeviceId(device);
   if (id.ok() && id->kind == DeviceId::Kind::kCpu) {
     backend = MakeCpuBackend();
   } else if (id.ok() && id->kind == DeviceId::Kind::kCuda) {
-    backend = MakeCudaBackend(id->ordinal);
+    IdleGateOptions gate;
+    if (std::optional<IdleGateSpec> spec = IdleGateFor(device, idle_gates); spec.has_value()) {
+      gate.timeout_seconds = spec->timeout_seconds;
+      gate.max_temperature_c = spec->max_temperature_c;
+    }
+    backend = MakeCudaBackend(id->ordinal, gate);
   } else {  // Includes "cuda:any": the supervisor names one device per executor.
     std::fprintf(stderr, "kbench-executor: unknown device '%s'\n", device.c_str());
     return 2;

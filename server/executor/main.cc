@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include "CLI/CLI.hpp"
 #include "server/common/logging.h"
@@ -29,6 +30,7 @@ static int Main(int argc, char** argv) {
   bool discover = false;
   std::string log_format = "text";
   std::string log_level = "info";
+  std::vector<std::string> idle_gates;
   CLI::App app{
       "kbench-executor: runs one device's jobs for kbenchd (started by kbenchd, not by hand)"};
   app.add_option("--device", device, "cpu or cuda:N");
@@ -37,13 +39,14 @@ static int Main(int argc, char** argv) {
   app.add_option("--log-format", log_format, "text or json")
       ->check(CLI::IsMember({"text", "json"}));
   app.add_option("--log-level", log_level, "trace, debug, info, warn or error");
+  app.add_option("--idle-gate", idle_gates, "kbenchd's --idle-gate values (DEVICE=TIMEOUT_S[,C])");
   CLI11_PARSE(app, argc, argv);
   if (absl::Status s = kbench::logging::InitLogging(log_format, log_level); !s.ok()) {
     return Fail(s.ToString());
   }
   if (discover) return kbench::executor::RunDiscovery(fd);
   if (device.empty()) return Fail("--device or --discover is required");
-  return kbench::executor::RunExecutorLoop(device, fd);
+  return kbench::executor::RunExecutorLoop(device, fd, idle_gates);
 }
 
 // A library exception that escapes (std::bad_alloc, CLI11 outside its parse) ends the program

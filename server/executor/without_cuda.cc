@@ -23,7 +23,7 @@ class WithoutCudaBackend : public DeviceBackend {
 
 }  // namespace
 
-std::unique_ptr<DeviceBackend> MakeCudaBackend(int) {
+std::unique_ptr<DeviceBackend> MakeCudaBackend(int, const IdleGateOptions&) {
   return std::make_unique<WithoutCudaBackend>();
 }
 

@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "server/common/logging.h"
+#include "server/scheduler/result_indexing.h"
 
 namespace kbench::scheduler {
 namespace {
@@ -68,17 +69,35 @@ void JobLifecycle::Finish(const store::JobRecord& job, const JobEnd& end,
   if (ran) metrics_->ObserveRunDuration(job.kind, job.device, absl::ToDoubleSeconds(*ran));
   const std::string code =
       end.code == absl::StatusCode::kOk ? "" : absl::StatusCodeToString(end.code);
-  if (absl::Status s = jobs_->Finish(job.id, end.state, code, end.message, end.result, NowNs());
+  const int64_t finish_time_ns = NowNs();
+  if (absl::Status s =
+          jobs_->Finish(job.id, end.state, code, end.message, end.result, finish_time_ns);
       !s.ok()) {
     logging::LogJob(
         Level::kError, job.id, "cannot be finished",
         {Field("owner", OwnerOf(job)), Field("state", state), Field("error", s.ToString())});
     return;
   }
+  if (end.state == store::JobState::kSucceeded) IndexResults(job, end.result, finish_time_ns);
   events_->Finished(job.id);
   logging::LogJob(Level::kInfo, job.id, state,
                   {Field("owner", OwnerOf(job)), Field("device", job.device),
                    Field("error", end.message), Field("code", code)});
+}
+
+void JobLifecycle::IndexResults(const store::JobRecord& job, const std::string& result_bytes,
+                                int64_t finish_time_ns) {
+  v1::JobSpec spec;
+  v1::JobResult result;
+  if (!spec.ParseFromString(job.spec) || !result.ParseFromString(result_bytes)) {
+    logging::LogJob(Level::kError, job.id, "result not indexed: spec or result does not parse");
+    return;
+  }
+  // After the job's own row: a failure here loses a history entry, never the result.
+  if (absl::Status s = jobs_->IndexResults(IndexedResultsOf(job, spec, result, finish_time_ns));
+      !s.ok()) {
+    logging::LogJob(Level::kError, job.id, "result not indexed", {Field("error", s.ToString())});
+  }
 }
 
 void JobLifecycle::Requeue(const std::string& id) {

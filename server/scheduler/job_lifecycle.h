@@ -69,6 +69,10 @@ class JobLifecycle {
   int64_t NowNs() { return absl::ToUnixNanos(clock_->Now()); }
 
  private:
+  // Adds a succeeded job's variants to the store's result index (history, leaderboards).
+  void IndexResults(const store::JobRecord& job, const std::string& result_bytes,
+                    int64_t finish_time_ns);
+
   store::JobStore* jobs_;
   metrics::Metrics* metrics_;
   JobEvents* events_;

@@ -195,6 +195,7 @@ class SqliteJobStore final : public JobStore {
     KBENCH_RETURN_IF_ERROR(prepare(&schema_version_,
                                    "SELECT COALESCE(MAX(version), 0) FROM schema_version",
                                    "read schema version"));
+    KBENCH_ASSIGN_OR_RETURN(results_, internal::ResultIndexQueries::Prepare(db_.get()));
     return absl::OkStatus();
   }
 
@@ -467,6 +468,22 @@ class SqliteJobStore final : public JobStore {
     return query.ColumnInt64(0);
   }
 
+  absl::Status IndexResults(const std::vector<IndexedResult>& rows) override {
+    absl::MutexLock lock(&mu_);
+    return results_->Index(rows);
+  }
+
+  absl::StatusOr<std::vector<IndexedResult>> History(const HistoryFilter& filter) override {
+    absl::MutexLock lock(&mu_);
+    return results_->History(filter);
+  }
+
+  absl::StatusOr<std::vector<IndexedResult>> LeaderboardRows(
+      const LeaderboardFilter& filter) override {
+    absl::MutexLock lock(&mu_);
+    return results_->LeaderboardRows(filter);
+  }
+
   absl::StatusOr<int> SchemaVersion() override {
     absl::MutexLock lock(&mu_);
     Statement& query = *schema_version_;
@@ -559,6 +576,7 @@ class SqliteJobStore final : public JobStore {
   std::unique_ptr<Statement> oldest_artifacts_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<Statement> artifact_bytes_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<Statement> schema_version_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<internal::ResultIndexQueries> results_ ABSL_GUARDED_BY(mu_);
   // Keyed by SQL text: one prepared statement per List filter shape.
   std::map<std::string, std::unique_ptr<Statement>> list_statements_ ABSL_GUARDED_BY(mu_);
 };

@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "server/common/job_types.h"
+#include "server/store/result_index.h"
 
 namespace kbench::store {
 
@@ -68,7 +69,7 @@ struct JobFilter {
 // Thread-safe: one connection guarded by a mutex.
 class JobStore {
  public:
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
 
   // Opens (creating if needed) `data_dir`/kbench.db and migrates it to kSchemaVersion.
   static absl::StatusOr<std::unique_ptr<JobStore>> Open(const std::string& data_dir);
@@ -110,6 +111,16 @@ class JobStore {
   // the caller removes. Returns the number of jobs deleted.
   virtual absl::StatusOr<int64_t> PruneFinishedBefore(int64_t cutoff_ns,
                                                       std::vector<ArtifactRecord>* removed) = 0;
+
+  // The result index (history, leaderboards). Rows of one job replace any it had (a retried
+  // write is harmless). NOT_FOUND when the job is absent.
+  virtual absl::Status IndexResults(const std::vector<IndexedResult>& rows) = 0;
+  // Newest first.
+  virtual absl::StatusOr<std::vector<IndexedResult>> History(const HistoryFilter& filter) = 0;
+  // Every counted row (correct, not impossible, not contended) of the filter's kernel, dtype
+  // and device model at one of its shapes; unordered.
+  virtual absl::StatusOr<std::vector<IndexedResult>> LeaderboardRows(
+      const LeaderboardFilter& filter) = 0;
 };
 
 }  // namespace kbench::store

@@ -235,6 +235,20 @@ absl::StatusOr<int64_t> ResilientJobStore::ArtifactBytes() { return inner_->Arti
 
 absl::StatusOr<int> ResilientJobStore::SchemaVersion() { return inner_->SchemaVersion(); }
 
+absl::Status ResilientJobStore::IndexResults(const std::vector<IndexedResult>& rows) {
+  return WithRetries([&] { return inner_->IndexResults(rows); });
+}
+
+absl::StatusOr<std::vector<IndexedResult>> ResilientJobStore::History(
+    const HistoryFilter& filter) {
+  return inner_->History(filter);
+}
+
+absl::StatusOr<std::vector<IndexedResult>> ResilientJobStore::LeaderboardRows(
+    const LeaderboardFilter& filter) {
+  return inner_->LeaderboardRows(filter);
+}
+
 absl::StatusOr<int64_t> ResilientJobStore::PruneFinishedBefore(
     int64_t cutoff_ns, std::vector<ArtifactRecord>* removed) {
   absl::StatusOr<int64_t> pruned;

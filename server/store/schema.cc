@@ -104,6 +104,40 @@ CREATE TABLE sweep_artifacts (
   PRIMARY KEY (sweep_id, name)
 );
 )sql",
+    // 4: the result index (issue 13): one row per variant of a succeeded benchmark job, keyed
+    // so that history and leaderboards are queries, not scans of every job's result blob.
+    // job_id is not a foreign key: history outlives --job-retention's pruning of the job.
+    // shape is "4096x4096", params "name=value,..." sorted by name, dtype and mode are the
+    // API's words ("f32", "cold"). Rows are written after the job's own row turns succeeded.
+    R"sql(
+CREATE TABLE result_index (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  job_id TEXT NOT NULL,
+  variant TEXT NOT NULL,
+  module_sha256 TEXT NOT NULL DEFAULT '',
+  kernel TEXT NOT NULL,
+  shape TEXT NOT NULL,
+  dtype TEXT NOT NULL,
+  params TEXT NOT NULL,
+  mode TEXT NOT NULL,
+  device TEXT NOT NULL,
+  device_model TEXT NOT NULL,
+  driver_version TEXT NOT NULL,
+  kbench_version TEXT NOT NULL,
+  owner TEXT NOT NULL,
+  finish_time_ns INTEGER NOT NULL,
+  median_seconds REAL NOT NULL,
+  median_ci_low_seconds REAL NOT NULL,
+  median_ci_high_seconds REAL NOT NULL,
+  samples INTEGER NOT NULL,
+  correct INTEGER NOT NULL CHECK (correct IN (0, 1)),
+  impossible INTEGER NOT NULL CHECK (impossible IN (0, 1)),
+  contended INTEGER NOT NULL CHECK (contended IN (0, 1)),
+  UNIQUE (job_id, variant, module_sha256)
+);
+CREATE INDEX result_index_by_kernel ON result_index (kernel, seq);
+CREATE INDEX result_index_by_board ON result_index (kernel, dtype, device_model, shape);
+)sql",
 };
 
 constexpr int kLatestMigration = static_cast<int>(std::size(kMigrations));

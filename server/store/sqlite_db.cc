@@ -69,6 +69,12 @@ absl::Status Statement::BindInt64(int index, int64_t value) {
   return absl::OkStatus();
 }
 
+absl::Status Statement::BindDouble(int index, double value) {
+  int rc = sqlite3_bind_double(stmt_, index, value);
+  if (rc != SQLITE_OK) return SqliteError(db_, rc, absl::StrCat(operation_, " bind ", index));
+  return absl::OkStatus();
+}
+
 absl::Status Statement::BindText(int index, const std::string& value) {
   int rc =
       sqlite3_bind_text64(stmt_, index, value.data(), value.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
@@ -105,6 +111,8 @@ absl::Status Statement::Run() {
 }
 
 int64_t Statement::ColumnInt64(int column) { return sqlite3_column_int64(stmt_, column); }
+
+double Statement::ColumnDouble(int column) { return sqlite3_column_double(stmt_, column); }
 
 std::string Statement::ColumnText(int column) {
   const unsigned char* text = sqlite3_column_text(stmt_, column);

@@ -35,6 +35,7 @@ class Statement {
 
   // Parameters are 1-based. Values are copied into SQLite (SQLITE_TRANSIENT).
   absl::Status BindInt64(int index, int64_t value);
+  absl::Status BindDouble(int index, double value);
   absl::Status BindText(int index, const std::string& value);
   // Binds NULL for an empty string (nullable UNIQUE columns).
   absl::Status BindTextOrNull(int index, const std::string& value);
@@ -46,6 +47,7 @@ class Statement {
   absl::Status Run();
 
   int64_t ColumnInt64(int column);
+  double ColumnDouble(int column);
   // Empty for NULL.
   std::string ColumnText(int column);
   std::string ColumnBlob(int column);

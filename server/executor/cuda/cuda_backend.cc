@@ -71,8 +71,10 @@ absl::StatusOr<std::vector<v1::DeviceInfo>> DiscoverCudaDevices() {
   return devices;
 }
 
-std::unique_ptr<DeviceBackend> MakeCudaBackend(int ordinal) {
-  return std::make_unique<CudaBackend>(ordinal, cuda::CudaRunnerOptions{});
+std::unique_ptr<DeviceBackend> MakeCudaBackend(int ordinal, const IdleGateOptions& idle_gate) {
+  cuda::CudaRunnerOptions options;
+  options.idle_gate = idle_gate;
+  return std::make_unique<CudaBackend>(ordinal, std::move(options));
 }
 
 std::unique_ptr<DeviceBackend> cuda::MakeCudaBackend(int ordinal, CudaRunnerOptions options) {

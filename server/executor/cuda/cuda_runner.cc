@@ -2,8 +2,11 @@
 #include "server/executor/cuda/cuda_runner.h"
 
 #include <cublas_v2.h>
+#include <unistd.h>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "common/status_macros.h"
 #include "kernels/catalogue.h"
 #include "server/executor/cuda/copy_bandwidth.h"
@@ -165,6 +168,12 @@ void CudaRunner::NoteWarmupClock(double sm_clock_mhz) {
 }
 
 void CudaRunner::BeginSampling() {
+  // The gate first: the clock floor and the counters describe the sampling that follows it.
+  const GateClock clock{[] { return absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch()); },
+                        [](double s) { absl::SleepFor(absl::Seconds(s)); }};
+  idle_gate_ = RunIdleGate(activity_, options_.idle_gate, getpid(), clock);
+  contention_ = ContentionWatch(getpid());
+  contention_.Observe(activity_);
   const std::optional<bool> slowdown =
       nvml_.available() ? std::optional<bool>(warmup_slowdown_) : std::nullopt;
   clock_floor_ = measure::ChooseClockFloor(options_.clock_floor_fraction, max_sm_clock_mhz_,
@@ -173,6 +182,9 @@ void CudaRunner::BeginSampling() {
 }
 
 void CudaRunner::EndSampling(v1::Environment* env) {
+  contention_.Observe(activity_);
+  contention_.Fill(env->mutable_contention());
+  *env->mutable_idle_gate() = idle_gate_;
   env->set_clock_floor_mhz(clock_floor_.mhz);
   env->set_clock_floor_reference_mhz(clock_floor_.reference_mhz);
   switch (clock_floor_.basis) {

@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "kernels/cuda/cuda_variants.h"
+#include "server/executor/contention.h"
 #include "server/executor/cuda/blocking_kernel.h"
 #include "server/executor/cuda/clock_probe.h"
 #include "server/executor/cuda/l2_flusher.h"
@@ -37,6 +38,8 @@ struct CudaRunnerOptions {
   double clock_floor_fraction = 0.75;
   // How cold samples flush the L2 (l2_flusher.h).
   FlushKind flush = FlushKind::kWrite;
+  // kbenchd's --idle-gate for this device (off by default).
+  IdleGateOptions idle_gate;
 };
 
 class CudaRunner : public DeviceRunner {
@@ -105,6 +108,10 @@ class CudaRunner : public DeviceRunner {
   bool warmup_slowdown_ = false;
   measure::ClockFloor clock_floor_;
   ViolationCounters violations_before_;
+  // Other processes on the GPU around sampling, and the idle gate before it (issue 13).
+  NvmlActivity activity_{&nvml_};
+  ContentionWatch contention_{0};
+  v1::IdleGate idle_gate_;
   bool needs_restart_ = false;
 };
 

@@ -2,6 +2,7 @@
 // reasons around each job (the entry points are loaded by server/common/nvml_api).
 #include "server/executor/cuda/nvml.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace kbench::executor::cuda {
@@ -101,6 +102,43 @@ int Nvml::MaxSmClockMhz() const {
     return static_cast<int>(v);
   }
   return 0;
+}
+
+namespace {
+
+// NVML_VALUE_NOT_AVAILABLE (all ones) where the driver does not say, e.g. under MIG.
+int64_t UsedBytes(unsigned long long nvml_value) {
+  return nvml_value == ~0ULL ? 0 : static_cast<int64_t>(nvml_value);
+}
+
+}  // namespace
+
+std::optional<std::vector<SeenProcess>> Nvml::ComputeProcesses() const {
+  if (!available()) return std::nullopt;
+  // Far more than one GPU hosts; NVML says INSUFFICIENT_SIZE beyond, and then the device is
+  // busy enough that the list's tail does not matter.
+  constexpr unsigned kCapacity = 64;
+  unsigned count = kCapacity;
+  std::vector<SeenProcess> seen;
+  if (api_->compute_processes_v3 != nullptr) {
+    std::vector<nvml::ProcessInfoV3> infos(kCapacity);
+    const nvml::Return r = api_->compute_processes_v3(device_, &count, infos.data());
+    if (r != nvml::kSuccess && r != nvml::kErrorInsufficientSize) return std::nullopt;
+    for (unsigned i = 0; i < std::min(count, kCapacity); ++i) {
+      seen.push_back({infos[i].pid, UsedBytes(infos[i].used_gpu_memory)});
+    }
+    return seen;
+  }
+  if (api_->compute_processes_v2 != nullptr) {
+    std::vector<nvml::ProcessInfoV2> infos(kCapacity);
+    const nvml::Return r = api_->compute_processes_v2(device_, &count, infos.data());
+    if (r != nvml::kSuccess && r != nvml::kErrorInsufficientSize) return std::nullopt;
+    for (unsigned i = 0; i < std::min(count, kCapacity); ++i) {
+      seen.push_back({infos[i].pid, UsedBytes(infos[i].used_gpu_memory)});
+    }
+    return seen;
+  }
+  return std::nullopt;
 }
 
 std::string Nvml::DriverVersion() const {

@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "server/common/nvml_api.h"
+#include "server/executor/contention.h"
 
 namespace kbench::executor::cuda {
 
@@ -60,6 +62,9 @@ class Nvml {
   int MaxSmClockMhz() const;
   // The kernel driver's version, e.g. "580.65.06"; empty if unknown.
   std::string DriverVersion() const;
+  // Processes with a compute context on the GPU (this one included); nullopt without NVML or
+  // the entry point.
+  std::optional<std::vector<SeenProcess>> ComputeProcesses() const;
 
   // The bits that mean the clocks were held down, not merely idle or set so.
   static constexpr uint64_t kSlowdownMask = 0x4 | 0x8 | 0x10 | 0x20 | 0x40 | 0x80;
@@ -68,6 +73,21 @@ class Nvml {
   // The process-wide NVML entry points (server/common/nvml_api.h); null when NVML is absent.
   const nvml::Api* api_ = nullptr;
   nvml::Device device_ = nullptr;
+};
+
+// The GPU's activity for the idle gate and the contention watch (contention.h), from NVML.
+class NvmlActivity : public GpuActivity {
+ public:
+  explicit NvmlActivity(const Nvml* nvml) : nvml_(nvml) {}
+  std::optional<std::vector<SeenProcess>> ComputeProcesses() override {
+    return nvml_->ComputeProcesses();
+  }
+  int TemperatureC() override { return nvml_->Read().temperature_c; }
+  int SmClockMhz() override { return nvml_->Read().sm_clock_mhz; }
+  int DefaultSmClockMhz() override { return nvml_->DefaultSmClockMhz(); }
+
+ private:
+  const Nvml* nvml_;
 };
 
 }  // namespace kbench::executor::cuda

@@ -1,0 +1,101 @@
+// kbctl diff JOB_A JOB_B: regression verdicts of a candidate job against a baseline, from
+// their raw samples; --fail-on makes a CI pipeline fail on them.
+#include <memory>
+#include <string>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "client/commands/commands.h"
+#include "client/errors.h"
+#include "client/format/verdict_view.h"
+#include "client/verdict/diff_flags.h"
+#include "client/verdict/fail_on.h"
+#include "client/verdict/job_diff.h"
+#include "common/status_macros.h"
+
+namespace kbench::client {
+
+absl::Status AddVerdictFlags(CLI::App* cmd, VerdictFlags* flags) {
+  cmd->add_option("--fail-on", flags->fail_on,
+                  "Exit 1 when a variant's verdict is one of these: slower, unsure, faster "
+                  "(comma-separated), e.g. --fail-on slower in a CI pipeline")
+      ->type_name("VERDICTS");
+  cmd->add_option("--min-effect", flags->min_effect,
+                  "Smallest change, percent, that counts as FASTER or SLOWER (default: "
+                  "max(1, the measured noise))")
+      ->type_name("PCT");
+  return absl::OkStatus();
+}
+
+namespace {
+
+// "2", "2.5" or "2.5%": a percentage in (0, 100].
+absl::StatusOr<double> ParseMinEffect(const std::string& text) {
+  double percent = 0;
+  if (!absl::SimpleAtod(absl::StripSuffix(absl::StripAsciiWhitespace(text), "%"), &percent) ||
+      !(percent > 0 && percent <= 100)) {
+    return UsageError(
+        absl::StrCat("--min-effect: '", text, "' is not a percentage above 0 and at most 100"));
+  }
+  return percent;
+}
+
+}  // namespace
+
+absl::Status CheckVerdictFlags(const VerdictFlags& flags) {
+  KBENCH_RETURN_IF_ERROR(ParseFailOn(flags.fail_on).status());
+  if (!flags.min_effect.empty()) KBENCH_RETURN_IF_ERROR(ParseMinEffect(flags.min_effect).status());
+  return absl::OkStatus();
+}
+
+absl::Status CompareAndReport(Session& session, const v1::Job& baseline, const v1::Job& candidate,
+                              const VerdictFlags& flags) {
+  KBENCH_ASSIGN_OR_RETURN(std::set<v1::Verdict> fail_on, ParseFailOn(flags.fail_on));
+  DiffOptions options;
+  if (!flags.min_effect.empty()) {
+    KBENCH_ASSIGN_OR_RETURN(options.min_effect_percent, ParseMinEffect(flags.min_effect));
+  }
+  absl::StatusOr<v1::JobComparison> compared = CompareJobs(baseline, candidate, options);
+  // The jobs arrived but cannot be compared (not succeeded, no common variant): exit 1.
+  if (!compared.ok())
+    return CheckFailedError(compared.status().code(), compared.status().message());
+  const v1::JobComparison& comparison = *compared;
+  if (session.json()) {
+    KBENCH_RETURN_IF_ERROR(session.PrintJson(comparison));
+  } else {
+    session.out() << RenderComparison(comparison);
+  }
+  return ApplyFailOn(comparison, fail_on);
+}
+
+namespace {
+
+absl::Status RunDiff(Session& session, const std::string& a, const std::string& b,
+                     const VerdictFlags& flags) {
+  KBENCH_RETURN_IF_ERROR(CheckVerdictFlags(flags));  // a usage error sends nothing
+  KBENCH_ASSIGN_OR_RETURN(v1::Job baseline, session.connection().GetJob(a));
+  KBENCH_ASSIGN_OR_RETURN(v1::Job candidate, session.connection().GetJob(b));
+  return CompareAndReport(session, baseline, candidate, flags);
+}
+
+}  // namespace
+
+void AddDiffCommand(CLI::App& app, Action* action) {
+  auto a = std::make_shared<std::string>();
+  auto b = std::make_shared<std::string>();
+  auto flags = std::make_shared<VerdictFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "diff",
+      "Compare two benchmark jobs' raw samples, variant by variant: change in medians with a "
+      "bootstrap 95% interval, a test chosen by the data, a verdict FASTER/SLOWER/SAME/UNSURE");
+  cmd->add_option("JOB_A", *a, "The baseline job")->required();
+  cmd->add_option("JOB_B", *b, "The candidate job")->required();
+  (void)AddVerdictFlags(cmd, flags.get());
+  cmd->callback([a, b, flags, action] {
+    *action = [a, b, flags](Session& s) { return RunDiff(s, *a, *b, *flags); };
+  });
+}
+
+}  // namespace kbench::client

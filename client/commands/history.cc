@@ -1,0 +1,170 @@
+// kbctl history OP / kbctl leaderboard OP: results over time from the server's result index.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "client/args.h"
+#include "client/commands/commands.h"
+#include "client/errors.h"
+#include "client/format/history_view.h"
+#include "common/status_macros.h"
+
+namespace kbench::client {
+namespace {
+
+// ListHistoryRequest.page_size: at most 1000 (history.proto).
+constexpr int64_t kMaxPageSize = 1000;
+
+struct HistoryFlags {
+  std::string kernel;
+  std::string variant;
+  std::string shape;
+  std::string dtype;
+  std::string device;
+  std::string mode;
+  std::string limit;
+  std::string page_token;
+  bool all = false;
+};
+
+absl::StatusOr<v1::ListHistoryRequest> BuildHistoryRequest(const HistoryFlags& f) {
+  v1::ListHistoryRequest request;
+  request.set_kernel(f.kernel);
+  request.set_variant(f.variant);
+  if (!f.shape.empty()) {
+    KBENCH_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ParseShape("--shape", f.shape));
+    request.mutable_shape()->Assign(shape.begin(), shape.end());
+  }
+  if (!f.dtype.empty()) {
+    KBENCH_ASSIGN_OR_RETURN(v1::DType dtype, ParseDType("--dtype", f.dtype));
+    request.set_dtype(dtype);
+  }
+  if (!f.mode.empty()) {
+    KBENCH_ASSIGN_OR_RETURN(v1::MeasureMode mode, ParseMode("--mode", f.mode));
+    request.set_mode(mode);
+  }
+  request.set_device(f.device);
+  if (!f.limit.empty()) {
+    KBENCH_ASSIGN_OR_RETURN(int64_t limit, ParseInt("--limit", f.limit, 1, kMaxPageSize));
+    request.set_page_size(static_cast<int32_t>(limit));
+  }
+  request.set_page_token(f.page_token);
+  return request;
+}
+
+absl::Status RunHistory(Session& session, const HistoryFlags& flags) {
+  KBENCH_ASSIGN_OR_RETURN(v1::ListHistoryRequest request, BuildHistoryRequest(flags));
+  v1::ListHistoryResponse all;
+  while (true) {
+    KBENCH_ASSIGN_OR_RETURN(v1::ListHistoryResponse page,
+                            session.connection().ListHistory(request));
+    for (v1::HistoryEntry& e : *page.mutable_entries()) *all.add_entries() = std::move(e);
+    all.set_next_page_token(page.next_page_token());
+    if (!flags.all || page.next_page_token().empty()) break;
+    if (page.next_page_token() == request.page_token()) {
+      return absl::InternalError("ListHistory returned the page token it was given; stopping");
+    }
+    request.set_page_token(page.next_page_token());
+  }
+  if (session.json()) return session.PrintJson(all);
+  if (all.entries().empty()) {
+    session.Note("kbctl: no results match");
+    return absl::OkStatus();
+  }
+  session.out() << RenderHistory(all);
+  if (!all.next_page_token().empty()) {
+    session.Note(
+        absl::StrCat("kbctl: more results: --page-token ", all.next_page_token(), " (or --all)"));
+  }
+  return absl::OkStatus();
+}
+
+struct LeaderboardFlags {
+  std::string kernel;
+  std::string shapes;
+  std::string dtype;
+  std::string device_model;
+  std::string mode;
+};
+
+absl::StatusOr<v1::GetLeaderboardRequest> BuildLeaderboardRequest(const LeaderboardFlags& f) {
+  v1::GetLeaderboardRequest request;
+  request.set_kernel(f.kernel);
+  for (absl::string_view text : absl::StrSplit(f.shapes, ',', absl::SkipEmpty())) {
+    KBENCH_ASSIGN_OR_RETURN(std::vector<int64_t> dims, ParseShape("--shapes", std::string(text)));
+    request.add_shapes()->mutable_dims()->Assign(dims.begin(), dims.end());
+  }
+  if (request.shapes().empty()) return UsageError("--shapes: give at least one shape");
+  KBENCH_ASSIGN_OR_RETURN(v1::DType dtype, ParseDType("--dtype", f.dtype));
+  request.set_dtype(dtype);
+  request.set_device_model(f.device_model);
+  if (!f.mode.empty()) {
+    KBENCH_ASSIGN_OR_RETURN(v1::MeasureMode mode, ParseMode("--mode", f.mode));
+    request.set_mode(mode);
+  }
+  return request;
+}
+
+absl::Status RunLeaderboard(Session& session, const LeaderboardFlags& flags) {
+  KBENCH_ASSIGN_OR_RETURN(v1::GetLeaderboardRequest request, BuildLeaderboardRequest(flags));
+  KBENCH_ASSIGN_OR_RETURN(v1::GetLeaderboardResponse board,
+                          session.connection().GetLeaderboard(request));
+  if (session.json()) return session.PrintJson(board);
+  if (board.ranked().empty() && board.incomplete().empty()) {
+    session.Note("kbctl: no counted results (checked, not impossible, not contended) match");
+    return absl::OkStatus();
+  }
+  session.out() << RenderLeaderboard(board);
+  return absl::OkStatus();
+}
+
+void AddLeaderboardCommand(CLI::App& app, Action* action) {
+  auto flags = std::make_shared<LeaderboardFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "leaderboard",
+      "Rank each variant's best checked, uncontended result by the geometric mean of its "
+      "medians over a set of shapes; variants missing a shape are listed apart");
+  cmd->add_option("OP", flags->kernel, "Operation")->required();
+  cmd->add_option("--shapes", flags->shapes, "Comma-separated shapes, e.g. 1024x1024,4096x4096")
+      ->type_name("S1,S2,...")
+      ->required();
+  cmd->add_option("--dtype", flags->dtype, "Element type (f32, f16, bf16, tf32)")
+      ->type_name("DTYPE")
+      ->required();
+  cmd->add_option("--device-model", flags->device_model,
+                  "Device model as `kbctl devices` names it, or a device id standing for its model")
+      ->type_name("MODEL")
+      ->required();
+  cmd->add_option("--mode", flags->mode, "Only results of this mode (cold, hot, graph)")
+      ->type_name("MODE");
+  cmd->callback(
+      [flags, action] { *action = [flags](Session& s) { return RunLeaderboard(s, *flags); }; });
+}
+
+}  // namespace
+
+void AddHistoryCommands(CLI::App& app, Action* action) {
+  auto flags = std::make_shared<HistoryFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "history",
+      "Medians and their 95% intervals of an operation's results over time, newest first");
+  cmd->add_option("OP", flags->kernel, "Operation")->required();
+  cmd->add_option("--variant", flags->variant, "Only this variant")->type_name("VARIANT");
+  cmd->add_option("--shape", flags->shape, "Only this shape, e.g. 4096x4096")->type_name("SHAPE");
+  cmd->add_option("--dtype", flags->dtype, "Only this element type")->type_name("DTYPE");
+  cmd->add_option("--device", flags->device, "Only this device id (cuda:0) or device model")
+      ->type_name("DEVICE");
+  cmd->add_option("--mode", flags->mode, "Only this mode (cold, hot, graph)")->type_name("MODE");
+  cmd->add_option("--limit", flags->limit, "Results per page, 1 to 1000 (default 50)")
+      ->type_name("N");
+  cmd->add_option("--page-token", flags->page_token, "Continue after an earlier page")
+      ->type_name("TOKEN");
+  cmd->add_flag("--all", flags->all, "Follow the page tokens to the last page");
+  cmd->callback(
+      [flags, action] { *action = [flags](Session& s) { return RunHistory(s, *flags); }; });
+  AddLeaderboardCommand(app, action);
+}
+
+}  // namespace kbench::client

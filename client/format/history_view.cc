@@ -1,0 +1,91 @@
+// History and leaderboard tables.
+#include "client/format/history_view.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/time.h"
+#include "client/args.h"
+#include "client/format/table.h"
+#include "client/format/units.h"
+
+namespace kbench::client {
+namespace {
+
+// UTC, so that a history reads the same from every workstation.
+std::string FormatDate(const google::protobuf::Timestamp& t) {
+  return absl::FormatTime("%Y-%m-%d %H:%M:%S", absl::FromUnixSeconds(t.seconds()),
+                          absl::UTCTimeZone());
+}
+
+std::string Shape(const google::protobuf::RepeatedField<int64_t>& dims) {
+  return ShapeString({dims.begin(), dims.end()});
+}
+
+std::string Flags(const v1::HistoryEntry& e) {
+  std::vector<std::string> flags;
+  if (!e.correct()) flags.push_back("unchecked/failed");
+  if (e.impossible()) flags.push_back("impossible");
+  if (e.contended()) flags.push_back("contended");
+  return flags.empty() ? "ok" : absl::StrJoin(flags, ",");
+}
+
+std::string VariantName(const std::string& variant, const std::string& module_sha256) {
+  if (module_sha256.empty()) return variant;
+  return absl::StrCat(variant, "@", module_sha256.substr(0, 12));
+}
+
+}  // namespace
+
+std::string RenderHistory(const v1::ListHistoryResponse& history) {
+  Table table({"FINISHED (UTC)", "JOB", "VARIANT", "SHAPE", "DTYPE", "MODE", "DEVICE", "MEDIAN",
+               "95% CI", "SAMPLES", "FLAGS", "OWNER"});
+  for (size_t column : {7, 8, 9}) table.AlignRight(column);
+  for (const v1::HistoryEntry& e : history.entries()) {
+    const v1::ResultKey& k = e.key();
+    table.AddRow(
+        {FormatDate(e.finish_time()), e.job_id(), VariantName(k.variant(), k.module_sha256()),
+         Shape(k.shape()), DTypeName(k.dtype()), ModeName(k.mode()),
+         absl::StrCat(e.device(), " (", k.device_model(), ")"), FormatSeconds(e.median_seconds()),
+         absl::StrCat(FormatSeconds(e.median_ci_low_seconds()), " .. ",
+                      FormatSeconds(e.median_ci_high_seconds())),
+         absl::StrCat(e.samples()), Flags(e), e.owner()});
+  }
+  return table.Render();
+}
+
+std::string RenderLeaderboard(const v1::GetLeaderboardResponse& board) {
+  std::string out = absl::StrCat("device model: ", board.device_model(), "\n");
+  Table ranked({"RANK", "VARIANT", "GEOMEAN", "SHAPE", "MEDIAN", "JOB", "OWNER", "DATE (UTC)"});
+  for (size_t column : {0, 2, 4}) ranked.AlignRight(column);
+  for (const v1::LeaderboardEntry& e : board.ranked()) {
+    for (int i = 0; i < e.points_size(); ++i) {
+      const v1::LeaderboardPoint& p = e.points(i);
+      const bool first = i == 0;
+      ranked.AddRow({first ? absl::StrCat(e.rank()) : "",
+                     first ? VariantName(e.variant(), e.module_sha256()) : "",
+                     first ? FormatSeconds(e.geomean_median_seconds()) : "", Shape(p.shape()),
+                     FormatSeconds(p.median_seconds()), p.job_id(), p.owner(),
+                     FormatDate(p.finish_time())});
+    }
+  }
+  absl::StrAppend(&out, ranked.Render());
+  if (board.incomplete_size() > 0) {
+    absl::StrAppend(&out, "\nnot ranked (a shape has no counted result):\n");
+    Table incomplete({"VARIANT", "MEASURED", "MISSING"});
+    for (const v1::LeaderboardEntry& e : board.incomplete()) {
+      std::vector<std::string> measured;
+      for (const v1::LeaderboardPoint& p : e.points()) measured.push_back(Shape(p.shape()));
+      std::vector<std::string> missing;
+      for (const v1::Shape& s : e.missing_shapes()) missing.push_back(Shape(s.dims()));
+      incomplete.AddRow({VariantName(e.variant(), e.module_sha256()),
+                         measured.empty() ? "-" : absl::StrJoin(measured, ","),
+                         absl::StrJoin(missing, ",")});
+    }
+    absl::StrAppend(&out, incomplete.Render());
+  }
+  return out;
+}
+
+}  // namespace kbench::client

@@ -1,0 +1,16 @@
+// kbctl's tables of results over time: `kbctl history` and `kbctl leaderboard`.
+#pragma once
+
+#include <string>
+
+#include "kbench/v1/history.pb.h"
+
+namespace kbench::client {
+
+// One row per result, as the server returned them (newest first).
+std::string RenderHistory(const v1::ListHistoryResponse& history);
+
+// The ranked variants, one row per shape under each, then the variants missing a shape.
+std::string RenderLeaderboard(const v1::GetLeaderboardResponse& board);
+
+}  // namespace kbench::client

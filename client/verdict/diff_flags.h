@@ -1,0 +1,29 @@
+// The flags a verdict takes (`--fail-on`, `--min-effect`), shared by `kbctl diff` and
+// `kbctl bench/compare --baseline JOB`, and the step both end with.
+#pragma once
+
+#include <string>
+
+#include "CLI/CLI.hpp"
+#include "absl/status/status.h"
+#include "client/session.h"
+#include "kbench/v1/types.pb.h"
+
+namespace kbench::client {
+
+struct VerdictFlags {
+  std::string fail_on;
+  std::string min_effect;
+};
+
+absl::Status AddVerdictFlags(CLI::App* cmd, VerdictFlags* flags);
+
+// A usage error for a bad --fail-on or --min-effect (checked before anything is sent).
+absl::Status CheckVerdictFlags(const VerdictFlags& flags);
+
+// Compares `candidate` with `baseline`, prints the verdicts (table or JSON) and returns the
+// --fail-on status.
+absl::Status CompareAndReport(Session& session, const v1::Job& baseline, const v1::Job& candidate,
+                              const VerdictFlags& flags);
+
+}  // namespace kbench::client

@@ -1,0 +1,64 @@
+// A succeeded job's result-index rows.
+#include "server/scheduler/result_indexing.h"
+
+#include "server/common/result_key.h"
+
+namespace kbench::scheduler {
+namespace {
+
+// Hook: a user variant's module sha256, once user variants record it in their result (another
+// part of issue 13 adds that field). Catalogue variants have none.
+std::string ModuleSha256Of(const v1::VariantResult& /*variant*/) { return ""; }
+
+// A median below the physical floor (the executor's verdict, integrity.proto).
+bool ImpossibleOf(const v1::VariantResult& variant) {
+  return variant.floor().judged() && variant.floor().impossible();
+}
+
+// Counted as correct only when checked and passed, including the check of a timed launch when
+// one was made.
+bool CorrectOf(const v1::VariantResult& variant) {
+  const bool checked = variant.correctness().checked() && variant.correctness().passed();
+  const bool timed = !variant.timed_correctness().checked() || variant.timed_correctness().passed();
+  return checked && timed;
+}
+
+}  // namespace
+
+std::vector<store::IndexedResult> IndexedResultsOf(const store::JobRecord& job,
+                                                   const v1::JobSpec& spec,
+                                                   const v1::JobResult& result,
+                                                   int64_t finish_time_ns) {
+  std::vector<store::IndexedResult> rows;
+  if (job.kind != JobKind::kBenchmark) return rows;
+  const v1::Environment& env = result.environment();
+  for (const v1::VariantResult& v : result.variants()) {
+    if (v.stats().samples() < 1) continue;
+    store::IndexedResult& r = rows.emplace_back();
+    r.job_id = job.id;
+    r.variant = v.variant();
+    r.module_sha256 = ModuleSha256Of(v);
+    r.kernel = spec.kernel();
+    r.shape = result_key::ShapeText(spec.shape());
+    r.dtype = result_key::DTypeText(spec.dtype());
+    r.params = result_key::ParamsText(spec.params());
+    r.mode =
+        result_key::ModeText(v.mode() != v1::MEASURE_MODE_UNSPECIFIED ? v.mode() : spec.mode());
+    r.device = job.device;
+    r.device_model = env.device_name();
+    r.driver_version = env.driver_version();
+    r.kbench_version = env.kbench_version();
+    r.owner = spec.owner();
+    r.finish_time_ns = finish_time_ns;
+    r.median_seconds = v.stats().median_seconds();
+    r.median_ci_low_seconds = v.stats().median_ci_low_seconds();
+    r.median_ci_high_seconds = v.stats().median_ci_high_seconds();
+    r.samples = v.stats().samples();
+    r.correct = CorrectOf(v);
+    r.impossible = ImpossibleOf(v);
+    r.contended = env.contention().contended();
+  }
+  return rows;
+}
+
+}  // namespace kbench::scheduler

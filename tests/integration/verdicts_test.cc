@@ -1,0 +1,207 @@
+// Integration: results over time against a real kbenchd on the cpu device — history of several
+// jobs, regression verdicts with `kbctl diff` and `--baseline`, `--fail-on` exit codes, and a
+// leaderboard over three shapes.
+#include <sys/wait.h>
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/integration/daemon.h"
+
+namespace kbench::testing {
+namespace {
+
+struct KbctlRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+class VerdictsTest : public ::testing::Test {
+ protected:
+  KbctlRun Kbctl(const std::string& args) {
+    const std::string err_path = dir_.path() + "/stderr_" + std::to_string(runs_++);
+    const std::string cmd =
+        std::string(KBCTL_PATH) + " --server " + daemon_.address() + " " + args + " 2>" + err_path;
+    KbctlRun run;
+    FILE* pipe = popen(cmd.c_str(), "r");
+    if (pipe == nullptr) return run;
+    std::array<char, 4096> buf;
+    size_t n;
+    while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) run.out.append(buf.data(), n);
+    const int status = pclose(pipe);
+    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::ifstream err(err_path);
+    run.err.assign(std::istreambuf_iterator<char>(err), std::istreambuf_iterator<char>());
+    return run;
+  }
+
+  // Runs a cpu benchmark to its end with kbctl and returns the job's id ("" on failure).
+  std::string Bench(const std::string& op, const std::string& variant, const std::string& shape,
+                    double min_time = 0.05) {
+    KbctlRun run = Kbctl("-o json bench " + op + " --variant " + variant + " --shape " + shape +
+                         " --device cpu --min-samples 20 --max-noise 0.99 --min-time " +
+                         std::to_string(min_time));
+    EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+    if (run.exit_code != 0) return "";
+    const nlohmann::json doc = nlohmann::json::parse(run.out);
+    return (doc.contains("job") ? doc["job"] : doc)["id"].get<std::string>();
+  }
+
+  static nlohmann::json OnlyVariant(const KbctlRun& diff) {
+    const nlohmann::json doc = nlohmann::json::parse(diff.out);
+    EXPECT_EQ(doc["variants"].size(), 1u) << diff.out;
+    return doc["variants"][0];
+  }
+
+  TempDir dir_;
+  Daemon daemon_{dir_.path()};
+  int runs_ = 0;
+};
+
+TEST_F(VerdictsTest, HistoryListsTheResultsOfSeveralJobsNewestFirst) {
+  const std::string a = Bench("square", "host_loop", "64x64");
+  const std::string b = Bench("square", "host_loop", "64x64");
+  const std::string other_shape = Bench("square", "host_loop", "32x32");
+  const std::string c = Bench("square", "host_loop", "64x64");
+
+  KbctlRun history = Kbctl("-o json history square --variant host_loop --shape 64x64 --device cpu");
+  ASSERT_EQ(history.exit_code, 0) << history.err;
+  const nlohmann::json doc = nlohmann::json::parse(history.out);
+  ASSERT_EQ(doc["entries"].size(), 3u) << history.out;
+  EXPECT_EQ(doc["entries"][0]["job_id"], c);
+  EXPECT_EQ(doc["entries"][1]["job_id"], b);
+  EXPECT_EQ(doc["entries"][2]["job_id"], a);
+  for (const auto& e : doc["entries"]) {
+    const double median = e["median_seconds"].get<double>();
+    EXPECT_GT(median, 0);
+    EXPECT_LE(e["median_ci_low_seconds"].get<double>(), median);
+    EXPECT_GE(e["median_ci_high_seconds"].get<double>(), median);
+    EXPECT_TRUE(e["correct"].get<bool>());
+    EXPECT_EQ(e["key"]["mode"], "MEASURE_MODE_HOT");
+    EXPECT_FALSE(e["key"]["device_model"].get<std::string>().empty());
+  }
+
+  KbctlRun page = Kbctl("history square --limit 2");
+  EXPECT_EQ(page.exit_code, 0);
+  EXPECT_NE(page.out.find(c), std::string::npos) << page.out;
+  EXPECT_NE(page.out.find(other_shape), std::string::npos) << page.out;
+  EXPECT_NE(page.err.find("--page-token"), std::string::npos) << page.err;
+  KbctlRun all = Kbctl("-o json history square --limit 1 --all");
+  EXPECT_EQ(nlohmann::json::parse(all.out)["entries"].size(), 4u) << all.out;
+
+  KbctlRun missing_op = Kbctl("history ''");
+  EXPECT_EQ(missing_op.exit_code, 3) << missing_op.err;
+  EXPECT_NE(missing_op.err.find("INVALID_ARGUMENT"), std::string::npos) << missing_op.err;
+}
+
+TEST_F(VerdictsTest, DiffOfTwoAaJobsIsSame) {
+  const std::string a = Bench("square", "host_loop", "128x128", 0.3);
+  const std::string b = Bench("square", "host_loop", "128x128", 0.3);
+  // A generous minimum effect: a CI machine's cores are shared, and between two jobs of an
+  // oversubscribed CPU the medians moved by up to ~75 % (docs/benchmarks.md, section 6). What is
+  // tested here is the path and the rule, not the machine; aa_calibration.sh measures the rate.
+  KbctlRun diff = Kbctl("-o json diff " + a + " " + b + " --min-effect 50 --fail-on slower");
+  ASSERT_EQ(diff.exit_code, 0) << diff.out << diff.err;
+  const nlohmann::json v = OnlyVariant(diff);
+  EXPECT_EQ(v["verdict"], "VERDICT_SAME") << diff.out;
+  EXPECT_LE(v["change_ci_low_percent"].get<double>(), v["change_percent"].get<double>());
+  EXPECT_GE(v["change_ci_high_percent"].get<double>(), v["change_percent"].get<double>());
+  EXPECT_FALSE(v["test"].get<std::string>().empty());
+}
+
+TEST_F(VerdictsTest, DiffOfASixteenTimesLargerShapeIsSlowerAndFailsOnSlower) {
+  const std::string small = Bench("square", "host_loop", "128x128", 0.2);
+  const std::string large = Bench("square", "host_loop", "512x512", 0.2);
+
+  KbctlRun slower = Kbctl("-o json diff " + small + " " + large + " --fail-on slower");
+  EXPECT_EQ(slower.exit_code, 1) << slower.out << slower.err;
+  const nlohmann::json v = OnlyVariant(slower);
+  EXPECT_EQ(v["verdict"], "VERDICT_SLOWER");
+  EXPECT_GT(v["change_ci_low_percent"].get<double>(), 0) << slower.out;
+  EXPECT_NE(slower.err.find("SLOWER"), std::string::npos) << slower.err;
+  const nlohmann::json doc = nlohmann::json::parse(slower.out);
+  ASSERT_FALSE(doc["key_differences"].empty());  // the shapes differ, and it says so
+
+  KbctlRun faster = Kbctl("diff " + large + " " + small + " --fail-on slower");
+  EXPECT_EQ(faster.exit_code, 0) << faster.out << faster.err;
+  EXPECT_NE(faster.out.find("FASTER"), std::string::npos) << faster.out;
+
+  KbctlRun baseline = Kbctl(
+      "bench square --variant host_loop --shape 512x512 --device cpu "
+      "--min-samples 20 --max-noise 0.99 --min-time 0.2 --baseline " +
+      small + " --fail-on slower");
+  EXPECT_EQ(baseline.exit_code, 1) << baseline.out << baseline.err;
+  EXPECT_NE(baseline.out.find("SLOWER"), std::string::npos) << baseline.out;
+}
+
+TEST_F(VerdictsTest, DiffRefusesBadInput) {
+  const std::string job = Bench("square", "host_loop", "32x32");
+  EXPECT_EQ(Kbctl("diff " + job + " " + job + " --fail-on sideways").exit_code, 2);
+  EXPECT_EQ(Kbctl("diff " + job + " no-such-job").exit_code, 3);
+  KbctlRun fail_on_alone = Kbctl("bench square --variant host_loop --device cpu --fail-on slower");
+  EXPECT_EQ(fail_on_alone.exit_code, 2) << fail_on_alone.err;
+}
+
+TEST_F(VerdictsTest, LeaderboardRanksByGeometricMeanOverThreeShapes) {
+  const char* shapes[] = {"4096", "16384", "65536"};
+  std::map<std::string, std::map<std::string, double>> best;  // variant -> shape -> median
+  for (const char* shape : shapes) {
+    Bench("gelu", "tanh_host", shape);
+    Bench("gelu", "erf_host", shape);
+  }
+  Bench("gelu", "tanh_host", "4096");  // a second result at one shape: the best one counts
+  KbctlRun board = Kbctl(
+      "-o json leaderboard gelu --shapes 4096,16384,65536 --dtype f32 "
+      "--device-model cpu");
+  ASSERT_EQ(board.exit_code, 0) << board.err;
+  const nlohmann::json doc = nlohmann::json::parse(board.out);
+  ASSERT_EQ(doc["ranked"].size(), 2u) << board.out;
+
+  KbctlRun history = Kbctl("-o json history gelu --all");
+  ASSERT_EQ(history.exit_code, 0) << history.err;
+  const nlohmann::json entries = nlohmann::json::parse(history.out)["entries"];
+  ASSERT_EQ(entries.size(), 7u) << history.out;
+  for (const auto& e : entries) {
+    const std::string shape = e["key"]["shape"][0].get<std::string>();  // int64s are strings
+    double& b = best[e["key"]["variant"].get<std::string>()][shape];
+    const double m = e["median_seconds"].get<double>();
+    if (b == 0 || m < b) b = m;
+  }
+  double previous = 0;
+  for (size_t i = 0; i < 2; ++i) {
+    const auto& entry = doc["ranked"][i];
+    EXPECT_EQ(entry["rank"], static_cast<int>(i + 1));
+    ASSERT_EQ(entry["points"].size(), 3u);
+    double log_sum = 0;
+    for (const auto& p : entry["points"]) {
+      const std::string shape = p["shape"][0].get<std::string>();
+      EXPECT_DOUBLE_EQ(p["median_seconds"].get<double>(),
+                       best[entry["variant"].get<std::string>()][shape]);
+      EXPECT_FALSE(p["job_id"].get<std::string>().empty());
+      log_sum += std::log(p["median_seconds"].get<double>());
+    }
+    const double geomean = entry["geomean_median_seconds"].get<double>();
+    EXPECT_NEAR(geomean, std::exp(log_sum / 3), geomean * 1e-9);
+    EXPECT_GE(geomean, previous);
+    previous = geomean;
+  }
+
+  KbctlRun partial = Kbctl(
+      "-o json leaderboard gelu --shapes 4096,262144 --dtype f32 "
+      "--device-model cpu");
+  ASSERT_EQ(partial.exit_code, 0) << partial.err;
+  const nlohmann::json incomplete = nlohmann::json::parse(partial.out);
+  EXPECT_TRUE(!incomplete.contains("ranked") || incomplete["ranked"].empty()) << partial.out;
+  EXPECT_EQ(incomplete["incomplete"].size(), 2u) << partial.out;
+}
+
+}  // namespace
+}  // namespace kbench::testing

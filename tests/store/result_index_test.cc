@@ -1,0 +1,121 @@
+// Tests of the store's result index (schema migration 2): history filters and paging, and
+// which rows a leaderboard counts.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "server/store/job_store.h"
+#include "tests/store/store_test_util.h"
+
+namespace kbench::store {
+namespace {
+
+class ResultIndexTest : public testing::TempDataDirTest {
+ protected:
+  void SetUp() override {
+    testing::TempDataDirTest::SetUp();
+    absl::StatusOr<std::unique_ptr<JobStore>> opened = JobStore::Open(data_dir_);
+    ASSERT_TRUE(opened.ok()) << opened.status();
+    store_ = std::move(*opened);
+  }
+
+  // A job row for the index's foreign key.
+  void AddJob(const std::string& id) {
+    JobRecord job;
+    job.id = id;
+    job.device = "cpu";
+    job.kernel = "gelu";
+    job.spec = "spec";
+    ASSERT_TRUE(store_->Insert(job).ok());
+  }
+
+  static IndexedResult Row(const std::string& job, const std::string& variant,
+                           const std::string& shape, double median) {
+    IndexedResult r;
+    r.job_id = job;
+    r.variant = variant;
+    r.kernel = "gelu";
+    r.shape = shape;
+    r.dtype = "f32";
+    r.mode = "hot";
+    r.device = "cpu";
+    r.device_model = "Some CPU";
+    r.owner = "alice";
+    r.median_seconds = median;
+    r.samples = 10;
+    r.correct = true;
+    return r;
+  }
+
+  std::unique_ptr<JobStore> store_;
+};
+
+TEST_F(ResultIndexTest, HistoryIsNewestFirstFilteredAndPaged) {
+  for (const char* id : {"j1", "j2", "j3"}) AddJob(id);
+  ASSERT_TRUE(store_->IndexResults({Row("j1", "tanh_host", "1024", 1.0)}).ok());
+  ASSERT_TRUE(store_->IndexResults({Row("j2", "tanh_host", "2048", 2.0)}).ok());
+  ASSERT_TRUE(store_->IndexResults({Row("j3", "tanh_host", "1024", 3.0)}).ok());
+
+  HistoryFilter filter;
+  filter.kernel = "gelu";
+  filter.shape = "1024";
+  absl::StatusOr<std::vector<IndexedResult>> rows = store_->History(filter);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  ASSERT_EQ(rows->size(), 2u);
+  EXPECT_EQ((*rows)[0].job_id, "j3");
+  EXPECT_EQ((*rows)[1].job_id, "j1");
+  EXPECT_DOUBLE_EQ((*rows)[1].median_seconds, 1.0);
+
+  filter.shape.clear();
+  filter.device = "Some CPU";  // the model matches as well as the id
+  filter.limit = 1;
+  filter.before_seq = (*rows)[0].seq;
+  absl::StatusOr<std::vector<IndexedResult>> page = store_->History(filter);
+  ASSERT_TRUE(page.ok());
+  ASSERT_EQ(page->size(), 1u);
+  EXPECT_EQ((*page)[0].job_id, "j2");
+}
+
+TEST_F(ResultIndexTest, ReindexingAJobReplacesItsRows) {
+  AddJob("j1");
+  ASSERT_TRUE(store_->IndexResults({Row("j1", "tanh_host", "1024", 1.0)}).ok());
+  ASSERT_TRUE(store_->IndexResults({Row("j1", "tanh_host", "1024", 5.0)}).ok());
+  HistoryFilter filter;
+  filter.kernel = "gelu";
+  absl::StatusOr<std::vector<IndexedResult>> rows = store_->History(filter);
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_DOUBLE_EQ((*rows)[0].median_seconds, 5.0);
+}
+
+TEST_F(ResultIndexTest, UnknownJobIsNotFound) {
+  EXPECT_EQ(store_->IndexResults({Row("nope", "tanh_host", "1024", 1.0)}).code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST_F(ResultIndexTest, LeaderboardCountsOnlyCheckedUncontendedPossibleRows) {
+  for (const char* id : {"ok", "failed", "contended", "impossible", "other_shape"}) AddJob(id);
+  IndexedResult failed = Row("failed", "erf_host", "1024", 0.1);
+  failed.correct = false;
+  IndexedResult contended = Row("contended", "erf_host", "1024", 0.1);
+  contended.contended = true;
+  IndexedResult impossible = Row("impossible", "erf_host", "1024", 0.1);
+  impossible.impossible = true;
+  for (const IndexedResult& r : {Row("ok", "erf_host", "1024", 1.0), failed, contended, impossible,
+                                 Row("other_shape", "erf_host", "4096", 1.0)}) {
+    ASSERT_TRUE(store_->IndexResults({r}).ok());
+  }
+  LeaderboardFilter filter;
+  filter.kernel = "gelu";
+  filter.shapes = {"1024", "2048"};
+  filter.dtype = "f32";
+  filter.device_model = "Some CPU";
+  absl::StatusOr<std::vector<IndexedResult>> rows = store_->LeaderboardRows(filter);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ((*rows)[0].job_id, "ok");
+}
+
+}  // namespace
+}  // namespace kbench::store
