@@ -88,5 +88,5 @@ int main(int argc, char** argv) {
     if (arg == "--fd" && i + 1 < argc) fd = std::atoi(argv[++i]);
   }
   if (discover) return kbench::executor::RunDiscovery(fd);
-  return kbench::executor::RunExecutorLoop(device, fd);
+  return kbench::executor::RunExecutorLoop(device, fd, /*idle_gates=*/{});
 }
