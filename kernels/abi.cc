@@ -24,10 +24,11 @@ Probe MakeProbe(const Operation& op) {
   Probe probe;
   probe.problem.op = op.name;
   probe.problem.variant = op.variants.empty() ? "" : op.variants.front().name;
-  for (size_t i = 0; i < op.dims.size(); ++i) {
+  const std::vector<std::string> dims = AbiDimNames(op);
+  for (size_t i = 0; i < dims.size(); ++i) {
     const int64_t prime = kDimPrimes[i % std::size(kDimPrimes)];
     probe.problem.shape.push_back(prime);
-    probe.factors.emplace_back(op.dims[i], prime);
+    probe.factors.emplace_back(dims[i], prime);
   }
   size_t next = 0;
   for (const ParamDesc& p : op.params) {
@@ -58,7 +59,33 @@ std::string Factor(int64_t elements, const Probe& probe) {
   return absl::StrJoin(names, "*");
 }
 
+bool AnyRank(const Operation& op) { return op.dims.size() == 1 && op.dims[0] == "elements..."; }
+
 }  // namespace
+
+std::vector<std::string> AbiDimNames(const Operation& op) {
+  if (AnyRank(op)) return {"n"};
+  return op.dims;
+}
+
+std::vector<int64_t> AbiDimValues(const Operation& op, const Problem& problem) {
+  if (!AnyRank(op)) return problem.shape;
+  int64_t n = 1;
+  for (int64_t d : problem.shape) n *= d;
+  return {n};
+}
+
+std::map<std::string, int64_t> LaunchExpressionValues(const Operation& op, const Problem& problem) {
+  std::map<std::string, int64_t> values;
+  const std::vector<std::string> names = AbiDimNames(op);
+  const std::vector<int64_t> dims = AbiDimValues(op, problem);
+  for (size_t i = 0; i < names.size() && i < dims.size(); ++i) values[names[i]] = dims[i];
+  for (const ParamDesc& p : op.params) {
+    const auto it = problem.params.find(p.name);
+    values[p.name] = it == problem.params.end() ? p.default_value : it->second;
+  }
+  return values;
+}
 
 std::vector<AbiArgument> KernelAbiOf(const Operation& op) {
   std::vector<AbiArgument> abi;
@@ -70,7 +97,7 @@ std::vector<AbiArgument> KernelAbiOf(const Operation& op) {
   for (const TensorSpec& t : layout.outputs) {
     abi.push_back({t.name, AbiArgument::Kind::kOutput, Factor(t.elements, probe)});
   }
-  for (const std::string& d : op.dims) abi.push_back({d, AbiArgument::Kind::kDim, ""});
+  for (const std::string& d : AbiDimNames(op)) abi.push_back({d, AbiArgument::Kind::kDim, ""});
   for (const ParamDesc& p : op.params) abi.push_back({p.name, AbiArgument::Kind::kParam, ""});
   return abi;
 }

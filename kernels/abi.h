@@ -4,6 +4,8 @@
 // problem's dtype. The executor launches user kernels with exactly these arguments.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,15 @@ struct AbiArgument {
   // evaluating the Layout on a shape of distinct primes; empty for scalars.
   std::string elements;
 };
+
+// The int64 dims a kernel receives, in order: the operation's dims, or {"n"} (the element
+// count) for an operation of any rank (dims {"elements..."}), whose layout is flat.
+std::vector<std::string> AbiDimNames(const Operation& op);
+// Their values for `problem`.
+std::vector<int64_t> AbiDimValues(const Operation& op, const Problem& problem);
+// The names a launch expression may use and their values for `problem`: the ABI's dims, then the
+// params (those the problem lacks take their defaults).
+std::map<std::string, int64_t> LaunchExpressionValues(const Operation& op, const Problem& problem);
 
 // The operation's ABI. Tensor names and counts come from its Layout (fixed per operation).
 std::vector<AbiArgument> KernelAbiOf(const Operation& op);

@@ -8,9 +8,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "kernels/abi.h"
 #include "kernels/catalogue.h"
 #include "kernels/launch_expr.h"
 #include "kernels/user_kernel_rules.h"
+#include "server/common/spec_problem.h"
 
 namespace kbench::api {
 namespace {
@@ -32,16 +34,9 @@ absl::Status Invalid(const std::string& field, const std::string& what) {
 // The dims and params of the job's problem, by name, as the expressions see them.
 absl::StatusOr<std::map<std::string, int64_t>> ExpressionValues(const kernels::Operation& op,
                                                                 const v1::JobSpec& spec) {
-  std::map<std::string, int64_t> values;
-  if (static_cast<size_t>(spec.shape_size()) != op.dims.size()) {
-    return Invalid("shape", absl::StrCat(op.name, " takes ", op.dims.size(), " dims"));
-  }
-  for (size_t i = 0; i < op.dims.size(); ++i) values[op.dims[i]] = spec.shape(static_cast<int>(i));
-  for (const kernels::ParamDesc& p : op.params) {
-    const auto it = spec.params().find(p.name);
-    values[p.name] = it == spec.params().end() ? p.default_value : it->second;
-  }
-  return values;
+  KBENCH_ASSIGN_OR_RETURN(kernels::Problem problem, ProblemFromSpec(spec, "@user"));
+  KBENCH_RETURN_IF_ERROR(kernels::ValidateProblem(&problem));
+  return kernels::LaunchExpressionValues(op, problem);
 }
 
 absl::StatusOr<int64_t> EvaluateIn(const std::string& field, const std::string& text,
