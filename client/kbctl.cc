@@ -104,6 +104,7 @@ int RunKbctl(const std::vector<std::string>& args, const Io& io) {
   AddKernelsCommand(app, &action);
   AddDevicesCommand(app, &action);
   AddBenchCommands(app, &action);
+  AddCompileCommand(app, &action);
   AddJobCommands(app, &action);
   AddArtifactCommands(app, &action);
   AddProfileCommand(app, &action);

@@ -45,6 +45,7 @@ struct Flags {
   std::string log_level = "info";
   int64_t cpu_max_bytes = int64_t{4} << 30;
   bool no_cuda = false;
+  double hang_slack_seconds = 300;
   int64_t artifact_max_bytes = int64_t{10} << 30;
   int64_t artifact_max_age_seconds = int64_t{30} * 24 * 3600;
   // kbench-executor; empty: next to this program.
@@ -146,6 +147,7 @@ int Serve(const Flags& flags) {
       {*executor, {"--log-format", flags.log_format, "--log-level", flags.log_level}}, clock);
   kbench::scheduler::SchedulerOptions options;
   options.enable_cuda = !flags.no_cuda;
+  options.hang_slack = absl::Seconds(flags.hang_slack_seconds);
   kbench::scheduler::Scheduler scheduler(options, &launcher, clock, jobs->get(), &artifacts,
                                          metrics->get(), &events);
   if (absl::Status s = scheduler.Start(); !s.ok()) return Fail(s.ToString());
@@ -227,6 +229,11 @@ static int Main(int argc, char** argv) {
                  "Artifact retention: seconds kept (0: unlimited)")
       ->capture_default_str();
   app.add_flag("--no-cuda", flags.no_cuda, "Serve the cpu device only");
+  app.add_option("--hang-slack", flags.hang_slack_seconds,
+                 "Seconds past a job's sampling timeout before its executor is killed as hung "
+                 "(covers set-up, checks and user-kernel compiles)")
+      ->capture_default_str()
+      ->check(CLI::Range(1.0, 86400.0));
   app.add_option("--executor-path", flags.executor_path,
                  "The kbench-executor program (default: next to kbenchd)");
   kbench::auth::AddSecurityFlags(app, &flags.security);

@@ -1,6 +1,8 @@
 // Views of jobs and their results for kbctl's table output.
 #include "client/format/job_view.h"
 
+#include "client/format/user_kernel_view.h"
+
 #include <map>
 
 #include "absl/strings/str_cat.h"
@@ -443,6 +445,13 @@ std::string RenderResult(const v1::Job& job) {
     absl::StrAppend(&out, "Result: ", job.spec().kernel(), " ", Shape(job.spec()), ", ",
                     ModeName(result.variants(0).mode()), ", variants sampled interleaved\n",
                     RenderCompareTable(result));
+  }
+  if (const std::string user = RenderUserModules(result); !user.empty()) {
+    absl::StrAppend(&out, "\n", user);
+  }
+  if (result.has_compile()) {
+    if (!out.empty()) out += "\n";
+    absl::StrAppend(&out, RenderCompileResult(result.compile()));
   }
   if (result.has_profile()) {
     if (!out.empty()) out += "\n";

@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,12 +20,24 @@ namespace kbench::executor::cuda {
 
 class CudaRunner;
 
+// How a prepared problem launches its variant: a catalogue variant's launch function, or a user
+// kernel's (user_variant.h).
+struct VariantLauncher {
+  std::function<absl::Status(const kernels::Problem&, const kernels::cuda::LaunchArgs&)> launch;
+  bool needs_cublas = false;
+  // Adds what only this launcher knows to the variant's result (a user module's record).
+  std::function<void(v1::VariantResult*)> describe;
+};
+
 class CudaPreparedVariant : public PreparedVariant {
  public:
   // Allocates and fills the buffers; RESOURCE_EXHAUSTED naming the bytes when they do not fit.
   static absl::StatusOr<std::unique_ptr<CudaPreparedVariant>> Create(
       CudaRunner* runner, const kernels::Problem& problem,
       const kernels::cuda::CudaVariant& variant, uint64_t seed, v1::MeasureMode mode);
+  static absl::StatusOr<std::unique_ptr<CudaPreparedVariant>> Create(
+      CudaRunner* runner, const kernels::Problem& problem, VariantLauncher launcher, uint64_t seed,
+      v1::MeasureMode mode);
   ~CudaPreparedVariant() override;
 
   absl::StatusOr<kernels::HostTensors> Inputs() override;
@@ -55,7 +68,7 @@ class CudaPreparedVariant : public PreparedVariant {
 
  private:
   CudaPreparedVariant(CudaRunner* runner, const kernels::Problem& problem,
-                      const kernels::cuda::CudaVariant& variant, v1::MeasureMode mode);
+                      VariantLauncher launcher, v1::MeasureMode mode);
   absl::Status Launch(int64_t i);
   absl::Status PoisonOutputs(size_t set, cudaStream_t stream);
   // Waits for `stream`, then copies buffer set `set`'s outputs back, counting poison.
@@ -65,7 +78,7 @@ class CudaPreparedVariant : public PreparedVariant {
 
   CudaRunner* runner_;
   kernels::Problem problem_;
-  const kernels::cuda::CudaVariant& variant_;
+  VariantLauncher launcher_;
   v1::MeasureMode mode_;
   std::string name_;
   kernels::Layout layout_;
