@@ -54,9 +54,10 @@ absl::Status FillVariants(const SpecFlags& f, SubmitCommand command, v1::JobSpec
   KBENCH_ASSIGN_OR_RETURN(std::vector<std::string> names, ParseNameList(flag, items));
   if (names.empty() && f.user.given()) return absl::OkStatus();  // the user kernel alone
   if (command == SubmitCommand::kBench && f.user.given()) {
-    return UsageError(absl::StrCat("--variant: bench times one variant, and --source gives it; "
-                                   "use `kbctl compare ", f.kernel, " --variants ",
-                                   absl::StrJoin(names, ","), " --source ...`"));
+    return UsageError(
+        absl::StrCat("--variant: bench times one variant, and --source gives it; "
+                     "use `kbctl compare ",
+                     f.kernel, " --variants ", absl::StrJoin(names, ","), " --source ...`"));
   }
   if (names.empty()) {
     return UsageError(

@@ -18,7 +18,7 @@ namespace kbench::client {
 struct UserKernelFlags {
   std::string source;
   std::string entry;
-  std::vector<std::string> grid;   // comma-separated expressions, or repeated
+  std::vector<std::string> grid;  // comma-separated expressions, or repeated
   std::vector<std::string> block;
   std::string smem;
   std::vector<std::string> options;

@@ -27,9 +27,8 @@ void AddCompileCommand(CLI::App& app, Action* action) {
       "Compile your kernel for an architecture without running it (no GPU needed): resources, "
       "occupancy, log; PTX, cubin and SASS as artifacts (`kbctl artifacts ls JOB`)");
   AddSpecFlags(cmd, SubmitCommand::kCompile, flags.get());
-  cmd->callback([flags, action] {
-    *action = [flags](Session& s) { return RunCompile(s, *flags); };
-  });
+  cmd->callback(
+      [flags, action] { *action = [flags](Session& s) { return RunCompile(s, *flags); }; });
 }
 
 }  // namespace kbench::client

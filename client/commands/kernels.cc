@@ -5,8 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "client/commands/commands.h"
 #include "client/args.h"
+#include "client/commands/commands.h"
 #include "client/errors.h"
 #include "client/format/abi_view.h"
 #include "client/format/catalogue_view.h"
@@ -23,7 +23,8 @@ struct KernelsFlags {
 
 absl::Status RunKernels(Session& session, const KernelsFlags& flags) {
   const std::string& op = flags.op;
-  if (flags.abi && op.empty()) return UsageError("--abi: name an operation (kbctl kernels OP --abi)");
+  if (flags.abi && op.empty())
+    return UsageError("--abi: name an operation (kbctl kernels OP --abi)");
   KBENCH_ASSIGN_OR_RETURN(v1::ListKernelsResponse kernels, session.connection().ListKernels());
   if (op.empty()) {
     if (session.json()) return session.PrintJson(kernels);
@@ -55,13 +56,13 @@ void AddKernelsCommand(CLI::App& app, Action* action) {
   CLI::App* cmd = app.add_subcommand(
       "kernels", "List the kernel catalogue, or describe one operation and its variants");
   cmd->add_option("OP", flags->op, "Operation to describe");
-  cmd->add_flag("--abi", flags->abi,
-                "Print the kernel ABI your own variant implements, as CUDA C and Triton signatures");
+  cmd->add_flag(
+      "--abi", flags->abi,
+      "Print the kernel ABI your own variant implements, as CUDA C and Triton signatures");
   cmd->add_option("--dtype", flags->dtype, "Element type of the CUDA signature (default f32)")
       ->type_name("TYPE");
-  cmd->callback([flags, action] {
-    *action = [flags](Session& s) { return RunKernels(s, *flags); };
-  });
+  cmd->callback(
+      [flags, action] { *action = [flags](Session& s) { return RunKernels(s, *flags); }; });
 }
 
 }  // namespace kbench::client

@@ -1,8 +1,6 @@
 // Views of jobs and their results for kbctl's table output.
 #include "client/format/job_view.h"
 
-#include "client/format/user_kernel_view.h"
-
 #include <map>
 
 #include "absl/strings/str_cat.h"
@@ -13,6 +11,7 @@
 #include "client/format/progress.h"
 #include "client/format/table.h"
 #include "client/format/units.h"
+#include "client/format/user_kernel_view.h"
 #include "common/stopping_defaults.h"
 
 namespace kbench::client {

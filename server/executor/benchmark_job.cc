@@ -284,8 +284,8 @@ absl::StatusOr<std::unique_ptr<PreparedVariant>> BenchmarkRun::PrepareVariant(
   // A user kernel (issue 10) goes through the same checks and sampling as catalogue variants.
   for (const v1::UserKernel& uk : spec_.user_kernels()) {
     if (uk.name() == problem.variant) {
-      return runner_.PrepareUserVariant(problem, uk, seed_, mode_,
-                                        context_.job->artifact_dir(), context_.cancelled);
+      return runner_.PrepareUserVariant(problem, uk, seed_, mode_, context_.job->artifact_dir(),
+                                        context_.cancelled);
     }
   }
   return absl::InvalidArgumentError(

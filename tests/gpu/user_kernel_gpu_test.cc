@@ -140,7 +140,7 @@ void ExpectMatchesFused(const v1::Job& job, v1::UserKernelForm form) {
   EXPECT_TRUE(user.timed_correctness().passed());
   const double ratio = user.stats().median_seconds() / fused.stats().median_seconds();
   EXPECT_LT(std::abs(ratio - 1), 0.02) << "user " << user.stats().median_seconds() << " s, fused "
-                                        << fused.stats().median_seconds() << " s";
+                                       << fused.stats().median_seconds() << " s";
   const v1::UserModuleRecord& m = user.user_module();
   EXPECT_EQ(m.form(), form);
   EXPECT_EQ(m.module_sha256().size(), 64u);
@@ -161,9 +161,9 @@ class UserKernelGpu : public ::testing::Test {
 };
 
 TEST_F(UserKernelGpu, PastedFusedSoftmaxMatchesTheBuiltInFromSourcePtxAndCubin) {
-  ExpectMatchesFused(RunToEnd(daemon_, CompareSpec(SoftmaxUserKernel(v1::USER_KERNEL_FORM_CUDA,
-                                                                     kFusedSoftmax))),
-                     v1::USER_KERNEL_FORM_CUDA);
+  ExpectMatchesFused(
+      RunToEnd(daemon_, CompareSpec(SoftmaxUserKernel(v1::USER_KERNEL_FORM_CUDA, kFusedSoftmax))),
+      v1::USER_KERNEL_FORM_CUDA);
   // The same module as PTX and as a cubin, from a compile job for this device.
   v1::JobSpec compile;
   compile.set_kind(v1::JOB_KIND_COMPILE);

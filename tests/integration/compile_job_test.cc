@@ -141,11 +141,11 @@ TEST_F(CompileJob, GoodSourceGivesPtxCubinAndResourcesOnTheCpuDevice) {
 
 TEST_F(CompileJob, SyntaxErrorFailsAsInvalidArgumentWithTheLineNumber) {
   std::string source = kSoftmaxSource;
-  source.replace(source.find("float m ="), 9, "float m = )");  // line 6
+  source.replace(source.find("float m ="), 9, "float m = )");  // line 7
   const v1::Job job = RunToEnd(daemon_, SoftmaxSpec(source));
   ASSERT_EQ(job.state(), v1::JOB_STATE_FAILED);
   EXPECT_EQ(job.error_code(), "INVALID_ARGUMENT") << job.error();
-  EXPECT_NE(job.error().find("my_softmax.cu(6): error"), std::string::npos) << job.error();
+  EXPECT_NE(job.error().find("my_softmax.cu(7): error"), std::string::npos) << job.error();
 }
 
 TEST_F(CompileJob, UnknownEntryFailsAsInvalidArgumentNamingIt) {

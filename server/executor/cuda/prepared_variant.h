@@ -67,8 +67,8 @@ class CudaPreparedVariant : public PreparedVariant {
   static constexpr int64_t kMaxBufferSets = 1024;
 
  private:
-  CudaPreparedVariant(CudaRunner* runner, const kernels::Problem& problem,
-                      VariantLauncher launcher, v1::MeasureMode mode);
+  CudaPreparedVariant(CudaRunner* runner, const kernels::Problem& problem, VariantLauncher launcher,
+                      v1::MeasureMode mode);
   absl::Status Launch(int64_t i);
   absl::Status PoisonOutputs(size_t set, cudaStream_t stream);
   // Waits for `stream`, then copies buffer set `set`'s outputs back, counting poison.

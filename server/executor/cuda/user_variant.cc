@@ -10,6 +10,7 @@
 #include "kernels/catalogue.h"
 #include "server/executor/usermodule/compile_child.h"
 #include "server/executor/usermodule/launch_config.h"
+#include "server/executor/usermodule/user_compiler.h"
 
 namespace kbench::executor::cuda {
 namespace {
@@ -32,8 +33,8 @@ absl::Status LoadError(const char* what, cudaError_t err, const kernels::SmArch&
 
 absl::Status Load(const kernels::SmArch& arch, LoadedUserModule* m) {
   const std::string& image = m->compiled.cubin();
-  if (const cudaError_t err = cudaLibraryLoadData(&m->library, image.data(), nullptr, nullptr, 0,
-                                                  nullptr, nullptr, 0);
+  if (const cudaError_t err =
+          cudaLibraryLoadData(&m->library, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
       err != cudaSuccess) {
     m->library = nullptr;
     return LoadError("the module does not load", err, arch);
@@ -71,8 +72,9 @@ absl::Status LaunchUser(cudaKernel_t kernel, const usermodule::EvaluatedLaunch& 
   for (size_t i = tensors; i < pointers.size(); ++i) argv.push_back(&pointers[i]);
 
   cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned>(launch.grid[0]), static_cast<unsigned>(launch.grid[1]),
-                        static_cast<unsigned>(launch.grid[2]));
+  config.gridDim =
+      dim3(static_cast<unsigned>(launch.grid[0]), static_cast<unsigned>(launch.grid[1]),
+           static_cast<unsigned>(launch.grid[2]));
   config.blockDim =
       dim3(static_cast<unsigned>(launch.block[0]), static_cast<unsigned>(launch.block[1]),
            static_cast<unsigned>(launch.block[2]));
@@ -93,8 +95,7 @@ absl::Status LaunchUser(cudaKernel_t kernel, const usermodule::EvaluatedLaunch& 
 }
 
 void Describe(const LoadedUserModule& m, const v1::UserKernel& uk,
-              const usermodule::EvaluatedLaunch& launch, bool cache_hit,
-              v1::UserModuleRecord* r) {
+              const usermodule::EvaluatedLaunch& launch, bool cache_hit, v1::UserModuleRecord* r) {
   const v1::CompileResult& c = m.compiled.report();
   r->set_form(uk.form());
   r->set_module_sha256(c.module_sha256());
@@ -135,9 +136,9 @@ absl::StatusOr<const LoadedUserModule*> UserModuleCache::Get(const v1::UserKerne
     return it->second.get();
   }
   *cache_hit = false;
-  KBENCH_ASSIGN_OR_RETURN(internal::v1::CompileReply reply,
-                          usermodule::CompileInChild(uk, arch, scratch_dir,
-                                                     kernels::kMaxCompileSeconds, cancelled));
+  KBENCH_ASSIGN_OR_RETURN(
+      internal::v1::CompileReply reply,
+      usermodule::CompileInChild(uk, arch, scratch_dir, kernels::kMaxCompileSeconds, cancelled));
   if (reply.code() != 0) {
     return absl::Status(static_cast<absl::StatusCode>(reply.code()), reply.message());
   }
@@ -172,18 +173,16 @@ absl::StatusOr<VariantLauncher> MakeUserLauncher(const LoadedUserModule& module,
             static_cast<int>(launch.dynamic_smem_bytes), device);
         err != cudaSuccess) {
       cudaGetLastError();
-      return absl::InvalidArgumentError(
-          absl::StrCat("launch.dynamic_smem: ", launch.dynamic_smem_bytes,
-                       " bytes are more than this device allows per block: ",
-                       cudaGetErrorName(err)));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "launch.dynamic_smem: ", launch.dynamic_smem_bytes,
+          " bytes are more than this device allows per block: ", cudaGetErrorName(err)));
     }
   }
   AbiArguments abi;
   abi.scalars = kernels::AbiDimValues(*op, problem);
   for (const kernels::ParamDesc& p : op->params) abi.scalars.push_back(problem.params.at(p.name));
-  abi.trailing_nulls = uk.form() == v1::USER_KERNEL_FORM_TRITON
-                           ? uk.triton().trailing_null_pointers()
-                           : 0;
+  abi.trailing_nulls =
+      uk.form() == v1::USER_KERNEL_FORM_TRITON ? uk.triton().trailing_null_pointers() : 0;
   VariantLauncher launcher;
   const cudaKernel_t kernel = module.kernel;
   launcher.launch = [kernel, launch, abi](const kernels::Problem&,

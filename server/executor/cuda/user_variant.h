@@ -3,12 +3,12 @@
 // kernel with the operation's ABI (kernels/abi.h) under the same harness as catalogue variants.
 #pragma once
 
+#include <cuda_runtime.h>
+
 #include <atomic>
 #include <map>
 #include <memory>
 #include <string>
-
-#include <cuda_runtime.h>
 
 #include "absl/status/statusor.h"
 #include "kbench/internal/v1/executor.pb.h"

@@ -16,7 +16,8 @@ namespace {
 constexpr uint8_t kEiattrMaxThreads = 0x05;
 constexpr uint8_t kEiattrFrameSize = 0x11;
 constexpr uint8_t kEiattrRegCount = 0x2f;
-constexpr uint8_t kEifmtSval = 0x04;  // u16 size, then the value; other formats are 4 bytes
+constexpr uint8_t kEifmtSval = 0x04;
+constexpr int64_t kReservedShared = 1024;  // u16 size, then the value; other formats are 4 bytes
 
 struct Section {
   std::string name;
@@ -115,6 +116,7 @@ absl::StatusOr<std::vector<CubinKernel>> ReadCubinKernels(absl::string_view elf)
   std::map<std::string, CubinKernel> kernels;
   std::map<std::string, int64_t> shared;
   const Section* global_info = nullptr;
+  bool reserved_shared = false;
   for (const Section& s : sections) {
     absl::string_view name = s.name;
     if (absl::ConsumePrefix(&name, ".nv.info.")) {
@@ -128,6 +130,8 @@ absl::StatusOr<std::vector<CubinKernel>> ReadCubinKernels(absl::string_view elf)
       });
     } else if (s.name == ".nv.info") {
       global_info = &s;
+    } else if (absl::StartsWith(name, ".nv.shared.reserved.")) {
+      reserved_shared = true;
     } else if (absl::ConsumePrefix(&name, ".nv.shared.")) {
       shared[std::string(name)] = static_cast<int64_t>(s.size);
     }
@@ -146,7 +150,13 @@ absl::StatusOr<std::vector<CubinKernel>> ReadCubinKernels(absl::string_view elf)
   }
   std::vector<CubinKernel> out;
   for (auto& [name, k] : kernels) {
-    if (const auto it = shared.find(name); it != shared.end()) k.static_shared_bytes = it->second;
+    if (const auto it = shared.find(name); it != shared.end()) {
+      // sm_90+ cubins with a .nv.shared.reserved section count the 1 KiB the system reserves per
+      // block inside each kernel's section (ptxas -v reports it without: measured with CUDA 13).
+      k.static_shared_bytes = reserved_shared && it->second >= kReservedShared
+                                  ? it->second - kReservedShared
+                                  : it->second;
+    }
     out.push_back(std::move(k));
   }
   return out;

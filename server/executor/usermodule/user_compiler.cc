@@ -5,6 +5,7 @@
 #include <nvrtc.h>
 #include <openssl/sha.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <memory>
