@@ -59,7 +59,7 @@ std::string RenderCudaSignature(const v1::KernelInfo& kernel, v1::DType dtype) {
     last.erase(last.find(",  //"), 1);  // no comma after the last argument
   }
   return absl::StrCat("extern \"C\" __global__ void ", EntryName(kernel), "(\n",
-                      absl::StrJoin(lines, "\n"), ");\n");
+                      absl::StrJoin(lines, "\n"), "\n);\n");
 }
 
 std::string RenderTritonSignature(const v1::KernelInfo& kernel) {
