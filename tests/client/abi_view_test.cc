@@ -27,6 +27,8 @@ TEST(AbiView, SoftmaxCudaSignatureListsPointersThenDims) {
   EXPECT_LT(out, rows);
   EXPECT_LT(rows, cols);
   EXPECT_NE(cuda.find("rows*cols elements"), std::string::npos) << cuda;
+  // The closing parenthesis is code, not part of the last argument's comment.
+  EXPECT_EQ(cuda.substr(cuda.size() - 4), "\n);\n") << cuda;
   EXPECT_NE(RenderCudaSignature(k, v1::DTYPE_BF16).find("const __nv_bfloat16* __restrict__ in"),
             std::string::npos);
 }
