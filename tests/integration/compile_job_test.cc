@@ -44,14 +44,6 @@ extern "C" __global__ void softmax_kernel(const float* in, float* out, long long
 }
 )";
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  EXPECT_TRUE(f.good()) << path;
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 v1::JobSpec CompileSpec(const std::string& op, v1::UserKernelForm form, const std::string& code,
                         const std::string& entry) {
   v1::JobSpec spec;
@@ -86,13 +78,6 @@ v1::Job RunToEnd(Daemon& daemon, const v1::JobSpec& spec) {
   return WaitFor(daemon.stub(), job->id(), [](const v1::Job& j) { return IsTerminal(j.state()); });
 }
 
-bool HasArtifact(const v1::Job& job, const std::string& name) {
-  for (const v1::ArtifactInfo& a : job.artifacts()) {
-    if (a.name() == name && a.size_bytes() > 0) return true;
-  }
-  return false;
-}
-
 grpc::Status SubmitStatus(Daemon& daemon, const v1::JobSpec& spec) {
   grpc::ClientContext ctx;
   v1::SubmitJobRequest req;
@@ -108,6 +93,21 @@ class CompileJob : public ::testing::Test {
 };
 
 #ifdef KBENCH_TEST_CUDA_TOOLKIT
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  EXPECT_TRUE(f.good()) << path;
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+bool HasArtifact(const v1::Job& job, const std::string& name) {
+  for (const v1::ArtifactInfo& a : job.artifacts()) {
+    if (a.name() == name && a.size_bytes() > 0) return true;
+  }
+  return false;
+}
 
 TEST_F(CompileJob, GoodSourceGivesPtxCubinAndResourcesOnTheCpuDevice) {
   const v1::Job job = RunToEnd(daemon_, SoftmaxSpec());
