@@ -106,6 +106,7 @@ int RunKbctl(const std::vector<std::string>& args, const Io& io) {
   AddDevicesCommand(app, &action);
   AddUsageCommand(app, &action);
   AddBenchCommands(app, &action);
+  AddCompileCommand(app, &action);
   AddJobCommands(app, &action);
   AddArtifactCommands(app, &action);
   AddProfileCommand(app, &action);

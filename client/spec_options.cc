@@ -46,11 +46,19 @@ absl::Status FillStopping(const SpecFlags& f, v1::StoppingCriteria* s) {
 }
 
 absl::Status FillVariants(const SpecFlags& f, SubmitCommand command, v1::JobSpec* spec) {
+  if (command == SubmitCommand::kCompile) return absl::OkStatus();
   const std::string flag = command == SubmitCommand::kBench ? "--variant" : "--variants";
   const std::vector<std::string> items = command != SubmitCommand::kBench ? f.variants
                                          : f.variant.empty() ? std::vector<std::string>{}
                                                              : std::vector<std::string>{f.variant};
   KBENCH_ASSIGN_OR_RETURN(std::vector<std::string> names, ParseNameList(flag, items));
+  if (names.empty() && f.user.given()) return absl::OkStatus();  // the user kernel alone
+  if (command == SubmitCommand::kBench && f.user.given()) {
+    return UsageError(
+        absl::StrCat("--variant: bench times one variant, and --source gives it; "
+                     "use `kbctl compare ",
+                     f.kernel, " --variants ", absl::StrJoin(names, ","), " --source ...`"));
+  }
   if (names.empty()) {
     return UsageError(
         absl::StrCat(flag, ": required; `kbctl kernels ", f.kernel, "` lists the variants"));
@@ -91,7 +99,9 @@ CLI::Option* AddTextOption(CLI::App* app, const std::string& name,
 
 void AddSpecFlags(CLI::App* app, SubmitCommand command, SpecFlags* f) {
   app->add_option("OP", f->kernel, "Operation, as listed by `kbctl kernels`")->required();
-  if (command == SubmitCommand::kBench) {
+  if (command == SubmitCommand::kCompile) {
+    // No variants: the user kernel is compiled, not run.
+  } else if (command == SubmitCommand::kBench) {
     app->add_option("--variant", f->variant, "Variant to time (`kbctl kernels OP` lists them)")
         ->type_name("NAME");
   } else {
@@ -108,7 +118,10 @@ void AddSpecFlags(CLI::App* app, SubmitCommand command, SpecFlags* f) {
       ->type_name("TYPE");
   AddTextOption(app, "--device", &f->device, "cpu, cuda:N or cuda:any (default: the daemon's)")
       ->type_name("DEVICE");
-  if (command != SubmitCommand::kProfile) {
+  if (command == SubmitCommand::kCompile) {
+    AddUserKernelFlags(app, &f->user, /*compile=*/true);
+  } else if (command != SubmitCommand::kProfile) {
+    AddUserKernelFlags(app, &f->user, /*compile=*/false);
     AddTextOption(app, "--mode", &f->mode,
                   "cold (L2 flushed per sample), hot, graph (default: cold on CUDA, hot on cpu)")
         ->type_name("MODE");
@@ -146,8 +159,9 @@ absl::StatusOr<v1::SubmitJobRequest> BuildSubmitRequest(const SpecFlags& f, Subm
                                                         const std::string& default_owner) {
   v1::SubmitJobRequest request;
   v1::JobSpec* spec = request.mutable_spec();
-  spec->set_kind(command == SubmitCommand::kProfile ? v1::JOB_KIND_PROFILE
-                                                    : v1::JOB_KIND_BENCHMARK);
+  spec->set_kind(command == SubmitCommand::kProfile   ? v1::JOB_KIND_PROFILE
+                 : command == SubmitCommand::kCompile ? v1::JOB_KIND_COMPILE
+                                                      : v1::JOB_KIND_BENCHMARK);
   if (f.kernel.empty()) return UsageError("OP: required (`kbctl kernels` lists them)");
   spec->set_kernel(f.kernel);
   KBENCH_RETURN_IF_ERROR(FillVariants(f, command, spec));
@@ -167,7 +181,18 @@ absl::StatusOr<v1::SubmitJobRequest> BuildSubmitRequest(const SpecFlags& f, Subm
     KBENCH_ASSIGN_OR_RETURN(v1::MeasureMode mode, ParseMode("--mode", *f.mode));
     spec->set_mode(mode);
   }
-  if (command != SubmitCommand::kProfile) {
+  if (f.user.given()) {
+    KBENCH_ASSIGN_OR_RETURN(v1::UserKernel uk, BuildUserKernel(f.user));
+    if (uk.name().empty()) uk.set_name("@user");
+    if (command != SubmitCommand::kCompile) spec->add_variants(uk.name());
+    *spec->add_user_kernels() = std::move(uk);
+  }
+  if (command == SubmitCommand::kCompile) {
+    if (f.user.arch.empty() && !absl::StartsWith(spec->device(), "cuda")) {
+      return UsageError("--arch: required (e.g. sm_90a), or --device cuda:N for its architecture");
+    }
+    if (spec->device().empty()) spec->set_device("cpu");
+  } else if (command != SubmitCommand::kProfile) {
     KBENCH_RETURN_IF_ERROR(FillStopping(f, spec->mutable_stopping()));
   } else {
     if (f.iterations.has_value()) {

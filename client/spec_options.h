@@ -8,13 +8,14 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/status/statusor.h"
+#include "client/user_kernel_flags.h"
 #include "kbench/v1/service.pb.h"
 
 namespace kbench::client {
 
 class Session;
 
-enum class SubmitCommand { kBench, kCompare, kProfile };
+enum class SubmitCommand { kBench, kCompare, kProfile, kCompile };
 
 // Raw flag text; parsed by BuildSubmitRequest so that errors name the flag and the value. An
 // optional is unset when the flag was absent ("--shape ''" is given, and wrong).
@@ -38,6 +39,8 @@ struct SpecFlags {
   std::optional<std::string> iterations;
   bool ncu = false;
   bool no_wait = false;
+  // bench, compare, compile: a user's own kernel (issue 10).
+  UserKernelFlags user;
 };
 
 // Adds the positional OP and the flags `command` takes to `app`, bound to `flags`.

@@ -1,6 +1,7 @@
 // The catalogue's one list of operations and the generic validation of a problem.
 #include "kernels/catalogue.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "absl/strings/str_cat.h"
@@ -21,7 +22,19 @@ constexpr int64_t kMaxElements = int64_t{1} << 40;
 
 std::string ShapeString(const std::vector<int64_t>& shape) { return absl::StrJoin(shape, "x"); }
 
+std::vector<DType> OperationDTypes(const Operation& op) {
+  std::vector<DType> all;
+  for (const VariantDesc& v : op.variants) {
+    for (DType d : v.dtypes) {
+      if (std::find(all.begin(), all.end(), d) == all.end()) all.push_back(d);
+    }
+  }
+  return all;
+}
+
 }  // namespace
+
+bool IsUserVariantName(const std::string& variant) { return !variant.empty() && variant[0] == '@'; }
 
 const std::vector<Operation>& Catalogue() {
   static const std::vector<Operation>* catalogue = new std::vector<Operation>{
@@ -69,7 +82,8 @@ absl::Status ValidateProblem(Problem* problem) {
                                                    "' (known: ", absl::StrJoin(names, ", "), ")"));
   }
   const VariantDesc* variant = op->FindVariant(problem->variant);
-  if (variant == nullptr) {
+  const bool user_variant = IsUserVariantName(problem->variant);
+  if (variant == nullptr && !user_variant) {
     std::vector<std::string> names;
     for (const VariantDesc& v : op->variants) names.push_back(v.name);
     return absl::InvalidArgumentError(absl::StrCat("variants: unknown variant '", problem->variant,
@@ -103,13 +117,15 @@ absl::Status ValidateProblem(Problem* problem) {
     }
     elements *= d;
   }
+  // A user variant may take any dtype some catalogue variant of the operation takes.
+  const std::vector<DType> dtypes = user_variant ? OperationDTypes(*op) : variant->dtypes;
   bool dtype_ok = false;
-  for (DType d : variant->dtypes) dtype_ok |= d == problem->dtype;
+  for (DType d : dtypes) dtype_ok |= d == problem->dtype;
   if (!dtype_ok) {
     std::vector<std::string> names;
-    for (DType d : variant->dtypes) names.emplace_back(DTypeName(d));
+    for (DType d : dtypes) names.emplace_back(DTypeName(d));
     return absl::InvalidArgumentError(
-        absl::StrCat("dtype: ", op->name, "/", variant->name, " does not support ",
+        absl::StrCat("dtype: ", op->name, "/", problem->variant, " does not support ",
                      DTypeName(problem->dtype), " (supported: ", absl::StrJoin(names, ", "), ")"));
   }
   for (const auto& [name, value] : problem->params) {

@@ -12,6 +12,7 @@
 #include "client/format/table.h"
 #include "client/format/units.h"
 #include "client/format/usage_view.h"
+#include "client/format/user_kernel_view.h"
 #include "common/stopping_defaults.h"
 
 namespace kbench::client {
@@ -455,6 +456,13 @@ std::string RenderResult(const v1::Job& job) {
     absl::StrAppend(&out, "Result: ", job.spec().kernel(), " ", Shape(job.spec()), ", ",
                     ModeName(result.variants(0).mode()), ", variants sampled interleaved\n",
                     RenderCompareTable(result));
+  }
+  if (const std::string user = RenderUserModules(result); !user.empty()) {
+    absl::StrAppend(&out, "\n", user);
+  }
+  if (result.has_compile()) {
+    if (!out.empty()) out += "\n";
+    absl::StrAppend(&out, RenderCompileResult(result.compile()));
   }
   if (result.has_profile()) {
     if (!out.empty()) out += "\n";

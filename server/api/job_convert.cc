@@ -45,6 +45,9 @@ v1::Job RecordToJob(const store::JobRecord& record, const std::optional<v1::Prog
   v1::Job job;
   job.set_id(record.id);
   job.mutable_spec()->ParseFromString(record.spec);
+  // A user kernel's code (up to 32 MiB) is not echoed in every Get/List/Watch reply: its sha256
+  // is in the result (user_module, compile), and the submitter has the file.
+  for (v1::UserKernel& uk : *job.mutable_spec()->mutable_user_kernels()) uk.clear_code();
   job.set_state(StateToProto(record.state));
   job.set_device(record.device);
   if (record.create_time_ns > 0)

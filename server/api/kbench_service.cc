@@ -36,6 +36,7 @@ std::string NewJobId() {
 }
 
 JobKind KindOf(v1::JobKind kind) {
+  if (kind == v1::JOB_KIND_COMPILE) return JobKind::kCompile;
   return kind == v1::JOB_KIND_PROFILE ? JobKind::kProfile : JobKind::kBenchmark;
 }
 

@@ -49,7 +49,15 @@ absl::Status CheckRequestSize(const v1::SubmitJobRequest& request) {
       CheckLength("idempotency_key", request.idempotency_key(), kMaxIdempotencyKeyBytes));
   // Strings first, so the error names the field rather than the spec as a whole.
   KBENCH_RETURN_IF_ERROR(CheckSpecStrings(request.spec()));
-  const size_t spec_bytes = request.spec().ByteSizeLong();
+  if (request.spec().user_kernels_size() > kMaxUserKernels) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("spec.user_kernels: ", request.spec().user_kernels_size(), " given; at most ",
+                     kMaxUserKernels));
+  }
+  // User kernels' code has its own limits (kernels/user_kernel_rules.h), checked at validation.
+  size_t code_bytes = 0;
+  for (const v1::UserKernel& uk : request.spec().user_kernels()) code_bytes += uk.code().size();
+  const size_t spec_bytes = request.spec().ByteSizeLong() - code_bytes;
   if (spec_bytes > kMaxSpecBytes) {
     return absl::InvalidArgumentError(absl::StrCat(
         "spec: ", spec_bytes, " bytes serialized; at most ", kMaxSpecBytes, " are accepted"));

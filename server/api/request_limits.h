@@ -20,7 +20,9 @@ inline constexpr size_t kMaxPageTokenBytes = 256;
 inline constexpr int kMaxVariants = 32;
 inline constexpr int kMaxShapeRank = 8;
 inline constexpr int kMaxParams = 32;
-// A serialized JobSpec; a real one is under 1 KiB.
+// User kernels in one job (issue 10): a few to compare against the catalogue's variants.
+inline constexpr int kMaxUserKernels = 4;
+// A serialized JobSpec without its user kernels' code; a real one is under 1 KiB.
 inline constexpr size_t kMaxSpecBytes = size_t{16} * 1024;
 
 // At most a short prefix of a client's value, quoted, for an error message:

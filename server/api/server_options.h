@@ -36,7 +36,9 @@ struct ApiOptions {
   int max_connection_idle_ms = 5 * 60'000;
   // Largest request; every field is capped far below (request_limits.h), so this only bounds
   // what is read before those checks can answer INVALID_ARGUMENT.
-  int max_receive_message_bytes = 4 << 20;
+  // Above a user kernel's largest binary (32 MiB, kernels/user_kernel_rules.h) and a spec, so that
+  // an oversized one is refused by validation naming the limit, not by the transport.
+  int max_receive_message_bytes = 40 << 20;
   int max_send_message_bytes = 4 << 20;
   // A ListJobs reply ends its page early rather than grow past this, under the 4 MiB a gRPC
   // client accepts by default.

@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
 #include "kernels/catalogue.h"
+#include "server/api/user_kernel_validation.h"
 #include "server/common/spec_problem.h"
 
 namespace kbench::api {
@@ -112,12 +113,12 @@ absl::Status ValidateOperation(const v1::JobSpec& spec) {
     probe.op = spec.kernel();
     return kernels::ValidateProblem(&probe);  // names the unknown operation and the known ones
   }
-  if (spec.shape().empty()) {
+  if (spec.shape().empty() && spec.kind() != v1::JOB_KIND_COMPILE) {
     return absl::InvalidArgumentError(absl::StrCat("shape: must be given (", op->name, " takes ",
                                                    absl::StrJoin(op->dims, " x "), "; e.g. ",
                                                    absl::StrJoin(op->default_shape, "x"), ")"));
   }
-  if (spec.variants().empty()) {
+  if (spec.variants().empty() && spec.user_kernels().empty()) {
     return absl::InvalidArgumentError("variants: at least one variant must be given");
   }
   std::set<std::string> seen;
@@ -165,7 +166,8 @@ absl::StatusOr<Footprint> ValidateVariants(const v1::DeviceInfo& device, v1::Job
     KBENCH_ASSIGN_OR_RETURN(kernels::Problem problem, ProblemFromSpec(*spec, variant));
     KBENCH_RETURN_IF_ERROR(kernels::ValidateProblem(&problem));
     const kernels::Operation* op = kernels::FindOperation(problem.op);
-    const bool host_variant = op->FindVariant(variant)->backend == kernels::Backend::kHost;
+    const kernels::VariantDesc* desc = op->FindVariant(variant);  // nullptr for "@user"
+    const bool host_variant = desc != nullptr && desc->backend == kernels::Backend::kHost;
     if (host_variant == cuda) {
       return absl::InvalidArgumentError(
           absl::StrCat("variants: ", op->name, "/", variant, " runs on ",
@@ -204,6 +206,20 @@ absl::Status CheckDeviceMemory(const v1::DeviceInfo& device, const SubmitLimits&
   return absl::OkStatus();
 }
 
+// A compile job (issue 10, item 4) runs nothing: its one user kernel and the problem its launch
+// expressions are evaluated for (the default shape when none is given).
+absl::Status ValidateCompileJob(const v1::DeviceInfo& device, v1::JobSpec* spec) {
+  if (!spec->variants().empty()) {
+    return absl::InvalidArgumentError("variants: a compile job runs no variant; leave it empty");
+  }
+  KBENCH_RETURN_IF_ERROR(ValidateUserKernels(device, spec));
+  KBENCH_ASSIGN_OR_RETURN(kernels::Problem problem,
+                          ProblemFromSpec(*spec, spec->user_kernels(0).name()));
+  KBENCH_RETURN_IF_ERROR(kernels::ValidateProblem(&problem));
+  for (const auto& [name, value] : problem.params) (*spec->mutable_params())[name] = value;
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status ValidateAndNormalize(const v1::DeviceInfo& device, const SubmitLimits& limits,
@@ -211,6 +227,8 @@ absl::Status ValidateAndNormalize(const v1::DeviceInfo& device, const SubmitLimi
   KBENCH_RETURN_IF_ERROR(NormalizeEnums(spec));
   KBENCH_RETURN_IF_ERROR(ValidateStopping(spec->stopping(), limits));
   KBENCH_RETURN_IF_ERROR(ValidateOperation(*spec));
+  if (spec->kind() == v1::JOB_KIND_COMPILE) return ValidateCompileJob(device, spec);
+  KBENCH_RETURN_IF_ERROR(ValidateUserKernels(device, spec));
   KBENCH_RETURN_IF_ERROR(ValidateForDevice(device, limits, *spec));
   KBENCH_ASSIGN_OR_RETURN(const Footprint need, ValidateVariants(device, spec));
   KBENCH_RETURN_IF_ERROR(CheckDeviceMemory(device, limits, *spec, need.buffers));

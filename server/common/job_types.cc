@@ -6,12 +6,21 @@
 namespace kbench {
 
 std::string JobKindName(JobKind kind) {
-  return kind == JobKind::kProfile ? "profile" : "benchmark";
+  switch (kind) {
+    case JobKind::kProfile:
+      return "profile";
+    case JobKind::kCompile:
+      return "compile";
+    case JobKind::kBenchmark:
+      break;
+  }
+  return "benchmark";
 }
 
 absl::StatusOr<JobKind> ParseJobKind(absl::string_view name) {
   if (name == "benchmark") return JobKind::kBenchmark;
   if (name == "profile") return JobKind::kProfile;
+  if (name == "compile") return JobKind::kCompile;
   return absl::InvalidArgumentError(absl::StrCat("unknown job kind '", name.substr(0, 40), "'"));
 }
 

@@ -9,8 +9,8 @@
 
 namespace kbench {
 
-enum class JobKind { kBenchmark, kProfile };
-// "benchmark" | "profile": the store's column and the metrics' label.
+enum class JobKind { kBenchmark, kProfile, kCompile };
+// "benchmark" | "profile" | "compile": the store's column and the metrics' label.
 std::string JobKindName(JobKind kind);
 absl::StatusOr<JobKind> ParseJobKind(absl::string_view name);
 

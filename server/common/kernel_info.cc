@@ -3,9 +3,37 @@
 
 #include <set>
 
+#include "kernels/abi.h"
 #include "server/common/spec_problem.h"
 
 namespace kbench {
+namespace {
+
+v1::AbiArgument::Kind KindOf(kernels::AbiArgument::Kind kind) {
+  switch (kind) {
+    case kernels::AbiArgument::Kind::kInput:
+      return v1::AbiArgument::KIND_INPUT;
+    case kernels::AbiArgument::Kind::kOutput:
+      return v1::AbiArgument::KIND_OUTPUT;
+    case kernels::AbiArgument::Kind::kDim:
+      return v1::AbiArgument::KIND_DIM;
+    case kernels::AbiArgument::Kind::kParam:
+      return v1::AbiArgument::KIND_PARAM;
+  }
+  return v1::AbiArgument::KIND_UNSPECIFIED;
+}
+
+void FillAbi(const kernels::Operation& op, v1::KernelAbi* abi) {
+  for (const kernels::AbiArgument& a : kernels::KernelAbiOf(op)) {
+    v1::AbiArgument* out = abi->add_arguments();
+    out->set_name(a.name);
+    out->set_kind(KindOf(a.kind));
+    out->set_elements(a.elements);
+  }
+  abi->set_layout("row-major, contiguous");
+}
+
+}  // namespace
 
 v1::KernelInfo KernelInfoOf(const kernels::Operation& op) {
   v1::KernelInfo k;
@@ -35,6 +63,7 @@ v1::KernelInfo KernelInfoOf(const kernels::Operation& op) {
     pi->set_max(p.max);
     pi->set_default_value(p.default_value);
   }
+  FillAbi(op, k.mutable_abi());
   return k;
 }
 

@@ -51,5 +51,10 @@ absl::StatusOr<std::vector<v1::DeviceInfo>> DiscoverCudaDevices();
 // Nsight Compute's target mode, `kbench-executor --ncu-target SPEC_FILE` (profile jobs): returns
 // the process's exit code.
 int RunNcuTarget(int argc, char** argv);
+// A compile job (JOB_KIND_COMPILE, issue 10): any device's executor runs it, no GPU needed
+// (server/executor/usermodule/); FAILED_PRECONDITION in a build without the CUDA toolkit.
+absl::StatusOr<JobRun> RunCompileJob(const JobContext& context);
+// The compile child, `kbench-executor --compile-user-kernel REQUEST REPLY`: the exit code.
+int RunCompileUserKernelChild(int argc, char** argv);
 
 }  // namespace kbench::executor

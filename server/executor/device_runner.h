@@ -9,6 +9,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "kbench/v1/types.pb.h"
 #include "kernels/operation.h"
 #include "server/executor/measure/sampler.h"
@@ -68,6 +69,17 @@ class DeviceRunner {
   virtual absl::StatusOr<std::unique_ptr<PreparedVariant>> Prepare(const kernels::Problem& problem,
                                                                    uint64_t seed,
                                                                    v1::MeasureMode mode) = 0;
+  // A user's own kernel (issue 10) as the variant: compiled or loaded for this device (compiles
+  // run in a child process using `scratch_dir`, stopped when `*cancelled`), then set up and
+  // launched with the operation's ABI exactly as Prepare's variants are, so that it is checked
+  // and timed by the same code. Devices that cannot run user kernels say so.
+  virtual absl::StatusOr<std::unique_ptr<PreparedVariant>> PrepareUserVariant(
+      const kernels::Problem& problem, const v1::UserKernel& kernel, uint64_t seed,
+      v1::MeasureMode mode, const std::string& scratch_dir, const std::atomic<bool>* cancelled) {
+    (void)problem, (void)kernel, (void)seed, (void)mode, (void)scratch_dir, (void)cancelled;
+    return absl::FailedPreconditionError(
+        absl::StrCat("user_kernels: ", info().id(), " cannot run user kernels (CUDA devices do)"));
+  }
   // Peak FLOP/s for the dtype (0 when unknown).
   virtual double PeakFlops(kernels::DType dtype) const = 0;
   // Environment fields: clocks, temperature, throttling (may leave them empty).

@@ -25,6 +25,11 @@ static int Main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--ncu-target") return kbench::executor::RunNcuTarget(argc, argv);
   }
+  // A user kernel's compile runs in a child process killed at its deadline (compile jobs and
+  // user variants).
+  if (argc > 1 && std::string(argv[1]) == "--compile-user-kernel") {
+    return kbench::executor::RunCompileUserKernelChild(argc, argv);
+  }
   std::string device;
   int fd = -1;
   bool discover = false;

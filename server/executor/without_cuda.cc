@@ -36,4 +36,15 @@ int RunNcuTarget(int, char**) {
   return 1;
 }
 
+absl::StatusOr<JobRun> RunCompileJob(const JobContext&) {
+  return absl::FailedPreconditionError(
+      "kind: compile jobs need the CUDA toolkit's compilers (NVRTC, nvJitLink); this "
+      "kbench-executor was built without CUDA (KBENCH_CUDA=OFF)");
+}
+
+int RunCompileUserKernelChild(int, char**) {
+  std::fprintf(stderr, "kbench-executor --compile-user-kernel: %s\n", kWithoutCuda);
+  return 1;
+}
+
 }  // namespace kbench::executor

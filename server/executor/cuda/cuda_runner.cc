@@ -130,6 +130,31 @@ absl::StatusOr<std::unique_ptr<PreparedVariant>> CudaRunner::Prepare(
   return std::unique_ptr<PreparedVariant>(std::move(pv));
 }
 
+absl::StatusOr<std::unique_ptr<PreparedVariant>> CudaRunner::PrepareUserVariant(
+    const kernels::Problem& problem, const v1::UserKernel& kernel, uint64_t seed,
+    v1::MeasureMode mode, const std::string& scratch_dir, const std::atomic<bool>* cancelled) {
+  if (mode != v1::MEASURE_MODE_COLD && mode != v1::MEASURE_MODE_HOT &&
+      mode != v1::MEASURE_MODE_GRAPH) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("mode: ", v1::MeasureMode_Name(mode), " is not a measure mode"));
+  }
+  // kbenchd fills the arch in from this device at submit; an old spec may lack it.
+  KBENCH_ASSIGN_OR_RETURN(const kernels::SmArch arch,
+                          kernel.arch().empty()
+                              ? kernels::SmArchForComputeCapability(info_.compute_capability())
+                              : kernels::ParseSmArch(kernel.arch()));
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaSetDevice(ordinal_));
+  bool cache_hit = false;
+  KBENCH_ASSIGN_OR_RETURN(const LoadedUserModule* module,
+                          user_modules_.Get(kernel, arch, scratch_dir, cancelled, &cache_hit));
+  KBENCH_ASSIGN_OR_RETURN(VariantLauncher launcher,
+                          MakeUserLauncher(*module, kernel, problem, ordinal_, cache_hit));
+  KBENCH_ASSIGN_OR_RETURN(
+      std::unique_ptr<CudaPreparedVariant> pv,
+      CudaPreparedVariant::Create(this, problem, std::move(launcher), seed, mode));
+  return std::unique_ptr<PreparedVariant>(std::move(pv));
+}
+
 double CudaRunner::PeakFlops(kernels::DType dtype) const {
   switch (dtype) {
     case kernels::DType::kF32:

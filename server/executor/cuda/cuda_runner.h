@@ -19,6 +19,7 @@
 #include "server/executor/cuda/l2_flusher.h"
 #include "server/executor/cuda/measure_modes.h"
 #include "server/executor/cuda/nvml.h"
+#include "server/executor/cuda/user_variant.h"
 #include "server/executor/device_runner.h"
 #include "server/executor/measure/clock_floor.h"
 
@@ -58,6 +59,10 @@ class CudaRunner : public DeviceRunner {
   absl::StatusOr<std::unique_ptr<PreparedVariant>> Prepare(const kernels::Problem& problem,
                                                            uint64_t seed,
                                                            v1::MeasureMode mode) override;
+  absl::StatusOr<std::unique_ptr<PreparedVariant>> PrepareUserVariant(
+      const kernels::Problem& problem, const v1::UserKernel& kernel, uint64_t seed,
+      v1::MeasureMode mode, const std::string& scratch_dir,
+      const std::atomic<bool>* cancelled) override;
   double PeakFlops(kernels::DType dtype) const override;
   void ReadClocks(v1::ClockReading* reading) override;
 
@@ -91,6 +96,8 @@ class CudaRunner : public DeviceRunner {
   const int ordinal_;
   CudaRunnerOptions options_;
   v1::DeviceInfo info_;
+  // Users' modules compiled and loaded in this process (issue 10).
+  UserModuleCache user_modules_;
   cudaDeviceProp prop_{};
   cudaStream_t timed_stream_ = nullptr;
   cudaStream_t prep_stream_ = nullptr;

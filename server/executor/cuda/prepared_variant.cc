@@ -41,11 +41,10 @@ int64_t BufferSetsForRotation(int64_t set_bytes, int64_t l2_bytes) {
 }
 
 CudaPreparedVariant::CudaPreparedVariant(CudaRunner* runner, const kernels::Problem& problem,
-                                         const kernels::cuda::CudaVariant& variant,
-                                         v1::MeasureMode mode)
+                                         VariantLauncher launcher, v1::MeasureMode mode)
     : runner_(runner),
       problem_(problem),
-      variant_(variant),
+      launcher_(std::move(launcher)),
       mode_(mode),
       name_(absl::StrCat(problem.op, "/", problem.variant)) {}
 
@@ -64,9 +63,18 @@ absl::Status CudaPreparedVariant::Where(const absl::Status& s, const char* what)
 absl::StatusOr<std::unique_ptr<CudaPreparedVariant>> CudaPreparedVariant::Create(
     CudaRunner* runner, const kernels::Problem& problem, const kernels::cuda::CudaVariant& variant,
     uint64_t seed, v1::MeasureMode mode) {
+  return Create(runner, problem, VariantLauncher{variant.launch, variant.needs_cublas, nullptr},
+                seed, mode);
+}
+
+absl::StatusOr<std::unique_ptr<CudaPreparedVariant>> CudaPreparedVariant::Create(
+    CudaRunner* runner, const kernels::Problem& problem, VariantLauncher launcher, uint64_t seed,
+    v1::MeasureMode mode) {
   const kernels::Operation* op = kernels::FindOperation(problem.op);
   if (op == nullptr) return absl::InvalidArgumentError("kernel: unknown operation " + problem.op);
-  std::unique_ptr<CudaPreparedVariant> pv(new CudaPreparedVariant(runner, problem, variant, mode));
+  const bool needs_cublas = launcher.needs_cublas;
+  std::unique_ptr<CudaPreparedVariant> pv(
+      new CudaPreparedVariant(runner, problem, std::move(launcher), mode));
   pv->layout_ = op->layout(problem);
   const int64_t element_bytes = static_cast<int64_t>(kernels::StorageBytes(problem.dtype));
   int64_t set_bytes = 0;
@@ -100,7 +108,7 @@ absl::StatusOr<std::unique_ptr<CudaPreparedVariant>> CudaPreparedVariant::Create
   void* workspace_ptr = workspace > 0 ? base + sets * set_bytes : nullptr;
   cudaStream_t prep = runner->prep_stream();
   void* cublas = nullptr;
-  if (variant.needs_cublas) {
+  if (needs_cublas) {
     absl::StatusOr<void*> handle = runner->Cublas();
     if (!handle.ok()) return pv->Where(handle.status(), "creating the cuBLAS handle");
     cublas = *handle;
@@ -145,7 +153,7 @@ absl::StatusOr<std::unique_ptr<CudaPreparedVariant>> CudaPreparedVariant::Create
 }
 
 absl::Status CudaPreparedVariant::Launch(int64_t i) {
-  return variant_.launch(problem_, args_[static_cast<size_t>(i) % args_.size()]);
+  return launcher_.launch(problem_, args_[static_cast<size_t>(i) % args_.size()]);
 }
 
 absl::Status CudaPreparedVariant::FillInputs(size_t set, uint64_t seed, cudaStream_t stream) {
@@ -241,6 +249,7 @@ absl::StatusOr<TimedCheck> CudaPreparedVariant::TakeCheckedSample() {
 }
 
 void CudaPreparedVariant::DescribeMeasurement(v1::VariantResult* out) const {
+  if (launcher_.describe) launcher_.describe(out);
   if (mode_ != v1::MEASURE_MODE_GRAPH) return;
   const int64_t rotation = set_bytes_ * buffer_sets();
   out->set_rotation_bytes(rotation);

@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,12 +20,24 @@ namespace kbench::executor::cuda {
 
 class CudaRunner;
 
+// How a prepared problem launches its variant: a catalogue variant's launch function, or a user
+// kernel's (user_variant.h).
+struct VariantLauncher {
+  std::function<absl::Status(const kernels::Problem&, const kernels::cuda::LaunchArgs&)> launch;
+  bool needs_cublas = false;
+  // Adds what only this launcher knows to the variant's result (a user module's record).
+  std::function<void(v1::VariantResult*)> describe;
+};
+
 class CudaPreparedVariant : public PreparedVariant {
  public:
   // Allocates and fills the buffers; RESOURCE_EXHAUSTED naming the bytes when they do not fit.
   static absl::StatusOr<std::unique_ptr<CudaPreparedVariant>> Create(
       CudaRunner* runner, const kernels::Problem& problem,
       const kernels::cuda::CudaVariant& variant, uint64_t seed, v1::MeasureMode mode);
+  static absl::StatusOr<std::unique_ptr<CudaPreparedVariant>> Create(
+      CudaRunner* runner, const kernels::Problem& problem, VariantLauncher launcher, uint64_t seed,
+      v1::MeasureMode mode);
   ~CudaPreparedVariant() override;
 
   // Refills every buffer set's inputs on the prep stream once the timed stream is idle.
@@ -56,8 +69,8 @@ class CudaPreparedVariant : public PreparedVariant {
   static constexpr int64_t kMaxBufferSets = 1024;
 
  private:
-  CudaPreparedVariant(CudaRunner* runner, const kernels::Problem& problem,
-                      const kernels::cuda::CudaVariant& variant, v1::MeasureMode mode);
+  CudaPreparedVariant(CudaRunner* runner, const kernels::Problem& problem, VariantLauncher launcher,
+                      v1::MeasureMode mode);
   absl::Status Launch(int64_t i);
   // Fills buffer set `set`'s inputs from `seed` on `stream` (not waited for).
   absl::Status FillInputs(size_t set, uint64_t seed, cudaStream_t stream);
@@ -69,7 +82,7 @@ class CudaPreparedVariant : public PreparedVariant {
 
   CudaRunner* runner_;
   kernels::Problem problem_;
-  const kernels::cuda::CudaVariant& variant_;
+  VariantLauncher launcher_;
   v1::MeasureMode mode_;
   std::string name_;
   kernels::Layout layout_;

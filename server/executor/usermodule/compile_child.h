@@ -1,0 +1,27 @@
+// Runs a user kernel's compile in a child process (kbench-executor --compile-user-kernel IN OUT)
+// killed at a deadline: NVRTC cannot be interrupted, and a compiler crash or a pathological
+// template must not take the executor (and its CUDA context) down (issue 10, item 6).
+#pragma once
+
+#include <atomic>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "kbench/internal/v1/executor.pb.h"
+#include "kernels/user_kernel_rules.h"
+
+namespace kbench::executor::usermodule {
+
+// Compiles `kernel` for `arch` in a child, using `scratch_dir` for the request and reply files
+// (removed afterwards). The compile's own failures come back with their code (INVALID_ARGUMENT
+// with the log); DEADLINE_EXCEEDED after `timeout_seconds`; CANCELLED when `*cancelled`.
+absl::StatusOr<internal::v1::CompileReply> CompileInChild(const v1::UserKernel& kernel,
+                                                          const kernels::SmArch& arch,
+                                                          const std::string& scratch_dir,
+                                                          double timeout_seconds,
+                                                          const std::atomic<bool>* cancelled);
+
+// The child's side: `kbench-executor --compile-user-kernel IN OUT`. Returns the exit code.
+int RunCompileChild(int argc, char** argv);
+
+}  // namespace kbench::executor::usermodule

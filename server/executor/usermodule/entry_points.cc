@@ -1,0 +1,16 @@
+// The executor's entry points into users' kernels (declared in server/executor/backend.h).
+#include "server/executor/backend.h"
+#include "server/executor/usermodule/compile_child.h"
+#include "server/executor/usermodule/compile_job.h"
+
+namespace kbench::executor {
+
+absl::StatusOr<JobRun> RunCompileJob(const JobContext& context) {
+  return usermodule::RunCompileJob(context);
+}
+
+int RunCompileUserKernelChild(int argc, char** argv) {
+  return usermodule::RunCompileChild(argc, argv);
+}
+
+}  // namespace kbench::executor

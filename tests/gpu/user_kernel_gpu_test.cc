@@ -1,0 +1,231 @@
+// GPU tests of users' own kernels (issue 10) through a real kbenchd: the catalogue's fused
+// softmax pasted into a file and compared interleaved with the built-in (CUDA source, then the
+// PTX and cubin the compile job produced); a faulting kernel fails only its job; a hanging one is
+// killed at its deadline. Labelled `gpu`; they skip without a CUDA device.
+#include <cmath>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "tests/integration/daemon.h"
+
+namespace kbench::testing {
+namespace {
+
+// softmax/fused for f32 rows of 4096 as kernels/cuda/softmax.cu launches it: 256 threads, each
+// holding 4 float4 chunks of its row in registers; block reductions through warp shuffles.
+constexpr char kFusedSoftmax[] = R"(
+__device__ float WarpMax(float v) {
+  for (int o = 16; o > 0; o /= 2) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+__device__ float WarpSum(float v) {
+  for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+template <bool kMax>
+__device__ float BlockReduce(float v, float* scratch) {
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  v = kMax ? WarpMax(v) : WarpSum(v);
+  if (lane == 0) scratch[warp] = v;
+  __syncthreads();
+  const int warps = (blockDim.x + 31) / 32;
+  float r = lane < warps ? scratch[lane] : (kMax ? -INFINITY : 0.0f);
+  r = kMax ? WarpMax(r) : WarpSum(r);
+  __syncthreads();
+  return r;
+}
+extern "C" __global__ void __launch_bounds__(256)
+    softmax_fused_user(const float* __restrict__ in, float* __restrict__ out, long long rows,
+                       long long cols) {
+  __shared__ float scratch[32];
+  const float4* x = reinterpret_cast<const float4*>(in + blockIdx.x * cols);
+  float4* y = reinterpret_cast<float4*>(out + blockIdx.x * cols);
+  const long long items = cols / 4;
+  float4 c[4];
+  float m = -INFINITY;
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    const long long i = threadIdx.x + k * 256LL;
+    if (i < items) {
+      c[k] = x[i];
+      m = fmaxf(fmaxf(m, fmaxf(c[k].x, c[k].y)), fmaxf(c[k].z, c[k].w));
+    }
+  }
+  m = BlockReduce<true>(m, scratch);
+  float s = 0;
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    if (threadIdx.x + k * 256LL < items) {
+      s += __expf(c[k].x - m) + __expf(c[k].y - m) + __expf(c[k].z - m) + __expf(c[k].w - m);
+    }
+  }
+  s = BlockReduce<false>(s, scratch);
+  const float inv = 1.0f / s;
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    const long long i = threadIdx.x + k * 256LL;
+    if (i < items) {
+      y[i] = make_float4(__expf(c[k].x - m) * inv, __expf(c[k].y - m) * inv,
+                         __expf(c[k].z - m) * inv, __expf(c[k].w - m) * inv);
+    }
+  }
+}
+)";
+
+bool HasCudaDevice(Daemon& daemon) {
+  grpc::ClientContext ctx;
+  v1::ListDevicesResponse resp;
+  if (!daemon.stub().ListDevices(&ctx, v1::ListDevicesRequest(), &resp).ok()) return false;
+  for (const v1::DeviceInfo& d : resp.devices()) {
+    if (d.id() == "cuda:0") return true;
+  }
+  return false;
+}
+
+v1::UserKernel SoftmaxUserKernel(v1::UserKernelForm form, const std::string& code) {
+  v1::UserKernel uk;
+  uk.set_form(form);
+  uk.set_code(code);
+  uk.set_entry("softmax_fused_user");
+  uk.set_file_name("fused_softmax.cu");
+  uk.mutable_launch()->add_grid("rows");
+  uk.mutable_launch()->add_block("256");
+  return uk;
+}
+
+v1::JobSpec CompareSpec(const v1::UserKernel& uk) {
+  v1::JobSpec spec;
+  spec.set_kernel("softmax");
+  spec.add_variants("fused");
+  spec.add_variants("@user");
+  spec.add_shape(4096);
+  spec.add_shape(4096);
+  spec.set_device("cuda:0");
+  spec.mutable_stopping()->set_max_noise(0.005);
+  spec.mutable_stopping()->set_timeout_seconds(20);
+  *spec.add_user_kernels() = uk;
+  return spec;
+}
+
+v1::Job RunToEnd(Daemon& daemon, const v1::JobSpec& spec) {
+  absl::StatusOr<v1::Job> job = Submit(daemon.stub(), spec);
+  EXPECT_TRUE(job.ok()) << job.status();
+  if (!job.ok()) return {};
+  return WaitFor(
+      daemon.stub(), job->id(), [](const v1::Job& j) { return IsTerminal(j.state()); },
+      std::chrono::seconds(240));
+}
+
+std::string Artifact(Daemon& daemon, const std::string& job, const std::string& name) {
+  grpc::ClientContext ctx;
+  v1::GetArtifactRequest req;
+  req.set_job_id(job);
+  req.set_name(name);
+  auto reader = daemon.stub().GetArtifact(&ctx, req);
+  std::string bytes;
+  v1::GetArtifactResponse chunk;
+  while (reader->Read(&chunk)) bytes += chunk.data();
+  EXPECT_TRUE(reader->Finish().ok()) << name;
+  return bytes;
+}
+
+// The user's copy of fused runs within 2% of the built-in, both checked against the reference.
+void ExpectMatchesFused(const v1::Job& job, v1::UserKernelForm form) {
+  ASSERT_EQ(job.state(), v1::JOB_STATE_SUCCEEDED) << job.error();
+  ASSERT_EQ(job.result().variants_size(), 2);
+  const v1::VariantResult& fused = job.result().variants(0);
+  const v1::VariantResult& user = job.result().variants(1);
+  EXPECT_EQ(user.variant(), "@user");
+  EXPECT_TRUE(user.correctness().passed());
+  EXPECT_TRUE(user.timed_correctness().passed());
+  const double ratio = user.stats().median_seconds() / fused.stats().median_seconds();
+  EXPECT_LT(std::abs(ratio - 1), 0.02) << "user " << user.stats().median_seconds() << " s, fused "
+                                       << fused.stats().median_seconds() << " s";
+  const v1::UserModuleRecord& m = user.user_module();
+  EXPECT_EQ(m.form(), form);
+  EXPECT_EQ(m.module_sha256().size(), 64u);
+  EXPECT_EQ(m.entry(), "softmax_fused_user");
+  ASSERT_EQ(m.grid_size(), 3);
+  EXPECT_EQ(m.grid(0), 4096);
+  EXPECT_EQ(m.block(0), 256);
+  EXPECT_GT(m.resources().registers_per_thread(), 0);
+}
+
+class UserKernelGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!HasCudaDevice(daemon_)) GTEST_SKIP() << "no CUDA device";
+  }
+  TempDir dir_;
+  Daemon daemon_{dir_.path(), {"--executor-hang-slack", "20"}};
+};
+
+TEST_F(UserKernelGpu, PastedFusedSoftmaxMatchesTheBuiltInFromSourcePtxAndCubin) {
+  ExpectMatchesFused(
+      RunToEnd(daemon_, CompareSpec(SoftmaxUserKernel(v1::USER_KERNEL_FORM_CUDA, kFusedSoftmax))),
+      v1::USER_KERNEL_FORM_CUDA);
+  // The same module as PTX and as a cubin, from a compile job for this device.
+  v1::JobSpec compile;
+  compile.set_kind(v1::JOB_KIND_COMPILE);
+  compile.set_kernel("softmax");
+  compile.set_device("cuda:0");
+  *compile.add_user_kernels() = SoftmaxUserKernel(v1::USER_KERNEL_FORM_CUDA, kFusedSoftmax);
+  const v1::Job compiled = RunToEnd(daemon_, compile);
+  ASSERT_EQ(compiled.state(), v1::JOB_STATE_SUCCEEDED) << compiled.error();
+  const std::string ptx = Artifact(daemon_, compiled.id(), "module.ptx");
+  const std::string cubin = Artifact(daemon_, compiled.id(), "module.cubin");
+  ExpectMatchesFused(
+      RunToEnd(daemon_, CompareSpec(SoftmaxUserKernel(v1::USER_KERNEL_FORM_PTX, ptx))),
+      v1::USER_KERNEL_FORM_PTX);
+  ExpectMatchesFused(
+      RunToEnd(daemon_, CompareSpec(SoftmaxUserKernel(v1::USER_KERNEL_FORM_CUBIN, cubin))),
+      v1::USER_KERNEL_FORM_CUBIN);
+}
+
+TEST_F(UserKernelGpu, FaultingKernelFailsOnlyItsJobAndTheNextJobSucceeds) {
+  v1::UserKernel uk = SoftmaxUserKernel(
+      v1::USER_KERNEL_FORM_CUDA,
+      R"(extern "C" __global__ void softmax_fused_user(const float* in, float* out, long long rows,
+                                                      long long cols) {
+           float* nowhere = reinterpret_cast<float*>(0x10);
+           nowhere[threadIdx.x] = in[0];
+         })");
+  v1::JobSpec spec = CompareSpec(uk);
+  spec.clear_variants();
+  spec.add_variants("@user");
+  const v1::Job failed = RunToEnd(daemon_, spec);
+  ASSERT_EQ(failed.state(), v1::JOB_STATE_FAILED);
+  EXPECT_NE(failed.error().find("cudaError"), std::string::npos) << failed.error();
+  v1::JobSpec next = CompareSpec(uk);
+  next.clear_user_kernels();
+  next.clear_variants();
+  next.add_variants("fused");
+  const v1::Job ok = RunToEnd(daemon_, next);
+  EXPECT_EQ(ok.state(), v1::JOB_STATE_SUCCEEDED) << ok.error();
+}
+
+TEST_F(UserKernelGpu, HangingKernelIsKilledAtItsDeadline) {
+  v1::UserKernel uk = SoftmaxUserKernel(
+      v1::USER_KERNEL_FORM_CUDA,
+      R"(extern "C" __global__ void softmax_fused_user(const float* in, float* out, long long rows,
+                                                      long long cols) {
+           volatile int spin = 1;
+           while (spin) {}
+         })");
+  v1::JobSpec spec = CompareSpec(uk);
+  spec.clear_variants();
+  spec.add_variants("@user");
+  spec.mutable_stopping()->set_timeout_seconds(2);
+  const auto start = std::chrono::steady_clock::now();
+  const v1::Job hung = RunToEnd(daemon_, spec);
+  EXPECT_EQ(hung.state(), v1::JOB_STATE_FAILED);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(120));
+  v1::JobSpec next = CompareSpec(uk);
+  next.clear_user_kernels();
+  next.clear_variants();
+  next.add_variants("fused");
+  EXPECT_EQ(RunToEnd(daemon_, next).state(), v1::JOB_STATE_SUCCEEDED);
+}
+
+}  // namespace
+}  // namespace kbench::testing
