@@ -113,8 +113,7 @@ class KbenchService final : public StreamingBase {
                                                          const v1::DeviceInfo& device,
                                                          std::vector<sweep::Point>* points);
   absl::Status DoSubmitSweep(const v1::SubmitSweepRequest& request, const auth::Identity& caller,
-                             const std::string& owner,
-                             v1::SubmitSweepResponse* response);
+                             const std::string& owner, v1::SubmitSweepResponse* response);
   absl::Status DoCancelSweep(const auth::Identity& caller, const std::string& id,
                              v1::CancelSweepResponse* response);
   bool IsSweepId(const std::string& id) const;

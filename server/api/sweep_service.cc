@@ -251,7 +251,8 @@ grpc::Status KbenchService::SubmitSweep(grpc::ServerContext* context,
   if (absl::Status s = CheckRequestSize(as_job); !s.ok()) return Finish("SubmitSweep", start, s);
   absl::StatusOr<auth::Identity> caller = authorizer_->Submit(*context, &as_job);
   if (!caller.ok()) return Finish("SubmitSweep", start, caller.status());
-  return Finish("SubmitSweep", start, DoSubmitSweep(*request, *caller, as_job.spec().owner(), response));
+  return Finish("SubmitSweep", start,
+                DoSubmitSweep(*request, *caller, as_job.spec().owner(), response));
 }
 
 grpc::Status KbenchService::GetSweep(grpc::ServerContext* context,

@@ -1,5 +1,5 @@
-// Tenancy series: jobs and GPU seconds per owner (bounded to the auth file's users) and authentication
-// failures by reason.
+// Tenancy series: jobs and GPU seconds per owner (bounded to the auth file's users) and
+// authentication failures by reason.
 #include <set>
 
 #include "server/metrics/prometheus_metrics.h"

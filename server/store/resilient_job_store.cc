@@ -239,8 +239,7 @@ absl::Status ResilientJobStore::IndexResults(const std::vector<IndexedResult>& r
   return WithRetries([&] { return inner_->IndexResults(rows); });
 }
 
-absl::StatusOr<std::vector<IndexedResult>> ResilientJobStore::History(
-    const HistoryFilter& filter) {
+absl::StatusOr<std::vector<IndexedResult>> ResilientJobStore::History(const HistoryFilter& filter) {
   return inner_->History(filter);
 }
 
