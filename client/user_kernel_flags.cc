@@ -54,17 +54,38 @@ absl::Status ReadTritonMetadata(const UserKernelFlags& f, const std::string& tex
   if (j.is_discarded() || !j.is_object()) {
     return UsageError(absl::StrCat("--source: '", f.source, "' is not a JSON object"));
   }
-  const std::string cubin = j.value("cubin", j.value("cubin_path", std::string()));
+  // tools/triton/compile_for_kbench.py writes format kbench-triton-cubin/1: binary.path,
+  // shared_memory_bytes, abi.scratch_pointers and launch.grid; older flat keys still read.
+  const nlohmann::json binary = j.value("binary", nlohmann::json::object());
+  const nlohmann::json abi = j.value("abi", nlohmann::json::object());
+  const std::string cubin =
+      binary.value("path", j.value("cubin", j.value("cubin_path", std::string())));
   if (cubin.empty()) {
-    return UsageError(absl::StrCat("--source: '", f.source, "' names no \"cubin\" file"));
+    return UsageError(absl::StrCat("--source: '", f.source, "' names no cubin file"));
+  }
+  for (const nlohmann::json& scratch : abi.value("scratch", nlohmann::json::array())) {
+    if (scratch.value("bytes_per_program", int64_t{0}) > 0) {
+      return UsageError(absl::StrCat("--source: '", f.source, "' needs Triton's ",
+                                     scratch.value("name", std::string("scratch")),
+                                     " memory, which kbench does not allocate"));
+    }
   }
   const std::filesystem::path dir = std::filesystem::path(f.source).parent_path();
   KBENCH_ASSIGN_OR_RETURN(std::string bytes, ReadFile("--source", (dir / cubin).string()));
   uk->set_code(std::move(bytes));
   v1::TritonMetadata* t = uk->mutable_triton();
   t->set_num_warps(j.value("num_warps", 4));
-  t->set_shared_bytes(j.value("shared", j.value("shared_bytes", int64_t{0})));
-  t->set_trailing_null_pointers(j.value("trailing_null_pointers", 0));
+  t->set_shared_bytes(
+      j.value("shared_memory_bytes", j.value("shared", j.value("shared_bytes", int64_t{0}))));
+  t->set_trailing_null_pointers(
+      abi.value("scratch_pointers", j.value("trailing_null_pointers", 0)));
+  // The grid the kernel was compiled for, unless --grid says otherwise.
+  if (f.grid.empty()) {
+    for (const nlohmann::json& g :
+         j.value("launch", nlohmann::json::object()).value("grid", nlohmann::json::array())) {
+      if (g.is_string()) uk->mutable_launch()->add_grid(g.get<std::string>());
+    }
+  }
   if (uk->entry().empty()) uk->set_entry(j.value("name", j.value("entry", std::string())));
   return absl::OkStatus();
 }

@@ -1,0 +1,83 @@
+// kbctl's reading of a user kernel from its flags: the Triton tool's kernel.json (format
+// kbench-triton-cubin/1, tools/triton/compile_for_kbench.py) becomes the cubin, num_warps,
+// shared memory, trailing scratch pointers and the grid it was compiled for.
+#include "client/user_kernel_flags.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace kbench::client {
+namespace {
+
+class TritonMetadataTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("kbench_triton_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+    std::ofstream(dir_ / "softmax.cubin", std::ios::binary) << std::string(
+        "\x7f"
+        "ELF-bytes",
+        10);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  UserKernelFlags Flags(const std::string& json) {
+    std::ofstream(dir_ / "kernel.json") << json;
+    UserKernelFlags f;
+    f.source = (dir_ / "kernel.json").string();
+    return f;
+  }
+
+  std::filesystem::path dir_;
+};
+
+constexpr char kToolOutput[] = R"({
+  "format": "kbench-triton-cubin/1", "operation": "softmax", "dtype": "f32",
+  "binary": {"kind": "cubin", "path": "softmax.cubin"},
+  "entry": "softmax_row", "num_warps": 8, "shared_memory_bytes": 4096,
+  "launch": {"grid": ["rows", "1", "1"], "block": [256, 1, 1]},
+  "abi": {"scratch_pointers": 2,
+          "scratch": [{"name": "global_scratch", "bytes_per_program": 0},
+                      {"name": "profile_scratch", "bytes_per_program": 0}]}
+})";
+
+TEST_F(TritonMetadataTest, ReadsTheToolsOutput) {
+  absl::StatusOr<v1::UserKernel> uk = BuildUserKernel(Flags(kToolOutput));
+  ASSERT_TRUE(uk.ok()) << uk.status();
+  EXPECT_EQ(uk->form(), v1::USER_KERNEL_FORM_TRITON);
+  EXPECT_EQ(uk->code(), std::string("\x7f"
+                                    "ELF-bytes",
+                                    10));
+  EXPECT_EQ(uk->entry(), "softmax_row");
+  EXPECT_EQ(uk->triton().num_warps(), 8);
+  EXPECT_EQ(uk->triton().shared_bytes(), 4096);
+  EXPECT_EQ(uk->triton().trailing_null_pointers(), 2);
+  ASSERT_EQ(uk->launch().grid_size(), 3);
+  EXPECT_EQ(uk->launch().grid(0), "rows");
+}
+
+TEST_F(TritonMetadataTest, AGridOnTheCommandLineWins) {
+  UserKernelFlags f = Flags(kToolOutput);
+  f.grid = {"cdiv(rows, 2)"};
+  absl::StatusOr<v1::UserKernel> uk = BuildUserKernel(f);
+  ASSERT_TRUE(uk.ok()) << uk.status();
+  ASSERT_EQ(uk->launch().grid_size(), 1);
+  EXPECT_EQ(uk->launch().grid(0), "cdiv(rows, 2)");
+}
+
+TEST_F(TritonMetadataTest, RefusesAKernelThatNeedsScratchMemory) {
+  std::string json = kToolOutput;
+  json.replace(json.find("\"bytes_per_program\": 0"), 22, "\"bytes_per_program\": 64");
+  absl::StatusOr<v1::UserKernel> uk = BuildUserKernel(Flags(json));
+  ASSERT_FALSE(uk.ok());
+  EXPECT_NE(uk.status().message().find("global_scratch"), std::string::npos) << uk.status();
+}
+
+}  // namespace
+}  // namespace kbench::client
