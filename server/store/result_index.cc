@@ -103,6 +103,15 @@ absl::Status ResultIndexQueries::Index(const std::vector<IndexedResult>& rows) {
   KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Transaction> transaction,
                           Transaction::Begin(db_, "index results"));
   {
+    // job_id is no foreign key (history outlives job pruning), so the job is looked up here.
+    KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Statement> job,
+                            db_->Prepare("SELECT 1 FROM jobs WHERE id = ?1", "find indexed job"));
+    KBENCH_RETURN_IF_ERROR(job->BindText(1, rows.front().job_id));
+    KBENCH_ASSIGN_OR_RETURN(const bool found, job->Step());
+    if (!found)
+      return absl::NotFoundError(absl::StrCat("job '", rows.front().job_id, "' not found"));
+  }
+  {
     ScopedReset reset(delete_job_rows_.get());
     KBENCH_RETURN_IF_ERROR(delete_job_rows_->BindText(1, rows.front().job_id));
     KBENCH_RETURN_IF_ERROR(delete_job_rows_->Run());
@@ -110,11 +119,7 @@ absl::Status ResultIndexQueries::Index(const std::vector<IndexedResult>& rows) {
   for (const IndexedResult& r : rows) {
     ScopedReset reset(insert_row_.get());
     KBENCH_RETURN_IF_ERROR(BindRow(*insert_row_, r));
-    absl::Status inserted = insert_row_->Run();
-    if (SqliteCodeOf(inserted) == SQLITE_CONSTRAINT_FOREIGNKEY) {
-      return absl::NotFoundError(absl::StrCat("job '", r.job_id, "' not found"));
-    }
-    KBENCH_RETURN_IF_ERROR(inserted);
+    KBENCH_RETURN_IF_ERROR(insert_row_->Run());
   }
   return transaction->Commit();
 }

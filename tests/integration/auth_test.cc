@@ -171,6 +171,21 @@ std::map<std::string, Call> CallsByMethod() {
     v1::ListSweepsResponse r;
     return stub.ListSweeps(ContextFor(token).get(), {}, &r);
   };
+  calls["ListHistory"] = [](Stub& stub, const std::string& token, const Targets&) {
+    v1::ListHistoryRequest request;
+    request.set_kernel("square");
+    v1::ListHistoryResponse r;
+    return stub.ListHistory(ContextFor(token).get(), request, &r);
+  };
+  calls["GetLeaderboard"] = [](Stub& stub, const std::string& token, const Targets&) {
+    v1::GetLeaderboardRequest request;
+    request.set_kernel("square");
+    request.add_shapes()->add_dims(64);
+    request.set_dtype(v1::DTYPE_F32);
+    request.set_device_model("cpu");
+    v1::GetLeaderboardResponse r;
+    return stub.GetLeaderboard(ContextFor(token).get(), request, &r);
+  };
   return calls;
 }
 
