@@ -14,11 +14,12 @@ mkdir -p "$out"
 export LD_LIBRARY_PATH="$pack/lib:/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader
 
-# The daemon-driving tests start kbenchd at the path it was built at.
-built=$(strings "$pack/bin/user_kernel_gpu_test" | grep -m1 '/bin/kbenchd$')
-if [[ -n "$built" && ! -x "$built" ]]; then
-  mkdir -p "$(dirname "$built")"
-  for b in kbenchd kbench-executor kbctl; do ln -sf "$pack/bin/$b" "$(dirname "$built")/$b"; done
+# The daemon-driving tests start kbenchd at the path it was built at (KBENCHD_PATH):
+# BUILT_BIN, by default the build machine's build/release/bin.
+built=${BUILT_BIN:-/work/main/build/release/bin}
+if [[ ! -x "$built/kbenchd" ]]; then
+  mkdir -p "$built"
+  for b in kbenchd kbench-executor kbctl; do ln -sf "$pack/bin/$b" "$built/$b"; done
 fi
 
 step() { echo "== $1"; }
