@@ -14,6 +14,8 @@ namespace {
 // softmax/fused for f32 rows of 4096 as kernels/cuda/softmax.cu launches it: 256 threads, each
 // holding 4 float4 chunks of its row in registers; block reductions through warp shuffles.
 constexpr char kFusedSoftmax[] = R"(
+// NVRTC has no <math.h>: INFINITY as nvcc's headers would define it.
+#define INFINITY __int_as_float(0x7f800000)
 __device__ float WarpMax(float v) {
   for (int o = 16; o > 0; o /= 2) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
   return v;
