@@ -4,12 +4,14 @@
 #include <sys/wait.h>
 
 #include <array>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
@@ -83,14 +85,14 @@ std::string ReadFile(const fs::path& path) {
   return ss.str();
 }
 
-struct Run {
+struct ShellRun {
   int exit_code = -1;
   std::string out;
 };
 
 // Runs a shell command line (bounded by `timeout` inside it), returning its stdout.
-Run Shell(const std::string& command) {
-  Run run;
+ShellRun Shell(const std::string& command) {
+  ShellRun run;
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return run;
   std::array<char, 4096> buf;
@@ -103,7 +105,7 @@ Run Shell(const std::string& command) {
 
 class SweepTest : public ::testing::Test {
  protected:
-  Run Kbctl(const std::string& args) {
+  ShellRun Kbctl(const std::string& args) {
     return Shell(absl::StrCat("timeout 120 ", KBCTL_PATH, " --server ", daemon_->address(), " ",
                               args, " 2>>", dir_.path(), "/kbctl.err"));
   }
@@ -114,14 +116,14 @@ class SweepTest : public ::testing::Test {
 };
 
 TEST_F(SweepTest, TwelvePointsGiveTablesPlotsAndAReportChromiumRenders) {
-  const Run submitted = Kbctl(
+  const ShellRun submitted = Kbctl(
       "sweep reduce --variants rows_host,full_host --axis cols=16:512:*2 --axis rows=8,16 "
       "--device cpu --min-time 0.01 --min-samples 5 --max-noise 0.99 --no-wait");
   ASSERT_EQ(submitted.exit_code, 0) << ReadFile(dir_.path() + "/kbctl.err");
   const std::string id = submitted.out.substr(0, submitted.out.find('\n'));
   ASSERT_EQ(id.rfind("s-", 0), 0u) << submitted.out;
 
-  const Run watched = Kbctl(absl::StrCat("watch ", id));
+  const ShellRun watched = Kbctl(absl::StrCat("watch ", id));
   ASSERT_EQ(watched.exit_code, 0) << watched.out << ReadFile(dir_.path() + "/kbctl.err");
   EXPECT_NE(ReadFile(dir_.path() + "/kbctl.err").find("12/12 points done"), std::string::npos);
   const v1::GetSweepResponse got = GetSweep(daemon_->stub(), id);
@@ -158,13 +160,13 @@ TEST_F(SweepTest, TwelvePointsGiveTablesPlotsAndAReportChromiumRenders) {
       absl::StrCat("--headless --no-sandbox --disable-gpu --user-data-dir=", out_.path(),
                    "/chrome --window-size=412,915");
   const std::string url = absl::StrCat("file://", out_.path(), "/report.html");
-  const Run shot =
+  const ShellRun shot =
       Shell(absl::StrCat("timeout 90 ", chromium, " ", flags, " --screenshot=", out_.path(),
                          "/phone.png ", url, " 2>/dev/null"));
   EXPECT_EQ(shot.exit_code, 0);
   EXPECT_GT(fs::exists(out_.path() + "/phone.png") ? fs::file_size(out_.path() + "/phone.png") : 0,
             1000u);
-  const Run dom =
+  const ShellRun dom =
       Shell(absl::StrCat("timeout 90 ", chromium, " ", flags, " --dump-dom ", url, " 2>/dev/null"));
   ASSERT_EQ(dom.exit_code, 0);
   EXPECT_NE(dom.out.find("<svg"), std::string::npos);
@@ -185,13 +187,15 @@ TEST_F(SweepTest, CancellingASweepCancelsItsRemainingPoints) {
   WaitFor(daemon_->stub(), sweep->points(0).job_id(),
           [](const v1::Job& j) { return j.state() == v1::JOB_STATE_RUNNING; });
 
-  const Run cancelled = Kbctl(absl::StrCat("cancel ", sweep->id()));
+  const ShellRun cancelled = Kbctl(absl::StrCat("cancel ", sweep->id()));
   EXPECT_EQ(cancelled.exit_code, 0) << cancelled.out;
   const v1::GetSweepResponse done =
       WaitForSweepState(daemon_->stub(), sweep->id(), v1::SWEEP_STATE_CANCELLED);
   EXPECT_EQ(done.sweep().points_done(), 12);
   EXPECT_GE(done.sweep().points_cancelled(), 11);
-  for (int i = 1; i < 12; ++i) EXPECT_EQ(done.jobs(i).state(), v1::JOB_STATE_CANCELLED) << i;
+  for (int i = 1; i < 12; ++i) {
+    EXPECT_EQ(done.jobs(i).state(), v1::JOB_STATE_CANCELLED) << i;
+  }
   // A cancelled sweep still gets its (partial) report.
   EXPECT_GT(done.sweep().artifacts_size(), 0);
 }
@@ -213,7 +217,9 @@ TEST_F(SweepTest, SubmitValidatesEveryPointAndQueuesNothingOnError) {
     spec.mutable_axes(0)->set_values(c.values);
     absl::StatusOr<v1::Sweep> sweep = SubmitSweep(daemon_->stub(), spec);
     ASSERT_FALSE(sweep.ok()) << c.axis << "=" << c.values;
-    if (c.code != absl::StatusCode::kUnknown) EXPECT_EQ(sweep.status().code(), c.code);
+    if (c.code != absl::StatusCode::kUnknown) {
+      EXPECT_EQ(sweep.status().code(), c.code);
+    }
     EXPECT_NE(sweep.status().message().find(c.says), std::string::npos) << sweep.status();
   }
   v1::SweepSpec zip = TwelvePoints();
