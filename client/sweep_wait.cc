@@ -138,6 +138,11 @@ absl::Status PrintSweepReport(Session& session, const std::string& sweep_id) {
                 << sweep.points_total() << " points  owner " << sweep.owner() << "\n";
   if (!sweep.error().empty()) session.out() << "report error: " << sweep.error() << "\n";
   session.out() << RenderSweepTable(table);
+  for (const report::PointRow& row : table.rows) {
+    if (!row.error.empty()) {
+      session.out() << "point " << row.index << " " << row.state << ": " << row.error << "\n";
+    }
+  }
   if (sweep.artifacts_size() > 0) {
     std::vector<std::string> names;
     for (const v1::ArtifactInfo& a : sweep.artifacts()) names.push_back(a.name());

@@ -169,8 +169,9 @@ absl::StatusOr<std::vector<v1::JobSpec>> KbenchService::ValidateSweep(
 absl::Status KbenchService::DoSubmitSweep(const v1::SubmitSweepRequest& request,
                                           const auth::Identity& caller, const std::string& owner,
                                           v1::SubmitSweepResponse* response) {
+  // Shorter than a job's key: each point's job gets "<key>#<index>".
   KBENCH_RETURN_IF_ERROR(
-      CheckLength("idempotency_key", request.idempotency_key(), kMaxIdempotencyKeyBytes));
+      CheckLength("idempotency_key", request.idempotency_key(), kMaxIdempotencyKeyBytes - 8));
   v1::SweepSpec spec = request.spec();
   spec.DiscardUnknownFields();
   spec.mutable_base()->set_owner(owner);
