@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
-#include "common/stopping_defaults.h"
 #include "server/common/logging.h"
+#include "server/common/run_budget.h"
 #include "server/scheduler/scheduler.h"
 
 namespace kbench::scheduler {
@@ -143,10 +143,9 @@ std::optional<Scheduler::AdmittedJob> Scheduler::AdmitJob(const Device& device,
   }
   job.record = *std::move(running);
   job.started = clock_->Now();
-  const double timeout_s = job.spec.stopping().timeout_seconds() > 0
-                               ? job.spec.stopping().timeout_seconds()
-                               : kDefaultTimeoutSeconds;
-  job.hang_deadline = job.started + absl::Seconds(timeout_s) + options_.hang_slack;
+  // Per kind: a profile job running Nsight Compute may take its two runs' time on top.
+  job.hang_deadline =
+      job.started + absl::Seconds(JobRunBudgetSeconds(job.spec)) + options_.hang_slack;
   return job;
 }
 

@@ -4,6 +4,7 @@
 // cause, and the next job on the same device succeeds on a fresh executor.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -39,6 +40,9 @@ class MisbehavingExecutorTest : public ::testing::Test {
     const v1::Job bad = RunToEnd(static_cast<uint64_t>(misbehaviour));
     EXPECT_EQ(bad.state(), v1::JOB_STATE_FAILED);
     EXPECT_NE(bad.error().find(cause), std::string::npos) << bad.error();
+    // Whatever the end, the run's work directory does not outlive it.
+    EXPECT_FALSE(std::filesystem::exists(std::filesystem::path(dir_.path()) / "work" / bad.id()))
+        << "work/" << bad.id() << " left behind";
     const v1::Job next = RunToEnd(1);
     EXPECT_EQ(next.state(), v1::JOB_STATE_SUCCEEDED) << next.error();
   }
@@ -60,11 +64,11 @@ TEST_F(MisbehavingExecutorTest, GarbageFrameFailsOnlyThatJob) {
 }
 
 TEST_F(MisbehavingExecutorTest, OversizedFrameFailsOnlyThatJob) {
-  ExpectOnlyThatJobFails(Misbehaviour::kOversizedFrame, "malformed message");
+  ExpectOnlyThatJobFails(Misbehaviour::kOversizedFrame, "exceeds the limit");
 }
 
 TEST_F(MisbehavingExecutorTest, TruncatedFrameFailsOnlyThatJob) {
-  ExpectOnlyThatJobFails(Misbehaviour::kTruncatedFrame, "executor cpu");
+  ExpectOnlyThatJobFails(Misbehaviour::kTruncatedFrame, "truncated message");
 }
 
 TEST_F(MisbehavingExecutorTest, EveryFailureInARowLeavesTheDaemonServing) {

@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "kbench/v1/types.pb.h"
+#include "server/common/run_budget.h"
 
 namespace kbench::executor::profile {
 
@@ -42,7 +43,7 @@ struct NcuRequest {
   // ncu's own output (profile run), and the raw page as CSV.
   std::string log_path;
   std::string csv_path;
-  double timeout_seconds = 300;
+  double timeout_seconds = kNcuRunTimeoutSeconds;  // each run; the scheduler allows for both
 };
 
 std::vector<std::string> NcuProfileArgv(const NcuRequest& request);
