@@ -33,7 +33,7 @@ done
 for lib in "$root"/lib/*; do
   name="$(basename "$lib")"
   case "$name" in
-    libc.so*|libm.so*|ld-linux*|libpthread*|libcuda.so*|libnvidia-*|libcublas*|libcupti*|libnvrtc*)
+    libc.so*|libm.so*|ld-linux*|libpthread*|libcuda.so*|libnvidia-*|libcublas*|libcupti*|libnvrtc*|libnvJitLink*)
       fail "lib/$name is provided by the host and must not be bundled" ;;
   esac
   runpath="$(readelf -d "$lib" | sed -n 's/.*Library runpath: \[\(.*\)\]/\1/p')"
@@ -52,7 +52,7 @@ for b in kbenchd kbench-executor kbctl; do
     [[ "$arrow" == "=>" ]] || continue
     case "$soname" in
       libc.so*|libm.so*|libpthread*|libdl.so*|librt.so*|libresolv*|libcrypt.so*|libutil.so*) continue ;;
-      libcuda.so*|libnvidia-*|libcublas*|libcupti*|libnvrtc*|libnvperf*|libnvToolsExt*) continue ;;
+      libcuda.so*|libnvidia-*|libcublas*|libcupti*|libnvrtc*|libnvJitLink*|libnvperf*|libnvToolsExt*) continue ;;
     esac
     [[ "$path" != "not" ]] || fail "bin/$b: $soname not found"
     [[ "$(realpath -m "$path")" == "$root/lib/"* ]] || fail "bin/$b: $soname resolves to $path, outside the bundle"
