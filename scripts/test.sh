@@ -29,5 +29,5 @@ ctest --preset release "${ctest_args[@]}"
 scripts/build.sh nocuda
 ctest --preset nocuda "${ctest_args[@]}"
 
-# Fuzzing, bounded: 20 s per target from the checked-in corpus (skipped without clang).
-scripts/fuzz.sh 20
+# Fuzzing, bounded: 10 s per target from the checked-in corpus (skipped without clang).
+scripts/fuzz.sh 10
