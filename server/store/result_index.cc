@@ -81,6 +81,9 @@ absl::Status BindTexts(Statement& query, const std::vector<std::string>& values)
 
 absl::StatusOr<std::unique_ptr<ResultIndexQueries>> ResultIndexQueries::Prepare(Database* db) {
   std::unique_ptr<ResultIndexQueries> q(new ResultIndexQueries(db));
+  // job_id is no foreign key (history outlives job pruning), so Index looks the job up itself.
+  KBENCH_ASSIGN_OR_RETURN(q->find_job_,
+                          db->Prepare("SELECT 1 FROM jobs WHERE id = ?1", "find indexed job"));
   KBENCH_ASSIGN_OR_RETURN(
       q->delete_job_rows_,
       db->Prepare("DELETE FROM result_index WHERE job_id = ?1", "delete a job's indexed results"));
@@ -103,13 +106,12 @@ absl::Status ResultIndexQueries::Index(const std::vector<IndexedResult>& rows) {
   KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Transaction> transaction,
                           Transaction::Begin(db_, "index results"));
   {
-    // job_id is no foreign key (history outlives job pruning), so the job is looked up here.
-    KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Statement> job,
-                            db_->Prepare("SELECT 1 FROM jobs WHERE id = ?1", "find indexed job"));
-    KBENCH_RETURN_IF_ERROR(job->BindText(1, rows.front().job_id));
-    KBENCH_ASSIGN_OR_RETURN(const bool found, job->Step());
-    if (!found)
+    ScopedReset reset(find_job_.get());
+    KBENCH_RETURN_IF_ERROR(find_job_->BindText(1, rows.front().job_id));
+    KBENCH_ASSIGN_OR_RETURN(const bool found, find_job_->Step());
+    if (!found) {
       return absl::NotFoundError(absl::StrCat("job '", rows.front().job_id, "' not found"));
+    }
   }
   {
     ScopedReset reset(delete_job_rows_.get());

@@ -79,6 +79,7 @@ class ResultIndexQueries {
  private:
   explicit ResultIndexQueries(Database* db);
   Database* db_;
+  std::unique_ptr<Statement> find_job_;
   std::unique_ptr<Statement> delete_job_rows_;
   std::unique_ptr<Statement> insert_row_;
 };

@@ -63,8 +63,7 @@ TEST(PrometheusMetrics, CountsJobsPerOwnerWithABoundedLabel) {
   EXPECT_THAT(FindSample(text, "kbench_owner_jobs_submitted_total", {{"owner", "alice"}}),
               Optional(2.0));
   // Anyone the auth file does not list, odd names included, counts as other.
-  EXPECT_EQ(FindSample(text, "kbench_owner_jobs_submitted_total", {{"owner", "u0"}}),
-            std::nullopt);
+  EXPECT_EQ(FindSample(text, "kbench_owner_jobs_submitted_total", {{"owner", "u0"}}), std::nullopt);
   EXPECT_THAT(FindSample(text, "kbench_owner_jobs_submitted_total", {{"owner", "other"}}),
               Optional(11.0));
 }
