@@ -102,18 +102,21 @@ TEST_F(VerdictsTest, HistoryListsTheResultsOfSeveralJobsNewestFirst) {
   EXPECT_NE(missing_op.err.find("INVALID_ARGUMENT"), std::string::npos) << missing_op.err;
 }
 
-TEST_F(VerdictsTest, DiffOfTwoAaJobsIsSame) {
-  const std::string a = Bench("square", "host_loop", "128x128", 0.3);
-  const std::string b = Bench("square", "host_loop", "128x128", 0.3);
-  // A generous minimum effect: a CI machine's cores are shared, and between two jobs of an
-  // oversubscribed CPU the medians moved by up to ~75 % (docs/benchmarks.md, section 6). What is
-  // tested here is the path and the rule, not the machine; aa_calibration.sh measures the rate.
-  KbctlRun diff = Kbctl("-o json diff " + a + " " + b + " --min-effect 50 --fail-on slower");
+TEST_F(VerdictsTest, DiffOfAJobWithItselfIsSameWithNoChange) {
+  // Two separate A/A jobs on a shared CI core can differ by 2x (two CI runs saw a 51 % and a
+  // 75 % move), so an A/A verdict between jobs is a benchmark (tools/bench/aa_calibration.sh,
+  // docs/benchmarks.md section 8), not a test. The same samples on both sides must be SAME, with
+  // a zero change inside its interval, through the whole path: store, RPC, kbctl, exit code.
+  const std::string a = Bench("square", "host_loop", "128x128", 0.1);
+  KbctlRun diff = Kbctl("-o json diff " + a + " " + a + " --fail-on slower");
   ASSERT_EQ(diff.exit_code, 0) << diff.out << diff.err;
   const nlohmann::json v = OnlyVariant(diff);
   EXPECT_EQ(v["verdict"], "VERDICT_SAME") << diff.out;
-  EXPECT_LE(v["change_ci_low_percent"].get<double>(), v["change_percent"].get<double>());
-  EXPECT_GE(v["change_ci_high_percent"].get<double>(), v["change_percent"].get<double>());
+  EXPECT_DOUBLE_EQ(v["change_percent"].get<double>(), 0.0) << diff.out;
+  EXPECT_LE(v["change_ci_low_percent"].get<double>(), 0.0);
+  EXPECT_GE(v["change_ci_high_percent"].get<double>(), 0.0);
+  EXPECT_GT(v["p_value"].get<double>(), 0.5) << diff.out;
+  EXPECT_EQ(v["baseline_samples"], v["candidate_samples"]);
   EXPECT_FALSE(v["test"].get<std::string>().empty());
 }
 
