@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs kbench's build and test dependencies from Debian 12's packages (run as root).
 # gnuplot-nox draws the sweeps' plots in kbenchd; chromium (headless) renders the HTML report in a
-# test; fonts-dejavu-core gives both a font without the recommended packages.
+# test; fonts-dejavu-core gives both a font without the recommended packages. libpq-dev is the
+# PostgreSQL store's client; postgresql-15 is the server the fleet tests start (initdb in a
+# temporary directory, as the unprivileged postgres user this package creates).
 # The CUDA 13 toolkit (for kbench-executor's CUDA backend) is expected at /usr/local/cuda (or
 # CUDACXX set); with --no-cuda its absence is fine (a KBENCH_CUDA=OFF build).
 set -euo pipefail
@@ -15,6 +17,7 @@ packages=(
   ccache clang-format libyaml-cpp-dev openssl
   clang libclang-rt-14-dev sqlite3
   gnuplot-nox chromium fonts-dejavu-core
+  libpq-dev postgresql-15
 )
 missing=()
 for p in "${packages[@]}"; do

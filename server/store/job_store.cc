@@ -1,8 +1,6 @@
-// JobStore on SQLite: one WAL-mode connection under a mutex, prepared statements, and state
+// JobStore on SQL (SQLite or PostgreSQL): one connection under a mutex, prepared statements, and state
 // transitions written as conditional UPDATEs so an illegal transition never half-happens.
 #include "server/store/job_store.h"
-
-#include <sqlite3.h>
 
 #include <filesystem>
 #include <map>
@@ -14,7 +12,8 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "server/store/schema.h"
-#include "server/store/sqlite_db.h"
+#include "server/store/database.h"
+#include "server/store/store_location.h"
 
 namespace kbench::store {
 
@@ -62,9 +61,6 @@ constexpr char kJobColumns[] =
 
 constexpr char kArtifactColumns[] =
     "job_id, name, relative_path, content_type, size_bytes, sha256, create_time_ns";
-
-// A writer waits this long for another connection's write lock before failing with UNAVAILABLE.
-constexpr int kBusyTimeoutMs = 5000;
 
 absl::StatusOr<JobRecord> ReadJob(Statement& row) {
   JobRecord job;
@@ -114,9 +110,9 @@ absl::Status JobNotFound(const std::string& id) {
   return absl::NotFoundError(absl::StrCat("job '", id, "' not found"));
 }
 
-class SqliteJobStore final : public JobStore {
+class SqlJobStore final : public JobStore {
  public:
-  explicit SqliteJobStore(std::unique_ptr<Database> db) : db_(std::move(db)) {}
+  explicit SqlJobStore(std::unique_ptr<Database> db) : db_(std::move(db)) {}
 
   // Prepares the fixed statements once; List's are prepared per filter shape on first use.
   absl::Status Prepare() {
@@ -136,7 +132,8 @@ class SqliteJobStore final : public JobStore {
         prepare(&insert_job_,
                 "INSERT INTO jobs (id, state, device, kernel, kind, priority, idempotency_key, "
                 "create_time_ns, start_time_ns, finish_time_ns, attempts, error, error_code, spec, "
-                "result) VALUES (?1, 'queued', ?2, ?3, ?4, ?5, ?6, ?7, 0, 0, 0, '', '', ?8, x'')",
+                "result) VALUES (?1, 'queued', ?2, ?3, ?4, ?5, ?6, ?7, 0, 0, 0, '', '', ?8, ?9) "
+                "RETURNING seq",
                 "insert job"));
     KBENCH_RETURN_IF_ERROR(
         prepare(&mark_running_,
@@ -181,12 +178,12 @@ class SqliteJobStore final : public JobStore {
                                    "delete artifact"));
     KBENCH_RETURN_IF_ERROR(prepare(
         &all_artifacts_,
-        absl::StrCat("SELECT ", kArtifactColumns, " FROM artifacts ORDER BY create_time_ns, rowid"),
+        absl::StrCat("SELECT ", kArtifactColumns, " FROM artifacts ORDER BY create_time_ns, job_id, name"),
         "list all artifacts"));
     // artifacts_by_age serves it: retention reads a few rows per import, not the whole table.
     KBENCH_RETURN_IF_ERROR(prepare(&oldest_artifacts_,
                                    absl::StrCat("SELECT ", kArtifactColumns,
-                                                " FROM artifacts ORDER BY create_time_ns, rowid "
+                                                " FROM artifacts ORDER BY create_time_ns, job_id, name "
                                                 "LIMIT ?1"),
                                    "list oldest artifacts"));
     KBENCH_RETURN_IF_ERROR(prepare(&artifact_bytes_,
@@ -228,14 +225,16 @@ class SqliteJobStore final : public JobStore {
       KBENCH_RETURN_IF_ERROR(insert.BindTextOrNull(6, record.idempotency_key));
       KBENCH_RETURN_IF_ERROR(insert.BindInt64(7, record.create_time_ns));
       KBENCH_RETURN_IF_ERROR(insert.BindBlob(8, record.spec));
-      absl::Status inserted = insert.Run();
-      if (internal::SqliteCodeOf(inserted) == SQLITE_CONSTRAINT_UNIQUE) {
+      KBENCH_RETURN_IF_ERROR(insert.BindBlob(9, ""));
+      absl::StatusOr<bool> inserted = insert.Step();
+      if (internal::SqlFailureOf(inserted.status()) == internal::SqlFailure::kUniqueViolation) {
         // The idempotency key was checked above under the write lock, so this is the id.
         return absl::AlreadyExistsError(absl::StrCat("job id '", record.id, "' already exists"));
       }
-      KBENCH_RETURN_IF_ERROR(inserted);
+      KBENCH_RETURN_IF_ERROR(inserted.status());
+      if (!*inserted) return absl::InternalError("insert job: RETURNING gave no row");
+      record.seq = insert.ColumnInt64(0);
     }
-    record.seq = db_->LastInsertRowid();
     KBENCH_RETURN_IF_ERROR(transaction->Commit());
     record.start_time_ns = 0;
     record.finish_time_ns = 0;
@@ -304,12 +303,16 @@ class SqliteJobStore final : public JobStore {
           absl::StrCat("before_seq must not be negative, got ", filter.before_seq));
     }
     // One statement per filter shape, so each can use its index; at most 16 shapes.
-    std::string sql = absl::StrCat("SELECT ", kJobColumns, " FROM jobs WHERE 1");
-    if (filter.state.has_value()) absl::StrAppend(&sql, " AND state = :state");
-    if (!filter.kernel.empty()) absl::StrAppend(&sql, " AND kernel = :kernel");
-    if (!filter.device.empty()) absl::StrAppend(&sql, " AND device = :device");
-    if (filter.before_seq > 0) absl::StrAppend(&sql, " AND seq < :before_seq");
-    absl::StrAppend(&sql, " ORDER BY seq DESC LIMIT :limit");
+    std::string sql = absl::StrCat("SELECT ", kJobColumns, " FROM jobs WHERE TRUE");
+    int parameters = 0;  // ?N in order of appearance
+    auto condition = [&sql, &parameters](absl::string_view column, absl::string_view op) {
+      absl::StrAppend(&sql, " AND ", column, " ", op, " ?", ++parameters);
+    };
+    if (filter.state.has_value()) condition("state", "=");
+    if (!filter.kernel.empty()) condition("kernel", "=");
+    if (!filter.device.empty()) condition("device", "=");
+    if (filter.before_seq > 0) condition("seq", "<");
+    absl::StrAppend(&sql, " ORDER BY seq DESC LIMIT ?", ++parameters);
 
     absl::MutexLock lock(&mu_);
     std::unique_ptr<Statement>& cached = list_statements_[sql];
@@ -318,7 +321,7 @@ class SqliteJobStore final : public JobStore {
     }
     Statement& query = *cached;
     ScopedReset reset(&query);
-    int index = 1;  // named parameters are numbered in order of appearance
+    int index = 1;
     if (filter.state.has_value()) {
       KBENCH_RETURN_IF_ERROR(query.BindText(index++, JobStateName(*filter.state)));
     }
@@ -360,7 +363,7 @@ class SqliteJobStore final : public JobStore {
     KBENCH_RETURN_IF_ERROR(insert.BindText(6, artifact.sha256));
     KBENCH_RETURN_IF_ERROR(insert.BindInt64(7, artifact.create_time_ns));
     absl::Status inserted = RunUnsynced(insert);
-    if (internal::SqliteCodeOf(inserted) == SQLITE_CONSTRAINT_FOREIGNKEY) {
+    if (internal::SqlFailureOf(inserted) == internal::SqlFailure::kForeignKeyViolation) {
       return JobNotFound(artifact.job_id);
     }
     return inserted;
@@ -464,7 +467,7 @@ class SqliteJobStore final : public JobStore {
     Statement& query = *artifact_bytes_;
     ScopedReset reset(&query);
     KBENCH_ASSIGN_OR_RETURN(bool row, query.Step());
-    if (!row) return absl::InternalError("sqlite sum artifact sizes: no row");
+    if (!row) return absl::InternalError("sum artifact sizes: no row");
     return query.ColumnInt64(0);
   }
 
@@ -489,7 +492,7 @@ class SqliteJobStore final : public JobStore {
     Statement& query = *schema_version_;
     ScopedReset reset(&query);
     KBENCH_ASSIGN_OR_RETURN(bool row, query.Step());
-    if (!row) return absl::InternalError("sqlite read schema version: no row");
+    if (!row) return absl::InternalError("read schema version: no row");
     return static_cast<int>(query.ColumnInt64(0));
   }
 
@@ -499,17 +502,16 @@ class SqliteJobStore final : public JobStore {
         absl::StrCat("artifact '", name, "' of job '", job_id, "' not found"));
   }
 
-  // Runs a write committed without an fsync of its own (synchronous=NORMAL for this one
-  // statement): it survives a crash of kbenchd at once (the WAL is in the OS's cache) and power
-  // loss once the next FULL commit syncs the WAL, which holds every earlier frame in order.
-  // For the writes nothing is promised on: RUNNING (a power loss re-queues the job, as a crash
-  // would) and an artifact's record (published with the terminal state, whose commit syncs
-  // it). Saves two of a tiny job's three fsyncs (docs/benchmarks.md, "Per-job overhead").
+  // Runs a write committed without an fsync of its own (SQLite: synchronous=NORMAL; PostgreSQL:
+  // synchronous_commit=off) for this one statement: it survives a crash of kbenchd at once and
+  // power loss once the next durable commit syncs the log, which holds every earlier write in
+  // order. For the writes nothing is promised on: RUNNING (a power loss re-queues the job, as a
+  // crash would) and an artifact's record (published with the terminal state, whose commit
+  // syncs it). Saves two of a tiny job's three fsyncs (docs/benchmarks.md, "Per-job overhead").
   absl::Status RunUnsynced(Statement& write) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    // Executed, not prepared once: SQLite applies PRAGMA synchronous when it compiles it.
-    KBENCH_RETURN_IF_ERROR(db_->Exec("PRAGMA synchronous = NORMAL", "relax synchronous"));
+    KBENCH_RETURN_IF_ERROR(db_->SetDurableCommits(false));
     absl::Status status = write.Run();
-    absl::Status restored = db_->Exec("PRAGMA synchronous = FULL", "restore synchronous");
+    absl::Status restored = db_->SetDurableCommits(true);
     KBENCH_RETURN_IF_ERROR(status);
     return restored;
   }
@@ -581,46 +583,17 @@ class SqliteJobStore final : public JobStore {
   std::map<std::string, std::unique_ptr<Statement>> list_statements_ ABSL_GUARDED_BY(mu_);
 };
 
-// Sets a pragma, then reads it back: SQLite ignores some settings silently (journal_mode=WAL
-// on a file system without shared memory, for one), and the store's guarantees rest on them.
-absl::Status SetPragma(Database* db, const std::string& name, const std::string& value,
-                       const std::string& expected) {
-  KBENCH_RETURN_IF_ERROR(
-      db->Exec(absl::StrCat("PRAGMA ", name, " = ", value), absl::StrCat("set ", name)));
-  KBENCH_ASSIGN_OR_RETURN(std::string actual, db->PragmaValue(name));
-  if (actual != expected) {
-    return absl::FailedPreconditionError(absl::StrCat("sqlite PRAGMA ", name, " = ", value, " on ",
-                                                      db->path(), " did not hold: got '", actual,
-                                                      "', want '", expected, "'"));
-  }
-  return absl::OkStatus();
-}
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<JobStore>> JobStore::Open(const std::string& data_dir) {
-  if (data_dir.empty()) return absl::InvalidArgumentError("data_dir must not be empty");
-  std::error_code error;
-  std::filesystem::create_directories(data_dir, error);
-  if (error) {
-    return absl::UnavailableError(
-        absl::StrCat("cannot create data_dir '", data_dir, "': ", error.message()));
-  }
-  std::string path = (std::filesystem::path(data_dir) / "kbench.db").string();
-  KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, Database::Open(path));
+  return Open(StoreLocation{.data_dir = data_dir, .postgres_url = ""});
+}
 
-  // WAL: readers never block the writer and a commit is one append. synchronous=FULL syncs the
-  // WAL at every commit, so a job acknowledged to a client survives power loss, not only a
-  // crash of kbenchd ("nothing accepted is ever lost").
-  KBENCH_RETURN_IF_ERROR(SetPragma(db.get(), "journal_mode", "WAL", "wal"));
-  KBENCH_RETURN_IF_ERROR(SetPragma(db.get(), "synchronous", "FULL", "2"));
-  KBENCH_RETURN_IF_ERROR(SetPragma(db.get(), "foreign_keys", "ON", "1"));
-  KBENCH_RETURN_IF_ERROR(SetPragma(db.get(), "busy_timeout", absl::StrCat(kBusyTimeoutMs),
-                                   absl::StrCat(kBusyTimeoutMs)));
+absl::StatusOr<std::unique_ptr<JobStore>> JobStore::Open(const StoreLocation& location) {
+  KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, ConnectStoreDatabase(location));
   KBENCH_RETURN_IF_ERROR(
       internal::Migrate(db.get(), kSchemaVersion, absl::GetCurrentTimeNanos()).status());
-
-  auto store = std::make_unique<SqliteJobStore>(std::move(db));
+  auto store = std::make_unique<SqlJobStore>(std::move(db));
   KBENCH_RETURN_IF_ERROR(store->Prepare());
   return std::unique_ptr<JobStore>(std::move(store));
 }

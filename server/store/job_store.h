@@ -1,4 +1,5 @@
-// The durable job store: SQLite in WAL mode under --data-dir, with a schema version table.
+// The durable job store: SQLite in WAL mode under --data-dir (one host) or PostgreSQL (a fleet),
+// with a schema version table.
 // The control plane's source of truth: a job is written here as QUEUED before SubmitJob returns.
 #pragma once
 
@@ -13,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "server/common/job_types.h"
 #include "server/store/result_index.h"
+#include "server/store/store_location.h"
 
 namespace kbench::store {
 
@@ -69,8 +71,10 @@ struct JobFilter {
 // Thread-safe: one connection guarded by a mutex.
 class JobStore {
  public:
-  static constexpr int kSchemaVersion = 4;
+  static constexpr int kSchemaVersion = 5;
 
+  // Connects to the location's database and migrates it to kSchemaVersion.
+  static absl::StatusOr<std::unique_ptr<JobStore>> Open(const StoreLocation& location);
   // Opens (creating if needed) `data_dir`/kbench.db and migrates it to kSchemaVersion.
   static absl::StatusOr<std::unique_ptr<JobStore>> Open(const std::string& data_dir);
   virtual ~JobStore() = default;

@@ -2,14 +2,12 @@
 // refuse submits, write what was kept once the disk accepts writes again.
 #include "server/store/resilient_job_store.h"
 
-#include <sqlite3.h>
-
 #include <algorithm>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "server/common/logging.h"
-#include "server/store/sqlite_db.h"
+#include "server/store/database.h"
 
 namespace kbench::store {
 namespace {
@@ -20,18 +18,7 @@ using logging::Level;
 }  // namespace
 
 bool IsStoreWriteFailure(const absl::Status& status) {
-  switch (internal::SqliteCodeOf(status) & 0xff) {
-    case SQLITE_FULL:
-    case SQLITE_IOERR:
-    case SQLITE_BUSY:
-    case SQLITE_LOCKED:
-    case SQLITE_CANTOPEN:
-    case SQLITE_NOMEM:
-    case SQLITE_READONLY:
-      return true;
-    default:
-      return false;
-  }
+  return internal::SqlFailureOf(status) == internal::SqlFailure::kStorage;
 }
 
 ResilientJobStore::ResilientJobStore(std::unique_ptr<JobStore> inner, WriteRetryPolicy policy)

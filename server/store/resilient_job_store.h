@@ -26,7 +26,8 @@ struct WriteRetryPolicy {
   absl::Duration first_backoff = absl::Milliseconds(20);
 };
 
-// True for a failure of the disk under the store (SQLITE_FULL, SQLITE_IOERR, SQLITE_BUSY, ...),
+// True for a failure of the storage under the store (disk full, I/O error, busy, connection
+// lost: SqlFailure::kStorage),
 // which another try may get past; false for a refused transition or bad input.
 bool IsStoreWriteFailure(const absl::Status& status);
 

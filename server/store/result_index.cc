@@ -1,12 +1,10 @@
 // SQL of the result index (schema migration 2).
 #include "server/store/result_index.h"
 
-#include <sqlite3.h>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
-#include "server/store/sqlite_db.h"
+#include "server/store/database.h"
 
 namespace kbench::store::internal {
 namespace {

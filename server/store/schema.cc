@@ -1,8 +1,7 @@
-// Schema migrations: migration N brings the database from version N-1 to N. Never edit a
-// released migration; add the next one (and raise JobStore::kSchemaVersion).
+// Applying schema migrations, whichever engine: the DDL of each version is in schema_sqlite.cc
+// and schema_postgres.cc.
 #include "server/store/schema.h"
 
-#include <iterator>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -10,163 +9,55 @@
 namespace kbench::store::internal {
 namespace {
 
-constexpr const char* kMigrations[] = {
-    // 1: jobs and artifacts' metadata.
-    // seq is the rowid (INTEGER PRIMARY KEY AUTOINCREMENT): SQLite then guarantees it only
-    // grows and is never reused, which paging by seq relies on; the job id is a UNIQUE key.
-    // idempotency_key is NULL when the client gave none (NULLs never collide under UNIQUE).
-    // The (column, seq) indexes serve List's filters in seq order and ListByState.
-    R"sql(
-CREATE TABLE jobs (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
-  id TEXT NOT NULL UNIQUE,
-  state TEXT NOT NULL
-    CHECK (state IN ('queued', 'running', 'succeeded', 'failed', 'cancelled')),
-  device TEXT NOT NULL,
-  kernel TEXT NOT NULL,
-  kind TEXT NOT NULL,
-  priority INTEGER NOT NULL,
-  idempotency_key TEXT UNIQUE,
-  create_time_ns INTEGER NOT NULL,
-  start_time_ns INTEGER NOT NULL DEFAULT 0,
-  finish_time_ns INTEGER NOT NULL DEFAULT 0,
-  attempts INTEGER NOT NULL DEFAULT 0,
-  error TEXT NOT NULL DEFAULT '',
-  error_code TEXT NOT NULL DEFAULT '',
-  spec BLOB NOT NULL,
-  result BLOB NOT NULL DEFAULT x''
-);
-CREATE INDEX jobs_by_state ON jobs (state, seq);
-CREATE INDEX jobs_by_kernel ON jobs (kernel, seq);
-CREATE INDEX jobs_by_device ON jobs (device, seq);
-CREATE TABLE artifacts (
-  job_id TEXT NOT NULL REFERENCES jobs (id),
-  name TEXT NOT NULL,
-  relative_path TEXT NOT NULL,
-  content_type TEXT NOT NULL,
-  size_bytes INTEGER NOT NULL CHECK (size_bytes >= 0),
-  sha256 TEXT NOT NULL,
-  create_time_ns INTEGER NOT NULL,
-  PRIMARY KEY (job_id, name)
-);
-CREATE INDEX artifacts_by_age ON artifacts (create_time_ns);
-)sql",
-    // 2: GPU time per run, for fair share, daily quotas and queue estimates (usage_store.h).
-    // One row per run of a job (a re-queued job runs again as its next attempt). Durations in
-    // microseconds: the statement wrapper binds integers, and a microsecond is plenty.
-    R"sql(
-CREATE TABLE usage_charges (
-  job_id TEXT NOT NULL,
-  attempt INTEGER NOT NULL,
-  owner TEXT NOT NULL,
-  device TEXT NOT NULL,
-  similar_key TEXT NOT NULL,
-  succeeded INTEGER NOT NULL CHECK (succeeded IN (0, 1)),
-  gpu_microseconds INTEGER NOT NULL CHECK (gpu_microseconds >= 0),
-  end_time_ns INTEGER NOT NULL,
-  PRIMARY KEY (job_id, attempt)
-);
-CREATE INDEX usage_charges_by_end ON usage_charges (end_time_ns);
-)sql",
-    // 3: sweeps (issue 13): a sweep, the job of each of its points, and its report's artifacts
-    // (files under <data-dir>/sweeps/<id>/). A sweep's jobs are ordinary jobs; sweep_points only
-    // ties them to the sweep, so the scheduler and its fair share see nothing new.
-    // cancel_requested: CancelSweep was called; the reporter then ends it as 'cancelled'.
-    R"sql(
-CREATE TABLE sweeps (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
-  id TEXT NOT NULL UNIQUE,
-  owner TEXT NOT NULL,
-  state TEXT NOT NULL CHECK (state IN ('running', 'reporting', 'done', 'cancelled')),
-  cancel_requested INTEGER NOT NULL DEFAULT 0,
-  idempotency_key TEXT UNIQUE,
-  create_time_ns INTEGER NOT NULL,
-  finish_time_ns INTEGER NOT NULL DEFAULT 0,
-  spec BLOB NOT NULL,
-  error TEXT NOT NULL DEFAULT ''
-);
-CREATE INDEX sweeps_by_state ON sweeps (state, seq);
-CREATE TABLE sweep_points (
-  sweep_id TEXT NOT NULL REFERENCES sweeps (id),
-  idx INTEGER NOT NULL CHECK (idx >= 0),
-  job_id TEXT NOT NULL REFERENCES jobs (id),
-  point BLOB NOT NULL,
-  PRIMARY KEY (sweep_id, idx)
-);
-CREATE TABLE sweep_artifacts (
-  sweep_id TEXT NOT NULL REFERENCES sweeps (id),
-  name TEXT NOT NULL,
-  relative_path TEXT NOT NULL,
-  content_type TEXT NOT NULL,
-  size_bytes INTEGER NOT NULL CHECK (size_bytes >= 0),
-  sha256 TEXT NOT NULL,
-  create_time_ns INTEGER NOT NULL,
-  PRIMARY KEY (sweep_id, name)
-);
-)sql",
-    // 4: the result index (issue 13): one row per variant of a succeeded benchmark job, keyed
-    // so that history and leaderboards are queries, not scans of every job's result blob.
-    // job_id is not a foreign key: history outlives --job-retention's pruning of the job.
-    // shape is "4096x4096", params "name=value,..." sorted by name, dtype and mode are the
-    // API's words ("f32", "cold"). Rows are written after the job's own row turns succeeded.
-    R"sql(
-CREATE TABLE result_index (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
-  job_id TEXT NOT NULL,
-  variant TEXT NOT NULL,
-  module_sha256 TEXT NOT NULL DEFAULT '',
-  kernel TEXT NOT NULL,
-  shape TEXT NOT NULL,
-  dtype TEXT NOT NULL,
-  params TEXT NOT NULL,
-  mode TEXT NOT NULL,
-  device TEXT NOT NULL,
-  device_model TEXT NOT NULL,
-  driver_version TEXT NOT NULL,
-  kbench_version TEXT NOT NULL,
-  owner TEXT NOT NULL,
-  finish_time_ns INTEGER NOT NULL,
-  median_seconds REAL NOT NULL,
-  median_ci_low_seconds REAL NOT NULL,
-  median_ci_high_seconds REAL NOT NULL,
-  samples INTEGER NOT NULL,
-  correct INTEGER NOT NULL CHECK (correct IN (0, 1)),
-  impossible INTEGER NOT NULL CHECK (impossible IN (0, 1)),
-  contended INTEGER NOT NULL CHECK (contended IN (0, 1)),
-  UNIQUE (job_id, variant, module_sha256)
-);
-CREATE INDEX result_index_by_kernel ON result_index (kernel, seq);
-CREATE INDEX result_index_by_board ON result_index (kernel, dtype, device_model, shape);
-)sql",
-};
+std::vector<std::string_view> MigrationsFor(Dialect dialect) {
+  return dialect == Dialect::kPostgres ? PostgresMigrations() : SqliteMigrations();
+}
 
-constexpr int kLatestMigration = static_cast<int>(std::size(kMigrations));
+// One row per applied migration: the table doubles as the database's upgrade history.
+std::string SchemaVersionTable(Dialect dialect) {
+  const char* integer = dialect == Dialect::kPostgres ? "BIGINT" : "INTEGER";
+  return absl::StrCat("CREATE TABLE IF NOT EXISTS schema_version (version ", integer,
+                      " PRIMARY KEY, applied_time_ns ", integer, " NOT NULL)");
+}
 
 }  // namespace
 
+absl::StatusOr<bool> TableExists(Database* db, const std::string& table) {
+  KBENCH_ASSIGN_OR_RETURN(
+      std::unique_ptr<Statement> query,
+      db->Prepare(db->dialect() == Dialect::kPostgres
+                      ? "SELECT COUNT(*) FROM pg_tables WHERE schemaname = current_schema() "
+                        "AND tablename = ?1"
+                      : "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
+                  "find a table"));
+  KBENCH_RETURN_IF_ERROR(query->BindText(1, table));
+  KBENCH_ASSIGN_OR_RETURN(bool row, query->Step());
+  return row && query->ColumnInt64(0) > 0;
+}
+
 absl::StatusOr<int> CurrentSchemaVersion(Database* db) {
+  KBENCH_ASSIGN_OR_RETURN(bool versioned, TableExists(db, "schema_version"));
+  if (!versioned) return 0;
   KBENCH_ASSIGN_OR_RETURN(
       std::unique_ptr<Statement> query,
       db->Prepare("SELECT COALESCE(MAX(version), 0) FROM schema_version", "read schema version"));
   KBENCH_ASSIGN_OR_RETURN(bool row, query->Step());
-  if (!row) return absl::InternalError("sqlite read schema version: no row");
+  if (!row) return absl::InternalError("read schema version: no row");
   int version = static_cast<int>(query->ColumnInt64(0));
   KBENCH_RETURN_IF_ERROR(query->Run());
   return version;
 }
 
 absl::StatusOr<int> Migrate(Database* db, int target_version, int64_t now_ns) {
-  if (target_version < 1 || target_version > kLatestMigration) {
+  const std::vector<std::string_view> migrations = MigrationsFor(db->dialect());
+  const int latest = static_cast<int>(migrations.size());
+  if (target_version < 1 || target_version > latest) {
     return absl::InternalError(absl::StrCat(
-        "schema version ", target_version, " has no migration (latest is ", kLatestMigration, ")"));
+        "schema version ", target_version, " has no migration (latest is ", latest, ")"));
   }
   KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Transaction> transaction,
                           Transaction::Begin(db, "migrate schema"));
-  // One row per applied migration: the table doubles as the database's upgrade history.
-  KBENCH_RETURN_IF_ERROR(
-      db->Exec("CREATE TABLE IF NOT EXISTS schema_version ("
-               "version INTEGER PRIMARY KEY, applied_time_ns INTEGER NOT NULL)",
-               "create schema_version"));
+  KBENCH_RETURN_IF_ERROR(db->Exec(SchemaVersionTable(db->dialect()), "create schema_version"));
   KBENCH_ASSIGN_OR_RETURN(int current, CurrentSchemaVersion(db));
   if (current > target_version) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -179,7 +70,7 @@ absl::StatusOr<int> Migrate(Database* db, int target_version, int64_t now_ns) {
                   "record schema version"));
   for (int version = current + 1; version <= target_version; ++version) {
     KBENCH_RETURN_IF_ERROR(
-        db->Exec(kMigrations[version - 1], absl::StrCat("apply migration ", version)));
+        db->Exec(std::string(migrations[version - 1]), absl::StrCat("apply migration ", version)));
     KBENCH_RETURN_IF_ERROR(record->BindInt64(1, version));
     KBENCH_RETURN_IF_ERROR(record->BindInt64(2, now_ns));
     KBENCH_RETURN_IF_ERROR(record->Run());

@@ -1,14 +1,13 @@
 // SweepStore on SQLite: a second connection to the job store's file (WAL lets both write).
 #include "server/store/sweep_store.h"
 
-#include <filesystem>
-
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "common/status_macros.h"
 #include "server/store/schema.h"
-#include "server/store/sqlite_db.h"
+#include "server/store/store_location.h"
+#include "server/store/database.h"
 
 namespace kbench::store {
 namespace {
@@ -31,9 +30,9 @@ absl::StatusOr<SweepState> ParseState(const std::string& name) {
   return absl::DataLossError(absl::StrCat("sweep state '", name, "' is unknown"));
 }
 
-class SqliteSweepStore final : public SweepStore {
+class SqlSweepStore final : public SweepStore {
  public:
-  explicit SqliteSweepStore(std::unique_ptr<Database> db) : db_(std::move(db)) {}
+  explicit SqlSweepStore(std::unique_ptr<Database> db) : db_(std::move(db)) {}
 
   absl::StatusOr<std::pair<SweepRecord, bool>> Insert(SweepRecord record) override {
     absl::MutexLock lock(&mu_);
@@ -47,15 +46,17 @@ class SqliteSweepStore final : public SweepStore {
     KBENCH_ASSIGN_OR_RETURN(
         std::unique_ptr<Statement> insert,
         db_->Prepare("INSERT INTO sweeps (id, owner, state, idempotency_key, create_time_ns, spec) "
-                     "VALUES (?1, ?2, 'running', ?3, ?4, ?5)",
+                     "VALUES (?1, ?2, 'running', ?3, ?4, ?5) RETURNING seq",
                      "insert sweep"));
     KBENCH_RETURN_IF_ERROR(insert->BindText(1, record.id));
     KBENCH_RETURN_IF_ERROR(insert->BindText(2, record.owner));
     KBENCH_RETURN_IF_ERROR(insert->BindTextOrNull(3, record.idempotency_key));
     KBENCH_RETURN_IF_ERROR(insert->BindInt64(4, record.create_time_ns));
     KBENCH_RETURN_IF_ERROR(insert->BindBlob(5, record.spec));
+    KBENCH_ASSIGN_OR_RETURN(bool returned, insert->Step());
+    if (!returned) return absl::InternalError("insert sweep: RETURNING gave no row");
+    record.seq = insert->ColumnInt64(0);
     KBENCH_RETURN_IF_ERROR(insert->Run());
-    record.seq = db_->LastInsertRowid();
     KBENCH_ASSIGN_OR_RETURN(
         std::unique_ptr<Statement> point,
         db_->Prepare("INSERT INTO sweep_points (sweep_id, idx, job_id, point) VALUES (?1, ?2, ?3, "
@@ -134,9 +135,12 @@ class SqliteSweepStore final : public SweepStore {
     absl::MutexLock lock(&mu_);
     KBENCH_ASSIGN_OR_RETURN(
         std::unique_ptr<Statement> insert,
-        db_->Prepare("INSERT OR REPLACE INTO sweep_artifacts (sweep_id, name, relative_path, "
+        db_->Prepare("INSERT INTO sweep_artifacts (sweep_id, name, relative_path, "
                      "content_type, size_bytes, sha256, create_time_ns) VALUES (?1, ?2, ?3, ?4, "
-                     "?5, ?6, ?7)",
+                     "?5, ?6, ?7) ON CONFLICT (sweep_id, name) DO UPDATE SET "
+                     "relative_path = excluded.relative_path, content_type = excluded.content_type, "
+                     "size_bytes = excluded.size_bytes, sha256 = excluded.sha256, "
+                     "create_time_ns = excluded.create_time_ns",
                      "add sweep artifact"));
     KBENCH_RETURN_IF_ERROR(insert->BindText(1, a.job_id));
     KBENCH_RETURN_IF_ERROR(insert->BindText(2, a.name));
@@ -242,17 +246,18 @@ std::string SweepStateName(SweepState state) {
 }
 
 absl::StatusOr<std::unique_ptr<SweepStore>> SweepStore::Open(const std::string& data_dir) {
-  const std::string path = (std::filesystem::path(data_dir) / "kbench.db").string();
-  KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, Database::Open(path));
-  KBENCH_RETURN_IF_ERROR(db->Exec("PRAGMA foreign_keys = ON", "set foreign_keys"));
-  KBENCH_RETURN_IF_ERROR(db->Exec("PRAGMA busy_timeout = 5000", "set busy_timeout"));
+  return Open(StoreLocation{.data_dir = data_dir, .postgres_url = ""});
+}
+
+absl::StatusOr<std::unique_ptr<SweepStore>> SweepStore::Open(const StoreLocation& location) {
+  KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, ConnectStoreDatabase(location));
   KBENCH_ASSIGN_OR_RETURN(int version, internal::CurrentSchemaVersion(db.get()));
   if (version < kSweepsSchemaVersion) {
-    return absl::FailedPreconditionError(absl::StrCat(path, " has schema version ", version,
+    return absl::FailedPreconditionError(absl::StrCat(db->path(), " has schema version ", version,
                                                       "; sweeps need ", kSweepsSchemaVersion,
                                                       " (open it with JobStore::Open first)"));
   }
-  return std::unique_ptr<SweepStore>(std::make_unique<SqliteSweepStore>(std::move(db)));
+  return std::unique_ptr<SweepStore>(std::make_unique<SqlSweepStore>(std::move(db)));
 }
 
 }  // namespace kbench::store

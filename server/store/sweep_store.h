@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "server/store/store_location.h"
 #include "server/store/job_store.h"
 
 namespace kbench::store {
@@ -43,6 +44,8 @@ struct SweepRecord {
 // Thread-safe: one connection guarded by a mutex.
 class SweepStore {
  public:
+  // Connects to the location's database, which JobStore::Open must have migrated.
+  static absl::StatusOr<std::unique_ptr<SweepStore>> Open(const StoreLocation& location);
   // Opens `data_dir`/kbench.db, which JobStore::Open must have migrated already.
   // FAILED_PRECONDITION when its schema predates sweeps.
   static absl::StatusOr<std::unique_ptr<SweepStore>> Open(const std::string& data_dir);

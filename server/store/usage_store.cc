@@ -1,38 +1,44 @@
 // UsageStore on SQLite: the usage_charges table of migration 2.
 #include "server/store/usage_store.h"
 
-#include <filesystem>
-
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "server/store/schema.h"
-#include "server/store/sqlite_db.h"
+#include "server/store/store_location.h"
+#include "server/store/database.h"
 
 namespace kbench::store {
 namespace {
+
+// usage_charges arrived in migration 2.
+constexpr int kUsageSchemaVersion = 2;
 
 using internal::Database;
 using internal::ScopedReset;
 using internal::Statement;
 
-constexpr char kBusyTimeout[] = "PRAGMA busy_timeout = 5000";
 
-class SqliteUsageStore final : public UsageStore {
+class SqlUsageStore final : public UsageStore {
  public:
-  explicit SqliteUsageStore(std::unique_ptr<Database> db) : db_(std::move(db)) {}
+  explicit SqlUsageStore(std::unique_ptr<Database> db) : db_(std::move(db)) {}
 
   absl::Status Prepare() {
     absl::MutexLock lock(&mu_);
     KBENCH_ASSIGN_OR_RETURN(
-        record_, db_->Prepare("INSERT OR REPLACE INTO usage_charges (job_id, attempt, owner, "
-                              "device, similar_key, succeeded, gpu_microseconds, end_time_ns) "
-                              "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                              "record usage"));
+        record_,
+        db_->Prepare("INSERT INTO usage_charges (job_id, attempt, owner, device, similar_key, "
+                     "succeeded, gpu_microseconds, end_time_ns) "
+                     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) "
+                     "ON CONFLICT (job_id, attempt) DO UPDATE SET owner = excluded.owner, "
+                     "device = excluded.device, similar_key = excluded.similar_key, "
+                     "succeeded = excluded.succeeded, gpu_microseconds = excluded.gpu_microseconds, "
+                     "end_time_ns = excluded.end_time_ns",
+                     "record usage"));
     KBENCH_ASSIGN_OR_RETURN(
         all_, db_->Prepare("SELECT job_id, attempt, owner, device, similar_key, succeeded, "
                            "gpu_microseconds, end_time_ns FROM usage_charges "
-                           "ORDER BY end_time_ns, rowid",
+                           "ORDER BY end_time_ns, job_id, attempt",
                            "list usage"));
     return absl::OkStatus();
   }
@@ -84,26 +90,18 @@ class SqliteUsageStore final : public UsageStore {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<UsageStore>> UsageStore::Open(const std::string& data_dir) {
-  const std::string path = (std::filesystem::path(data_dir) / "kbench.db").string();
-  if (!std::filesystem::exists(path)) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("usage store: ", path, " does not exist; open the job store first"));
+  return Open(StoreLocation{.data_dir = data_dir, .postgres_url = ""});
+}
+
+absl::StatusOr<std::unique_ptr<UsageStore>> UsageStore::Open(const StoreLocation& location) {
+  KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, ConnectStoreDatabase(location));
+  KBENCH_ASSIGN_OR_RETURN(int version, internal::CurrentSchemaVersion(db.get()));
+  if (version < kUsageSchemaVersion) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "usage store: ", db->path(), " has schema version ", version, "; usage needs ",
+        kUsageSchemaVersion, " (open the job store first, which migrates it)"));
   }
-  KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, Database::Open(path));
-  KBENCH_RETURN_IF_ERROR(db->Exec(kBusyTimeout, "set busy timeout"));
-  // Asked by name rather than by schema version, so that renumbering the migration is safe.
-  KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Statement> table,
-                          db->Prepare("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND "
-                                      "name = 'usage_charges'",
-                                      "find usage_charges"));
-  KBENCH_ASSIGN_OR_RETURN(bool row, table->Step());
-  if (!row || table->ColumnInt64(0) == 0) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("usage store: ", path,
-                     " has no usage_charges table (open the job store first, which migrates it)"));
-  }
-  table.reset();
-  auto store = std::make_unique<SqliteUsageStore>(std::move(db));
+  auto store = std::make_unique<SqlUsageStore>(std::move(db));
   KBENCH_RETURN_IF_ERROR(store->Prepare());
   return std::unique_ptr<UsageStore>(std::move(store));
 }

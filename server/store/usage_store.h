@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "server/store/store_location.h"
 
 namespace kbench::store {
 
@@ -28,6 +29,8 @@ struct UsageRecord {
 // Thread-safe.
 class UsageStore {
  public:
+  // Connects to the location's database, which JobStore::Open must have migrated.
+  static absl::StatusOr<std::unique_ptr<UsageStore>> Open(const StoreLocation& location);
   // Opens `data_dir`/kbench.db, which JobStore::Open must have created and migrated.
   static absl::StatusOr<std::unique_ptr<UsageStore>> Open(const std::string& data_dir);
   virtual ~UsageStore() = default;

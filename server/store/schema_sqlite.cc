@@ -1,0 +1,190 @@
+// SQLite's DDL for each schema version: migration N brings the database from version N-1 to N.
+// Never edit a released migration; add the next one here and in schema_postgres.cc (the two
+// lists have the same versions and the same tables), and raise JobStore::kSchemaVersion.
+#include <iterator>
+
+#include "server/store/schema.h"
+
+namespace kbench::store::internal {
+namespace {
+
+constexpr const char* kSqliteMigrations[] = {
+    // 1: jobs and artifacts' metadata.
+    // seq is the rowid (INTEGER PRIMARY KEY AUTOINCREMENT): SQLite then guarantees it only
+    // grows and is never reused, which paging by seq relies on; the job id is a UNIQUE key.
+    // idempotency_key is NULL when the client gave none (NULLs never collide under UNIQUE).
+    // The (column, seq) indexes serve List's filters in seq order and ListByState.
+    R"sql(
+CREATE TABLE jobs (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  state TEXT NOT NULL
+    CHECK (state IN ('queued', 'running', 'succeeded', 'failed', 'cancelled')),
+  device TEXT NOT NULL,
+  kernel TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  priority INTEGER NOT NULL,
+  idempotency_key TEXT UNIQUE,
+  create_time_ns INTEGER NOT NULL,
+  start_time_ns INTEGER NOT NULL DEFAULT 0,
+  finish_time_ns INTEGER NOT NULL DEFAULT 0,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  error TEXT NOT NULL DEFAULT '',
+  error_code TEXT NOT NULL DEFAULT '',
+  spec BLOB NOT NULL,
+  result BLOB NOT NULL DEFAULT x''
+);
+CREATE INDEX jobs_by_state ON jobs (state, seq);
+CREATE INDEX jobs_by_kernel ON jobs (kernel, seq);
+CREATE INDEX jobs_by_device ON jobs (device, seq);
+CREATE TABLE artifacts (
+  job_id TEXT NOT NULL REFERENCES jobs (id),
+  name TEXT NOT NULL,
+  relative_path TEXT NOT NULL,
+  content_type TEXT NOT NULL,
+  size_bytes INTEGER NOT NULL CHECK (size_bytes >= 0),
+  sha256 TEXT NOT NULL,
+  create_time_ns INTEGER NOT NULL,
+  PRIMARY KEY (job_id, name)
+);
+CREATE INDEX artifacts_by_age ON artifacts (create_time_ns);
+)sql",
+    // 2: GPU time per run, for fair share, daily quotas and queue estimates (usage_store.h).
+    // One row per run of a job (a re-queued job runs again as its next attempt). Durations in
+    // microseconds: the statement wrapper binds integers, and a microsecond is plenty.
+    R"sql(
+CREATE TABLE usage_charges (
+  job_id TEXT NOT NULL,
+  attempt INTEGER NOT NULL,
+  owner TEXT NOT NULL,
+  device TEXT NOT NULL,
+  similar_key TEXT NOT NULL,
+  succeeded INTEGER NOT NULL CHECK (succeeded IN (0, 1)),
+  gpu_microseconds INTEGER NOT NULL CHECK (gpu_microseconds >= 0),
+  end_time_ns INTEGER NOT NULL,
+  PRIMARY KEY (job_id, attempt)
+);
+CREATE INDEX usage_charges_by_end ON usage_charges (end_time_ns);
+)sql",
+    // 3: sweeps (issue 13): a sweep, the job of each of its points, and its report's artifacts
+    // (files under <data-dir>/sweeps/<id>/). A sweep's jobs are ordinary jobs; sweep_points only
+    // ties them to the sweep, so the scheduler and its fair share see nothing new.
+    // cancel_requested: CancelSweep was called; the reporter then ends it as 'cancelled'.
+    R"sql(
+CREATE TABLE sweeps (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  owner TEXT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('running', 'reporting', 'done', 'cancelled')),
+  cancel_requested INTEGER NOT NULL DEFAULT 0,
+  idempotency_key TEXT UNIQUE,
+  create_time_ns INTEGER NOT NULL,
+  finish_time_ns INTEGER NOT NULL DEFAULT 0,
+  spec BLOB NOT NULL,
+  error TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX sweeps_by_state ON sweeps (state, seq);
+CREATE TABLE sweep_points (
+  sweep_id TEXT NOT NULL REFERENCES sweeps (id),
+  idx INTEGER NOT NULL CHECK (idx >= 0),
+  job_id TEXT NOT NULL REFERENCES jobs (id),
+  point BLOB NOT NULL,
+  PRIMARY KEY (sweep_id, idx)
+);
+CREATE TABLE sweep_artifacts (
+  sweep_id TEXT NOT NULL REFERENCES sweeps (id),
+  name TEXT NOT NULL,
+  relative_path TEXT NOT NULL,
+  content_type TEXT NOT NULL,
+  size_bytes INTEGER NOT NULL CHECK (size_bytes >= 0),
+  sha256 TEXT NOT NULL,
+  create_time_ns INTEGER NOT NULL,
+  PRIMARY KEY (sweep_id, name)
+);
+)sql",
+    // 4: the result index (issue 13): one row per variant of a succeeded benchmark job, keyed
+    // so that history and leaderboards are queries, not scans of every job's result blob.
+    // job_id is not a foreign key: history outlives --job-retention's pruning of the job.
+    // shape is "4096x4096", params "name=value,..." sorted by name, dtype and mode are the
+    // API's words ("f32", "cold"). Rows are written after the job's own row turns succeeded.
+    R"sql(
+CREATE TABLE result_index (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  job_id TEXT NOT NULL,
+  variant TEXT NOT NULL,
+  module_sha256 TEXT NOT NULL DEFAULT '',
+  kernel TEXT NOT NULL,
+  shape TEXT NOT NULL,
+  dtype TEXT NOT NULL,
+  params TEXT NOT NULL,
+  mode TEXT NOT NULL,
+  device TEXT NOT NULL,
+  device_model TEXT NOT NULL,
+  driver_version TEXT NOT NULL,
+  kbench_version TEXT NOT NULL,
+  owner TEXT NOT NULL,
+  finish_time_ns INTEGER NOT NULL,
+  median_seconds REAL NOT NULL,
+  median_ci_low_seconds REAL NOT NULL,
+  median_ci_high_seconds REAL NOT NULL,
+  samples INTEGER NOT NULL,
+  correct INTEGER NOT NULL CHECK (correct IN (0, 1)),
+  impossible INTEGER NOT NULL CHECK (impossible IN (0, 1)),
+  contended INTEGER NOT NULL CHECK (contended IN (0, 1)),
+  UNIQUE (job_id, variant, module_sha256)
+);
+CREATE INDEX result_index_by_kernel ON result_index (kernel, seq);
+CREATE INDEX result_index_by_board ON result_index (kernel, dtype, device_model, shape);
+)sql",
+    // 5: the fleet (issue 14): several kbenchd nodes sharing one queue. Used on PostgreSQL; on
+    // SQLite (one host) the columns hold this node's name and the tables stay small or empty.
+    // jobs.node: the node that claimed the job ('' while no node has); jobs.target: what the
+    // submitter asked for ("gpu-a/cuda:0", "any/cuda", "model/h100"); jobs.owner: the
+    // authenticated owner (fair share orders claims by it); lease_expires_ns: a claiming node
+    // renews it while alive, and any node re-queues the job once it passes; cancel_requested:
+    // a CancelJob that reached another node than the one running the job.
+    // nodes: one row per node, its devices (a serialized kbench.v1.DeviceList) and heartbeat.
+    // job_transitions: every claim, start and end with the node that made it (an audit trail
+    // that shows no job ever ran on two nodes at once). artifact_chunks: artifact bytes, so any
+    // node serves any artifact.
+    R"sql(
+ALTER TABLE jobs ADD COLUMN node TEXT NOT NULL DEFAULT '';
+ALTER TABLE jobs ADD COLUMN target TEXT NOT NULL DEFAULT '';
+ALTER TABLE jobs ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+ALTER TABLE jobs ADD COLUMN lease_expires_ns INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN cancel_requested INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX jobs_claimable ON jobs (state, node, seq);
+CREATE TABLE nodes (
+  name TEXT PRIMARY KEY,
+  address TEXT NOT NULL,
+  version TEXT NOT NULL,
+  start_time_ns INTEGER NOT NULL,
+  heartbeat_ns INTEGER NOT NULL,
+  devices BLOB NOT NULL
+);
+CREATE TABLE job_transitions (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  job_id TEXT NOT NULL,
+  node TEXT NOT NULL,
+  device TEXT NOT NULL,
+  state TEXT NOT NULL,
+  time_ns INTEGER NOT NULL
+);
+CREATE INDEX job_transitions_by_job ON job_transitions (job_id, seq);
+CREATE TABLE artifact_chunks (
+  job_id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  idx INTEGER NOT NULL CHECK (idx >= 0),
+  data BLOB NOT NULL,
+  PRIMARY KEY (job_id, name, idx)
+);
+)sql",
+};
+
+}  // namespace
+
+std::vector<std::string_view> SqliteMigrations() {
+  return {std::begin(kSqliteMigrations), std::end(kSqliteMigrations)};
+}
+
+}  // namespace kbench::store::internal
