@@ -1,5 +1,5 @@
-// JobStore on SQL (SQLite or PostgreSQL): one connection under a mutex, prepared statements, and state
-// transitions written as conditional UPDATEs so an illegal transition never half-happens.
+// JobStore on SQL (SQLite or PostgreSQL): one connection under a mutex, prepared statements, and
+// state transitions written as conditional UPDATEs so an illegal transition never half-happens.
 #include "server/store/job_store.h"
 
 #include <filesystem>
@@ -11,8 +11,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
-#include "server/store/schema.h"
 #include "server/store/database.h"
+#include "server/store/schema.h"
 #include "server/store/store_location.h"
 
 namespace kbench::store {
@@ -176,16 +176,18 @@ class SqlJobStore final : public JobStore {
     KBENCH_RETURN_IF_ERROR(prepare(&delete_artifact_,
                                    "DELETE FROM artifacts WHERE job_id = ?1 AND name = ?2",
                                    "delete artifact"));
-    KBENCH_RETURN_IF_ERROR(prepare(
-        &all_artifacts_,
-        absl::StrCat("SELECT ", kArtifactColumns, " FROM artifacts ORDER BY create_time_ns, job_id, name"),
-        "list all artifacts"));
+    KBENCH_RETURN_IF_ERROR(
+        prepare(&all_artifacts_,
+                absl::StrCat("SELECT ", kArtifactColumns,
+                             " FROM artifacts ORDER BY create_time_ns, job_id, name"),
+                "list all artifacts"));
     // artifacts_by_age serves it: retention reads a few rows per import, not the whole table.
-    KBENCH_RETURN_IF_ERROR(prepare(&oldest_artifacts_,
-                                   absl::StrCat("SELECT ", kArtifactColumns,
-                                                " FROM artifacts ORDER BY create_time_ns, job_id, name "
-                                                "LIMIT ?1"),
-                                   "list oldest artifacts"));
+    KBENCH_RETURN_IF_ERROR(
+        prepare(&oldest_artifacts_,
+                absl::StrCat("SELECT ", kArtifactColumns,
+                             " FROM artifacts ORDER BY create_time_ns, job_id, name "
+                             "LIMIT ?1"),
+                "list oldest artifacts"));
     KBENCH_RETURN_IF_ERROR(prepare(&artifact_bytes_,
                                    "SELECT COALESCE(SUM(size_bytes), 0) FROM artifacts",
                                    "sum artifact sizes"));

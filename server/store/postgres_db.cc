@@ -64,9 +64,9 @@ std::string ConnectionMessage(PGconn* conn) {
 
 // A failed or lost connection: no SQLSTATE, the message from libpq.
 absl::Status ConnectionError(PGconn* conn, absl::string_view operation) {
-  return WithSqlFailure(absl::UnavailableError(absl::StrCat("postgres ", operation, ": ",
-                                                            ConnectionMessage(conn))),
-                        SqlFailure::kStorage);
+  return WithSqlFailure(
+      absl::UnavailableError(absl::StrCat("postgres ", operation, ": ", ConnectionMessage(conn))),
+      SqlFailure::kStorage);
 }
 
 // `result` is null (out of memory, connection lost) or an error result.
@@ -350,7 +350,8 @@ std::string RedactedUrl(const std::string& url) {
 
 absl::StatusOr<std::unique_ptr<Database>> OpenPostgres(const std::string& url) {
   PGconn* conn = PQconnectdb(url.c_str());
-  if (conn == nullptr) return absl::ResourceExhaustedError("postgres: cannot allocate a connection");
+  if (conn == nullptr)
+    return absl::ResourceExhaustedError("postgres: cannot allocate a connection");
   const std::string name = RedactedUrl(url);
   if (PQstatus(conn) != CONNECTION_OK) {
     absl::Status status = absl::UnavailableError(
@@ -360,7 +361,8 @@ absl::StatusOr<std::unique_ptr<Database>> OpenPostgres(const std::string& url) {
   }
   auto db = std::make_unique<PostgresDatabase>(conn, name);
   // Notices (e.g. "relation already exists, skipping") are not errors; keep them off stderr.
-  PQsetNoticeProcessor(conn, [](void*, const char*) {}, nullptr);
+  PQsetNoticeProcessor(
+      conn, [](void*, const char*) {}, nullptr);
   KBENCH_RETURN_IF_ERROR(db->Exec("SET client_min_messages = warning", "set client_min_messages"));
   return std::unique_ptr<Database>(std::move(db));
 }

@@ -52,8 +52,8 @@ absl::StatusOr<int> Migrate(Database* db, int target_version, int64_t now_ns) {
   const std::vector<std::string_view> migrations = MigrationsFor(db->dialect());
   const int latest = static_cast<int>(migrations.size());
   if (target_version < 1 || target_version > latest) {
-    return absl::InternalError(absl::StrCat(
-        "schema version ", target_version, " has no migration (latest is ", latest, ")"));
+    return absl::InternalError(absl::StrCat("schema version ", target_version,
+                                            " has no migration (latest is ", latest, ")"));
   }
   KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Transaction> transaction,
                           Transaction::Begin(db, "migrate schema"));

@@ -82,7 +82,6 @@ int SqliteCodeOf(const absl::Status& status) {
   return rc;
 }
 
-
 namespace {
 
 // A writer waits this long for another connection's write lock before failing with UNAVAILABLE.
@@ -111,8 +110,8 @@ class SqliteStatement final : public Statement {
   }
   absl::Status BindBlob(int index, const std::string& value) override {
     // data() is never null, so an empty string binds a zero-length blob, not NULL.
-    return Checked(
-        sqlite3_bind_blob64(stmt_, index, value.data(), value.size(), SQLITE_TRANSIENT), index);
+    return Checked(sqlite3_bind_blob64(stmt_, index, value.data(), value.size(), SQLITE_TRANSIENT),
+                   index);
   }
 
   absl::StatusOr<bool> Step() override {
@@ -243,9 +242,9 @@ class SqliteDatabase final : public Database {
 absl::StatusOr<std::unique_ptr<Database>> OpenSqlite(const std::string& path) {
   sqlite3* handle = nullptr;
   // NOMUTEX: the store's own mutex serializes the connection.
-  int rc = sqlite3_open_v2(path.c_str(), &handle,
-                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                           nullptr);
+  int rc =
+      sqlite3_open_v2(path.c_str(), &handle,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
     absl::Status status = SqliteError(handle, rc, absl::StrCat("open ", path));
     sqlite3_close_v2(handle);  // a handle is returned even on failure
@@ -257,8 +256,8 @@ absl::StatusOr<std::unique_ptr<Database>> OpenSqlite(const std::string& path) {
   KBENCH_RETURN_IF_ERROR(db->SetPragma("journal_mode", "WAL", "wal"));
   KBENCH_RETURN_IF_ERROR(db->SetPragma("synchronous", "FULL", "2"));
   KBENCH_RETURN_IF_ERROR(db->SetPragma("foreign_keys", "ON", "1"));
-  KBENCH_RETURN_IF_ERROR(db->SetPragma("busy_timeout", absl::StrCat(kBusyTimeoutMs),
-                                       absl::StrCat(kBusyTimeoutMs)));
+  KBENCH_RETURN_IF_ERROR(
+      db->SetPragma("busy_timeout", absl::StrCat(kBusyTimeoutMs), absl::StrCat(kBusyTimeoutMs)));
   return std::unique_ptr<Database>(std::move(db));
 }
 

@@ -5,9 +5,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "common/status_macros.h"
+#include "server/store/database.h"
 #include "server/store/schema.h"
 #include "server/store/store_location.h"
-#include "server/store/database.h"
 
 namespace kbench::store {
 namespace {
@@ -135,13 +135,14 @@ class SqlSweepStore final : public SweepStore {
     absl::MutexLock lock(&mu_);
     KBENCH_ASSIGN_OR_RETURN(
         std::unique_ptr<Statement> insert,
-        db_->Prepare("INSERT INTO sweep_artifacts (sweep_id, name, relative_path, "
-                     "content_type, size_bytes, sha256, create_time_ns) VALUES (?1, ?2, ?3, ?4, "
-                     "?5, ?6, ?7) ON CONFLICT (sweep_id, name) DO UPDATE SET "
-                     "relative_path = excluded.relative_path, content_type = excluded.content_type, "
-                     "size_bytes = excluded.size_bytes, sha256 = excluded.sha256, "
-                     "create_time_ns = excluded.create_time_ns",
-                     "add sweep artifact"));
+        db_->Prepare(
+            "INSERT INTO sweep_artifacts (sweep_id, name, relative_path, "
+            "content_type, size_bytes, sha256, create_time_ns) VALUES (?1, ?2, ?3, ?4, "
+            "?5, ?6, ?7) ON CONFLICT (sweep_id, name) DO UPDATE SET "
+            "relative_path = excluded.relative_path, content_type = excluded.content_type, "
+            "size_bytes = excluded.size_bytes, sha256 = excluded.sha256, "
+            "create_time_ns = excluded.create_time_ns",
+            "add sweep artifact"));
     KBENCH_RETURN_IF_ERROR(insert->BindText(1, a.job_id));
     KBENCH_RETURN_IF_ERROR(insert->BindText(2, a.name));
     KBENCH_RETURN_IF_ERROR(insert->BindText(3, a.relative_path));

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "server/store/store_location.h"
 #include "server/store/job_store.h"
+#include "server/store/store_location.h"
 
 namespace kbench::store {
 

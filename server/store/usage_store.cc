@@ -4,9 +4,9 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "server/store/database.h"
 #include "server/store/schema.h"
 #include "server/store/store_location.h"
-#include "server/store/database.h"
 
 namespace kbench::store {
 namespace {
@@ -18,7 +18,6 @@ using internal::Database;
 using internal::ScopedReset;
 using internal::Statement;
 
-
 class SqlUsageStore final : public UsageStore {
  public:
   explicit SqlUsageStore(std::unique_ptr<Database> db) : db_(std::move(db)) {}
@@ -27,14 +26,15 @@ class SqlUsageStore final : public UsageStore {
     absl::MutexLock lock(&mu_);
     KBENCH_ASSIGN_OR_RETURN(
         record_,
-        db_->Prepare("INSERT INTO usage_charges (job_id, attempt, owner, device, similar_key, "
-                     "succeeded, gpu_microseconds, end_time_ns) "
-                     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) "
-                     "ON CONFLICT (job_id, attempt) DO UPDATE SET owner = excluded.owner, "
-                     "device = excluded.device, similar_key = excluded.similar_key, "
-                     "succeeded = excluded.succeeded, gpu_microseconds = excluded.gpu_microseconds, "
-                     "end_time_ns = excluded.end_time_ns",
-                     "record usage"));
+        db_->Prepare(
+            "INSERT INTO usage_charges (job_id, attempt, owner, device, similar_key, "
+            "succeeded, gpu_microseconds, end_time_ns) "
+            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) "
+            "ON CONFLICT (job_id, attempt) DO UPDATE SET owner = excluded.owner, "
+            "device = excluded.device, similar_key = excluded.similar_key, "
+            "succeeded = excluded.succeeded, gpu_microseconds = excluded.gpu_microseconds, "
+            "end_time_ns = excluded.end_time_ns",
+            "record usage"));
     KBENCH_ASSIGN_OR_RETURN(
         all_, db_->Prepare("SELECT job_id, attempt, owner, device, similar_key, succeeded, "
                            "gpu_microseconds, end_time_ns FROM usage_charges "
@@ -97,9 +97,9 @@ absl::StatusOr<std::unique_ptr<UsageStore>> UsageStore::Open(const StoreLocation
   KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, ConnectStoreDatabase(location));
   KBENCH_ASSIGN_OR_RETURN(int version, internal::CurrentSchemaVersion(db.get()));
   if (version < kUsageSchemaVersion) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "usage store: ", db->path(), " has schema version ", version, "; usage needs ",
-        kUsageSchemaVersion, " (open the job store first, which migrates it)"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("usage store: ", db->path(), " has schema version ", version, "; usage needs ",
+                     kUsageSchemaVersion, " (open the job store first, which migrates it)"));
   }
   auto store = std::make_unique<SqlUsageStore>(std::move(db));
   KBENCH_RETURN_IF_ERROR(store->Prepare());
