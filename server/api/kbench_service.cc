@@ -158,6 +158,7 @@ absl::Status KbenchService::Submit(const auth::Identity& caller,
   record.kind = KindOf(spec.kind());
   record.priority = spec.priority();
   record.idempotency_key = request.idempotency_key();
+  record.owner = spec.owner();
   record.create_time_ns = absl::GetCurrentTimeNanos();
   spec.SerializeToString(&record.spec);
   std::unique_lock admission(admission_mu_);

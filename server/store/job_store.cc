@@ -57,7 +57,8 @@ using internal::Transaction;
 // Column order shared by every job query and ReadJob.
 constexpr char kJobColumns[] =
     "seq, id, state, device, kernel, kind, priority, idempotency_key, create_time_ns, "
-    "start_time_ns, finish_time_ns, attempts, error, error_code, spec, result";
+    "start_time_ns, finish_time_ns, attempts, error, error_code, spec, result, target, node, "
+    "owner";
 
 constexpr char kArtifactColumns[] =
     "job_id, name, relative_path, content_type, size_bytes, sha256, create_time_ns";
@@ -91,6 +92,9 @@ absl::StatusOr<JobRecord> ReadJob(Statement& row) {
   job.error_code = row.ColumnText(13);
   job.spec = row.ColumnBlob(14);
   job.result = row.ColumnBlob(15);
+  job.target = row.ColumnText(16);
+  job.node = row.ColumnText(17);
+  job.owner = row.ColumnText(18);
   return job;
 }
 
@@ -112,7 +116,8 @@ absl::Status JobNotFound(const std::string& id) {
 
 class SqlJobStore final : public JobStore {
  public:
-  explicit SqlJobStore(std::unique_ptr<Database> db) : db_(std::move(db)) {}
+  SqlJobStore(std::unique_ptr<Database> db, std::string node)
+      : node_(std::move(node)), db_(std::move(db)) {}
 
   // Prepares the fixed statements once; List's are prepared per filter shape on first use.
   absl::Status Prepare() {
@@ -128,27 +133,33 @@ class SqlJobStore final : public JobStore {
         prepare(&get_job_by_key_,
                 absl::StrCat("SELECT ", kJobColumns, " FROM jobs WHERE idempotency_key = ?1"),
                 "get job by idempotency key"));
-    KBENCH_RETURN_IF_ERROR(
-        prepare(&insert_job_,
-                "INSERT INTO jobs (id, state, device, kernel, kind, priority, idempotency_key, "
-                "create_time_ns, start_time_ns, finish_time_ns, attempts, error, error_code, spec, "
-                "result) VALUES (?1, 'queued', ?2, ?3, ?4, ?5, ?6, ?7, 0, 0, 0, '', '', ?8, ?9) "
-                "RETURNING seq",
-                "insert job"));
+    KBENCH_RETURN_IF_ERROR(prepare(
+        &insert_job_,
+        "INSERT INTO jobs (id, state, device, kernel, kind, priority, idempotency_key, "
+        "create_time_ns, start_time_ns, finish_time_ns, attempts, error, error_code, spec, "
+        "result, target, node, owner) "
+        "VALUES (?1, 'queued', ?2, ?3, ?4, ?5, ?6, ?7, 0, 0, 0, '', '', ?8, ?9, ?2, '', ?10) "
+        "RETURNING seq",
+        "insert job"));
     KBENCH_RETURN_IF_ERROR(
         prepare(&mark_running_,
                 "UPDATE jobs SET state = 'running', attempts = attempts + 1, start_time_ns = ?2 "
-                "WHERE id = ?1 AND state = 'queued'",
+                "WHERE id = ?1 AND state = 'queued' AND node = ?3",
                 "mark job running"));
-    // A requeued job is not running, so it has no start time; attempts keeps the history.
-    KBENCH_RETURN_IF_ERROR(prepare(&requeue_,
-                                   "UPDATE jobs SET state = 'queued', start_time_ns = 0 "
-                                   "WHERE id = ?1 AND state IN ('queued', 'running')",
-                                   "requeue job"));
+    // A requeued job is not running, so it has no start time; attempts keeps the history. In a
+    // fleet it goes back to its target, unclaimed (a job from before the fleet's migration has
+    // no target and keeps its device).
+    KBENCH_RETURN_IF_ERROR(
+        prepare(&requeue_,
+                "UPDATE jobs SET state = 'queued', start_time_ns = 0, node = '', "
+                "lease_expires_ns = 0, device = CASE WHEN target = '' THEN device ELSE target END "
+                "WHERE id = ?1 AND state IN ('queued', 'running') AND node IN (?2, '')",
+                "requeue job"));
     KBENCH_RETURN_IF_ERROR(
         prepare(&finish_,
                 "UPDATE jobs SET state = ?2, error_code = ?3, error = ?4, result = ?5, "
-                "finish_time_ns = ?6 WHERE id = ?1 AND state IN ('queued', 'running')",
+                "finish_time_ns = ?6 WHERE id = ?1 AND state IN ('queued', 'running') "
+                "AND node IN (?7, '')",
                 "finish job"));
     KBENCH_RETURN_IF_ERROR(prepare(
         &list_by_state_,
@@ -228,6 +239,7 @@ class SqlJobStore final : public JobStore {
       KBENCH_RETURN_IF_ERROR(insert.BindInt64(7, record.create_time_ns));
       KBENCH_RETURN_IF_ERROR(insert.BindBlob(8, record.spec));
       KBENCH_RETURN_IF_ERROR(insert.BindBlob(9, ""));
+      KBENCH_RETURN_IF_ERROR(insert.BindText(10, record.owner));
       absl::StatusOr<bool> inserted = insert.Step();
       if (internal::SqlFailureOf(inserted.status()) == internal::SqlFailure::kUniqueViolation) {
         // The idempotency key was checked above under the write lock, so this is the id.
@@ -258,6 +270,7 @@ class SqlJobStore final : public JobStore {
     ScopedReset reset(&update);
     KBENCH_RETURN_IF_ERROR(update.BindText(1, id));
     KBENCH_RETURN_IF_ERROR(update.BindInt64(2, start_time_ns));
+    KBENCH_RETURN_IF_ERROR(update.BindText(3, node_));
     KBENCH_RETURN_IF_ERROR(RunUnsynced(update));
     if (db_->Changes() == 1) return absl::OkStatus();
     return TransitionRefused(id, "mark it running (only a queued job can start)");
@@ -268,6 +281,7 @@ class SqlJobStore final : public JobStore {
     Statement& update = *requeue_;
     ScopedReset reset(&update);
     KBENCH_RETURN_IF_ERROR(update.BindText(1, id));
+    KBENCH_RETURN_IF_ERROR(update.BindText(2, node_));
     KBENCH_RETURN_IF_ERROR(update.Run());
     if (db_->Changes() == 1) return absl::OkStatus();
     return TransitionRefused(id, "requeue it (only a queued or running job can be requeued)");
@@ -289,6 +303,7 @@ class SqlJobStore final : public JobStore {
     KBENCH_RETURN_IF_ERROR(update.BindText(4, error));
     KBENCH_RETURN_IF_ERROR(update.BindBlob(5, result));
     KBENCH_RETURN_IF_ERROR(update.BindInt64(6, finish_time_ns));
+    KBENCH_RETURN_IF_ERROR(update.BindText(7, node_));
     KBENCH_RETURN_IF_ERROR(update.Run());
     if (db_->Changes() == 1) return absl::OkStatus();
     return TransitionRefused(
@@ -539,6 +554,11 @@ class SqlJobStore final : public JobStore {
   absl::Status TransitionRefused(const std::string& id, const std::string& what)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     KBENCH_ASSIGN_OR_RETURN(JobRecord job, GetLocked(id));
+    if (job.node != node_ && !job.node.empty() && !IsTerminal(job.state)) {
+      return absl::FailedPreconditionError(absl::StrCat("job ", id, " is ", JobStateName(job.state),
+                                                        " on node ", job.node, "; cannot ", what,
+                                                        " from node ", node_));
+    }
     return absl::FailedPreconditionError(
         absl::StrCat("job ", id, " is ", JobStateName(job.state), "; cannot ", what));
   }
@@ -562,6 +582,8 @@ class SqlJobStore final : public JobStore {
     }
   }
 
+  // The node on whose behalf transitions are made ("" on a single host).
+  const std::string node_;
   absl::Mutex mu_;
   // Declared first so it is destroyed last, after the statements on it.
   std::unique_ptr<Database> db_ ABSL_GUARDED_BY(mu_);
@@ -588,14 +610,14 @@ class SqlJobStore final : public JobStore {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<JobStore>> JobStore::Open(const std::string& data_dir) {
-  return Open(StoreLocation{.data_dir = data_dir, .postgres_url = ""});
+  return Open(StoreLocation{.data_dir = data_dir, .postgres_url = "", .node = ""});
 }
 
 absl::StatusOr<std::unique_ptr<JobStore>> JobStore::Open(const StoreLocation& location) {
   KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, ConnectStoreDatabase(location));
   KBENCH_RETURN_IF_ERROR(
       internal::Migrate(db.get(), kSchemaVersion, absl::GetCurrentTimeNanos()).status());
-  auto store = std::make_unique<SqlJobStore>(std::move(db));
+  auto store = std::make_unique<SqlJobStore>(std::move(db), location.node);
   KBENCH_RETURN_IF_ERROR(store->Prepare());
   return std::unique_ptr<JobStore>(std::move(store));
 }

@@ -29,8 +29,17 @@ struct JobRecord {
   // Insertion order, assigned by the store; newest jobs have the largest seq.
   int64_t seq = 0;
   JobState state = JobState::kQueued;
-  // Device the job is queued on ("cpu", "cuda:0"; cuda:any already resolved).
+  // Device the job is queued on ("cpu", "cuda:0"; cuda:any already resolved). In a fleet, the
+  // target until a node claims the job ("cpu:any", "gpu-b/cuda:0", "h100:any"), then the
+  // claiming node's device.
   std::string device;
+  // What the submitter asked for (the device as inserted); a job re-queued in a fleet goes
+  // back to it.
+  std::string target;
+  // The node that claimed the job ("" until one has; always "" on a single host).
+  std::string node;
+  // The spec's owner, as authenticated: fair share orders a fleet's claims by it.
+  std::string owner;
   std::string kernel;
   JobKind kind = JobKind::kBenchmark;
   int32_t priority = 0;
@@ -84,9 +93,12 @@ class JobStore {
   virtual absl::StatusOr<std::pair<JobRecord, bool>> Insert(JobRecord record) = 0;
   // NOT_FOUND naming the id when absent.
   virtual absl::StatusOr<JobRecord> Get(const std::string& id) = 0;
+  // The transitions below are made on behalf of this store's node (StoreLocation::node): a job
+  // another node claimed is not this node's to start, re-queue or finish.
   // QUEUED -> RUNNING, attempts + 1, start time set. FAILED_PRECONDITION unless QUEUED.
   virtual absl::Status MarkRunning(const std::string& id, int64_t start_time_ns) = 0;
-  // Back to QUEUED (after a daemon restart or a graceful shutdown), attempts kept.
+  // Back to QUEUED (after a daemon restart or a graceful shutdown), attempts kept; in a fleet
+  // also back to its target, unclaimed, for any node to take.
   virtual absl::Status Requeue(const std::string& id) = 0;
   // To a terminal state with its error and result. FAILED_PRECONDITION if already terminal.
   virtual absl::Status Finish(const std::string& id, JobState state, const std::string& error_code,

@@ -155,6 +155,26 @@ CREATE TABLE artifact_chunks (
   data BYTEA NOT NULL,
   PRIMARY KEY (job_id, name, idx)
 );
+-- Every change of a job's state or node is written to job_transitions (with the node that made
+-- it) and announced on the kbench_jobs channel (payload: the job id), at commit: nodes LISTEN
+-- to wake their claimers, their WatchJob streams and a cancel of a job they run. A lease
+-- renewal changes neither, so it is neither logged nor announced.
+CREATE FUNCTION kbench_job_changed() RETURNS trigger AS $$
+BEGIN
+  IF TG_OP = 'INSERT' OR OLD.state IS DISTINCT FROM NEW.state
+      OR OLD.node IS DISTINCT FROM NEW.node THEN
+    INSERT INTO job_transitions (job_id, node, device, state, time_ns)
+      VALUES (NEW.id, NEW.node, NEW.device, NEW.state,
+              (extract(epoch FROM clock_timestamp()) * 1000000000)::bigint);
+    PERFORM pg_notify('kbench_jobs', NEW.id);
+  ELSIF OLD.cancel_requested IS DISTINCT FROM NEW.cancel_requested THEN
+    PERFORM pg_notify('kbench_jobs', NEW.id);
+  END IF;
+  RETURN NEW;
+END
+$$ LANGUAGE plpgsql;
+CREATE TRIGGER jobs_changed AFTER INSERT OR UPDATE ON jobs
+  FOR EACH ROW EXECUTE FUNCTION kbench_job_changed();
 )sql",
 };
 

@@ -16,6 +16,9 @@ struct StoreLocation {
   // When set, a libpq connection string or URI ("postgres://user@host:5432/kbench"); data_dir
   // is then not used for the database.
   std::string postgres_url;
+  // The node this process is in a fleet (--node); "" on a single host. The job store makes its
+  // transitions on this node's behalf.
+  std::string node;
 
   bool is_postgres() const { return !postgres_url.empty(); }
 };

@@ -247,7 +247,7 @@ std::string SweepStateName(SweepState state) {
 }
 
 absl::StatusOr<std::unique_ptr<SweepStore>> SweepStore::Open(const std::string& data_dir) {
-  return Open(StoreLocation{.data_dir = data_dir, .postgres_url = ""});
+  return Open(StoreLocation{.data_dir = data_dir, .postgres_url = "", .node = ""});
 }
 
 absl::StatusOr<std::unique_ptr<SweepStore>> SweepStore::Open(const StoreLocation& location) {

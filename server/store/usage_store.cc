@@ -90,7 +90,7 @@ class SqlUsageStore final : public UsageStore {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<UsageStore>> UsageStore::Open(const std::string& data_dir) {
-  return Open(StoreLocation{.data_dir = data_dir, .postgres_url = ""});
+  return Open(StoreLocation{.data_dir = data_dir, .postgres_url = "", .node = ""});
 }
 
 absl::StatusOr<std::unique_ptr<UsageStore>> UsageStore::Open(const StoreLocation& location) {

@@ -11,7 +11,7 @@ TEST(PostgresJobStore, MigratesAndRunsAJobThrough) {
   KBENCH_REQUIRE_POSTGRES();
   const std::string url = testing::PostgresServer::Shared().NewDatabase();
   ASSERT_FALSE(url.empty()) << testing::PostgresServer::Shared().reason();
-  auto store = JobStore::Open(StoreLocation{.data_dir = "", .postgres_url = url});
+  auto store = JobStore::Open(StoreLocation{.data_dir = "", .postgres_url = url, .node = ""});
   ASSERT_TRUE(store.ok()) << store.status();
   EXPECT_EQ(*(*store)->SchemaVersion(), JobStore::kSchemaVersion);
 
