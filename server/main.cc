@@ -27,6 +27,7 @@
 #include "server/auth/server_security.h"
 #include "server/common/idle_gate_flag.h"
 #include "server/common/logging.h"
+#include "server/fleet/fleet_queue.h"
 #include "server/metrics/metrics.h"
 #include "server/scheduler/clock.h"
 #include "server/scheduler/executor_supervisor.h"
@@ -34,6 +35,7 @@
 #include "server/scheduler/scheduler.h"
 #include "server/scheduler/store_maintenance.h"
 #include "server/store/artifact_store.h"
+#include "server/store/fleet_store.h"
 #include "server/store/job_store.h"
 #include "server/store/resilient_job_store.h"
 #include "server/store/sweep_store.h"
@@ -64,7 +66,39 @@ struct Flags {
   std::vector<std::string> idle_gates;
   kbench::auth::SecurityFlags security;
   kbench::api::ApiOptions api;
+  // The fleet (issue 14): a PostgreSQL URL shared by every node; empty: SQLite in data_dir.
+  std::string store;
+  // This node's name in the fleet (default: the host name) and how long it may go without a
+  // heartbeat before its jobs are re-queued elsewhere.
+  std::string node;
+  double node_lease_seconds = 15;
 };
+
+std::string HostName() {
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0 || name[0] == '\0') return "localhost";
+  return name;
+}
+
+// Where the store lives: --store postgres://... (a fleet), else SQLite under --data-dir.
+absl::StatusOr<kbench::store::StoreLocation> StoreLocationOf(const Flags& flags,
+                                                             const std::string& data_dir) {
+  kbench::store::StoreLocation location;
+  location.data_dir = data_dir;
+  if (flags.store.empty()) return location;
+  if (!kbench::store::IsPostgresUrl(flags.store)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--store: expected a PostgreSQL URL (postgres://USER@HOST:PORT/DB), got '",
+        flags.store.substr(0, 64), "'; without --store, SQLite under --data-dir serves one host"));
+  }
+  location.postgres_url = flags.store;
+  location.node = flags.node.empty() ? HostName() : flags.node;
+  if (location.node.find('/') != std::string::npos || location.node.size() > 63) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--node: '", location.node, "' must be at most 63 bytes, without '/'"));
+  }
+  return location;
+}
 
 int Fail(const std::string& message) {
   std::fprintf(stderr, "kbenchd: %s\n", message.c_str());
@@ -186,18 +220,23 @@ int Serve(const Flags& flags) {
       kbench::scheduler::ParseRetention(flags.job_retention);
   if (!job_retention.ok())
     return Fail(absl::StrCat("--job-retention: ", job_retention.status().message()));
+  absl::StatusOr<kbench::store::StoreLocation> location = StoreLocationOf(flags, data_dir);
+  if (!location.ok()) return Fail(std::string(location.status().message()));
+  const bool fleet = location->is_postgres();
+  // A fleet's queue is every node's: the fleet, not this node's scheduler, recovers it.
+  options->recover_jobs = !fleet;
   absl::StatusOr<std::unique_ptr<kbench::store::JobStore>> opened =
-      kbench::store::JobStore::Open(data_dir);
+      kbench::store::JobStore::Open(*location);
   if (!opened.ok()) return Fail(opened.status().ToString());
   // Every part writes through it: a disk that refuses writes fails no job silently.
   auto jobs = std::make_unique<kbench::store::ResilientJobStore>(*std::move(opened));
   absl::StatusOr<std::unique_ptr<kbench::store::SweepStore>> sweeps =
-      kbench::store::SweepStore::Open(data_dir);
+      kbench::store::SweepStore::Open(*location);
   if (!sweeps.ok()) return Fail(sweeps.status().ToString());
   kbench::store::ArtifactStore artifacts(
       data_dir, jobs.get(), {flags.artifact_max_bytes, flags.artifact_max_age_seconds});
   absl::StatusOr<std::unique_ptr<kbench::store::UsageStore>> usage =
-      kbench::store::UsageStore::Open(data_dir);
+      kbench::store::UsageStore::Open(*location);
   if (!usage.ok()) return Fail(usage.status().ToString());
   absl::StatusOr<std::unique_ptr<kbench::metrics::Metrics>> metrics =
       kbench::metrics::Metrics::Create(flags.metrics_listen);
@@ -230,13 +269,43 @@ int Serve(const Flags& flags) {
   kbench::api::ApiOptions api = flags.api;
   api.limits.cpu_max_bytes = flags.cpu_max_bytes;
   kbench::auth::Authorizer authorizer(security->authenticator.get(), jobs.get());
-  kbench::api::KbenchService service(jobs.get(), &artifacts, &scheduler, &events, metrics->get(),
-                                     api, &authorizer);
+  std::unique_ptr<kbench::store::FleetStore> fleet_store;
+  std::unique_ptr<kbench::fleet::FleetQueue> fleet_queue;
+  kbench::scheduler::JobQueue* queue = &scheduler;
+  if (fleet) {
+    absl::StatusOr<std::unique_ptr<kbench::store::FleetStore>> opened_fleet =
+        kbench::store::FleetStore::Open(*location);
+    if (!opened_fleet.ok()) {
+      scheduler.Shutdown();
+      return Fail(opened_fleet.status().ToString());
+    }
+    fleet_store = *std::move(opened_fleet);
+    kbench::fleet::FleetOptions fleet_options;
+    fleet_options.node = location->node;
+    fleet_options.address = flags.listen;
+    fleet_options.version = KBENCH_VERSION;
+    fleet_options.store_url = location->postgres_url;
+    fleet_options.lease = absl::Seconds(flags.node_lease_seconds);
+    fleet_queue = std::make_unique<kbench::fleet::FleetQueue>(fleet_options, &scheduler, jobs.get(),
+                                                              fleet_store.get(), &events);
+    if (absl::Status s = fleet_queue->Start(); !s.ok()) {
+      scheduler.Shutdown();
+      return Fail(s.ToString());
+    }
+    queue = fleet_queue.get();
+  }
+  // Stops the fleet's coordinator (if any), then this node's devices.
+  auto stop_queue = [&] {
+    if (fleet_queue) fleet_queue->Shutdown();
+    scheduler.Shutdown();
+  };
+  kbench::api::KbenchService service(jobs.get(), &artifacts, queue, &events, metrics->get(), api,
+                                     &authorizer);
   kbench::api::SweepReporterOptions sweep_reports;
   sweep_reports.data_dir = data_dir;
   if (absl::Status s = service.EnableSweeps(sweeps->get(), sweep_reports); !s.ok()) {
     maintenance.Stop();
-    scheduler.Shutdown();
+    stop_queue();
     return Fail(s.ToString());
   }
   grpc::EnableDefaultHealthCheckService(true);
@@ -249,7 +318,7 @@ int Serve(const Flags& flags) {
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) {
     maintenance.Stop();
-    scheduler.Shutdown();
+    stop_queue();
     return Fail(absl::StrCat("--listen ", flags.listen, ": cannot listen there"));
   }
   // Per-device health ("kbench.device.cpu", ...) and NOT_SERVING for "" when no device is
@@ -268,9 +337,11 @@ int Serve(const Flags& flags) {
   }
   std::printf("kbenchd: ready\n");
   std::fflush(stdout);
-  kbench::logging::Log(Level::kInfo, "kbenchd ready",
-                       {Field("listen", absl::StrCat(host, ":", port)), Field("data_dir", data_dir),
-                        Field("security", kbench::auth::DescribeSecurity(flags.security))});
+  kbench::logging::Log(
+      Level::kInfo, "kbenchd ready",
+      {Field("listen", absl::StrCat(host, ":", port)), Field("data_dir", data_dir),
+       Field("store", std::string(fleet ? "postgres" : "sqlite")), Field("node", location->node),
+       Field("security", kbench::auth::DescribeSecurity(flags.security))});
 
   const int sig = WaitForStop(stop_signals, *security->authenticator, **metrics);
   kbench::logging::Log(Level::kInfo, "shutting down", {Field("signal", strsignal(sig))});
@@ -278,7 +349,7 @@ int Serve(const Flags& flags) {
   service.StopSweeps();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
   maintenance.Stop();
-  scheduler.Shutdown();
+  stop_queue();
   server->Wait();
   kbench::logging::Log(Level::kInfo, "stopped");
   return 0;
@@ -334,6 +405,16 @@ static int Main(int argc, char** argv) {
                  "reported in the result): DEVICE=TIMEOUT_S[,MAX_TEMP_C], DEVICE cuda:N or "
                  "cuda:*; repeat per device")
       ->type_name("SPEC");
+  app.add_option("--store", flags.store,
+                 "The job store shared by a fleet of nodes: postgres://USER@HOST:PORT/DB (password "
+                 "from PGPASSWORD or ~/.pgpass); default: SQLite under --data-dir, one host");
+  app.add_option("--node", flags.node,
+                 "This node's name in a fleet (--store postgres://...); default: the host name");
+  app.add_option("--node-lease", flags.node_lease_seconds,
+                 "Seconds a fleet's node may miss heartbeats before its jobs are re-queued on "
+                 "other nodes")
+      ->check(CLI::Range(2.0, 3600.0))
+      ->capture_default_str();
   kbench::auth::AddSecurityFlags(app, &flags.security);
   std::function<int()> token_command;
   kbench::auth::AddTokenCommand(app, &token_command);

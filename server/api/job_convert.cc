@@ -49,7 +49,8 @@ v1::Job RecordToJob(const store::JobRecord& record, const std::optional<v1::Prog
   // is in the result (user_module, compile), and the submitter has the file.
   for (v1::UserKernel& uk : *job.mutable_spec()->mutable_user_kernels()) uk.clear_code();
   job.set_state(StateToProto(record.state));
-  job.set_device(record.device);
+  // In a fleet, the node that claimed it names the device ("gpu-b/cuda:0").
+  job.set_device(record.node.empty() ? record.device : record.node + "/" + record.device);
   if (record.create_time_ns > 0)
     *job.mutable_create_time() = TimeUtil::NanosecondsToTimestamp(record.create_time_ns);
   if (record.start_time_ns > 0)

@@ -69,7 +69,7 @@ absl::StatusOr<store::JobFilter> FilterOf(const v1::ListJobsRequest& request) {
 }  // namespace
 
 KbenchService::KbenchService(store::JobStore* jobs, store::ArtifactStore* artifacts,
-                             scheduler::Scheduler* scheduler, scheduler::JobEvents* events,
+                             scheduler::JobQueue* scheduler, scheduler::JobEvents* events,
                              metrics::Metrics* metrics, const ApiOptions& options,
                              const auth::Authorizer* authorizer)
     : jobs_(jobs),
@@ -125,6 +125,15 @@ grpc::Status KbenchService::ListDevices(grpc::ServerContext* context, const v1::
   if (!caller.ok()) return Finish("ListDevices", start, caller.status());
   for (const v1::DeviceInfo& d : scheduler_->Devices()) *response->add_devices() = d;
   return Finish("ListDevices", start, absl::OkStatus());
+}
+
+grpc::Status KbenchService::ListNodes(grpc::ServerContext* context, const v1::ListNodesRequest*,
+                                      v1::ListNodesResponse* response) {
+  const auto start = Clock::now();
+  absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, "ListNodes");
+  if (!caller.ok()) return Finish("ListNodes", start, caller.status());
+  for (v1::NodeInfo& n : scheduler_->Nodes()) *response->add_nodes() = std::move(n);
+  return Finish("ListNodes", start, absl::OkStatus());
 }
 
 absl::StatusOr<v1::Job> KbenchService::LoadJob(const std::string& id) {

@@ -20,7 +20,7 @@
 #include "server/auth/authorizer.h"
 #include "server/metrics/metrics.h"
 #include "server/scheduler/job_events.h"
-#include "server/scheduler/scheduler.h"
+#include "server/scheduler/job_queue.h"
 #include "server/store/artifact_store.h"
 #include "server/store/job_store.h"
 #include "server/store/sweep_store.h"
@@ -36,7 +36,7 @@ class KbenchService final : public StreamingBase {
   // Every handler asks `authorizer` first (who calls, may they); open streams are counted
   // against the caller's identity.
   KbenchService(store::JobStore* jobs, store::ArtifactStore* artifacts,
-                scheduler::Scheduler* scheduler, scheduler::JobEvents* events,
+                scheduler::JobQueue* scheduler, scheduler::JobEvents* events,
                 metrics::Metrics* metrics, const ApiOptions& options,
                 const auth::Authorizer* authorizer);
 
@@ -55,6 +55,8 @@ class KbenchService final : public StreamingBase {
                            v1::ListKernelsResponse*) override;
   grpc::Status ListDevices(grpc::ServerContext*, const v1::ListDevicesRequest*,
                            v1::ListDevicesResponse*) override;
+  grpc::Status ListNodes(grpc::ServerContext*, const v1::ListNodesRequest*,
+                         v1::ListNodesResponse*) override;
   grpc::Status SubmitJob(grpc::ServerContext*, const v1::SubmitJobRequest*,
                          v1::SubmitJobResponse*) override;
   grpc::Status GetJob(grpc::ServerContext*, const v1::GetJobRequest*, v1::GetJobResponse*) override;
@@ -127,7 +129,7 @@ class KbenchService final : public StreamingBase {
 
   store::JobStore* jobs_;
   store::ArtifactStore* artifacts_;
-  scheduler::Scheduler* scheduler_;
+  scheduler::JobQueue* scheduler_;
   scheduler::JobEvents* events_;
   metrics::Metrics* metrics_;
   const SubmitLimits limits_;

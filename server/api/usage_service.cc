@@ -19,6 +19,7 @@ v1::QueuePlace QueuePlaceOf(const scheduler::QueuePlaceEstimate& e) {
   place.set_estimated_wait_seconds(e.wait_seconds);
   place.set_estimates_from_history(e.from_history);
   place.set_estimates_from_timeout(e.from_timeout);
+  place.set_waiting_for(e.waiting_for);
   return place;
 }
 

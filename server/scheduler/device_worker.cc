@@ -30,6 +30,11 @@ void Scheduler::WorkerLoop(Device* device) {
     UpdateQueueGauge(*device);
     PublishPlaces(*device);
     if (next) RunJob(device, *next, lock);
+    if (next && device->queue.empty() && on_idle_) {
+      lock.unlock();
+      on_idle_();
+      lock.lock();
+    }
   }
 }
 

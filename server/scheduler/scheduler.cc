@@ -41,7 +41,10 @@ Scheduler::~Scheduler() { Shutdown(); }
 absl::Status Scheduler::Start() {
   KBENCH_RETURN_IF_ERROR(ReplayUsage());
   std::vector<std::unique_ptr<Device>> found = FindDevices();
-  KBENCH_ASSIGN_OR_RETURN(std::vector<store::JobRecord> queued, lifecycle_.Recover());
+  std::vector<store::JobRecord> queued;
+  if (options_.recover_jobs) {
+    KBENCH_ASSIGN_OR_RETURN(queued, lifecycle_.Recover());
+  }
   // No job runs yet: whatever an executor left in work/ (a crash, a kill) goes now.
   if (absl::StatusOr<int64_t> swept = artifacts_->SweepWorkDirs(); !swept.ok()) {
     logging::Log(Level::kWarn, "work directories not swept",
@@ -279,6 +282,13 @@ absl::Status Scheduler::Cancel(const std::string& job_id, std::chrono::milliseco
     seen = events_->WaitForChange(job_id, seen, until);
   }
   return absl::OkStatus();
+}
+
+std::vector<v1::NodeInfo> Scheduler::Nodes() {
+  v1::NodeInfo node;
+  node.set_alive(true);
+  for (v1::DeviceInfo& d : Devices()) *node.add_devices() = std::move(d);
+  return {node};
 }
 
 void Scheduler::UpdateQueueGauge(const Device& device) {

@@ -27,6 +27,7 @@
 #include "server/scheduler/executor.h"
 #include "server/scheduler/job_events.h"
 #include "server/scheduler/job_lifecycle.h"
+#include "server/scheduler/job_queue.h"
 #include "server/scheduler/run_history.h"
 #include "server/scheduler/usage_ledger.h"
 #include "server/store/artifact_store.h"
@@ -40,6 +41,9 @@ struct SchedulerOptions {
   bool enable_cuda = true;
   // How long a cancelled running job may take to stop before its executor is killed.
   absl::Duration cancel_grace = absl::Seconds(5);
+  // Re-queue the store's interrupted jobs and queue its queued ones at Start (a single host).
+  // A fleet's node leaves that to the fleet: the store's queue is every node's.
+  bool recover_jobs = true;
   // Slack added to a job's own timeout before its executor counts as hung.
   absl::Duration hang_slack = absl::Seconds(300);
   // Consecutive failed starts after which a device counts as unusable (FAILED): its queued
@@ -54,35 +58,12 @@ struct SchedulerOptions {
   absl::Duration fair_share_half_life = absl::Hours(1);
 };
 
-// Where a queued job stands in its device's fair-share line (see kbench.v1.QueuePlace).
-struct QueuePlaceEstimate {
-  std::string device;
-  int32_t position = 0;  // 1: next to start
-  bool device_busy = false;
-  double wait_seconds = 0;
-  int32_t from_history = 0;
-  int32_t from_timeout = 0;
-};
-
-// One owner's GPU time and jobs now.
-struct OwnerStanding {
-  std::string owner;
-  OwnerUsageTotals usage;
-  int32_t queued = 0;
-  int32_t running = 0;
-};
-struct UsageSnapshot {
-  std::vector<OwnerStanding> owners;  // every owner with usage or unfinished jobs, by name
-  int64_t unfinished_jobs = 0;        // queued or running, all owners
-  absl::Time now;
-};
-
 // The grpc health service name of a device: "kbench.device.cpu", "kbench.device.cuda:0".
 std::string DeviceHealthService(const std::string& device);
 // Told every device's serving state, and the server's ("": some device is usable).
 using HealthReporter = std::function<void(const std::string& service, bool serving)>;
 
-class Scheduler {
+class Scheduler final : public JobQueue {
  public:
   // Borrows everything; all must outlive the scheduler.
   Scheduler(SchedulerOptions options, ExecutorLauncher* launcher, Clock* clock,
@@ -103,20 +84,20 @@ class Scheduler {
   void ReportHealthTo(HealthReporter reporter);
 
   // Current devices with queue depth, state and restart counts.
-  std::vector<v1::DeviceInfo> Devices();
+  std::vector<v1::DeviceInfo> Devices() override;
   // "cpu", "cuda:N", or "cuda:any" (the usable CUDA device with the shortest queue); "" picks
   // cuda:any when a GPU exists, else cpu. INVALID_ARGUMENT naming the device when unknown,
   // UNAVAILABLE when it exists but cannot run jobs now.
-  absl::StatusOr<v1::DeviceInfo> ResolveDevice(const std::string& requested);
+  absl::StatusOr<v1::DeviceInfo> ResolveDevice(const std::string& requested) override;
 
   // Queues a job already written to the store as QUEUED. A job whose device is gone or
   // unusable is failed at once instead of being stranded.
-  void Enqueue(const store::JobRecord& record);
+  void Enqueue(const store::JobRecord& record) override;
 
   // Cancels a queued job at once, or asks the running job to stop (its executor is killed when
   // it does not within the grace period). FAILED_PRECONDITION when the job is already terminal.
   // Returns after the job is terminal or `wait` has passed.
-  absl::Status Cancel(const std::string& job_id, std::chrono::milliseconds wait);
+  absl::Status Cancel(const std::string& job_id, std::chrono::milliseconds wait) override;
 
   JobLifecycle& lifecycle() { return lifecycle_; }
 
@@ -124,10 +105,16 @@ class Scheduler {
   // and estimates survive restarts). Call before Start; without it usage lives in memory only.
   void UseUsageStore(store::UsageStore* usage) { usage_store_ = usage; }
   // Each queued job's place and estimated wait, by job id (running and finished jobs absent).
-  std::map<std::string, QueuePlaceEstimate> QueuePlaces();
+  std::map<std::string, QueuePlaceEstimate> QueuePlaces() override;
   // Every owner's usage and unfinished jobs, plus `owner` even when it has neither.
-  UsageSnapshot Usage(const std::string& owner = "");
-  absl::Duration FairShareHalfLife() const { return options_.fair_share_half_life; }
+  UsageSnapshot Usage(const std::string& owner = "") override;
+  absl::Duration FairShareHalfLife() const override { return options_.fair_share_half_life; }
+  // The one node a single host is: its devices (ListNodes).
+  std::vector<v1::NodeInfo> Nodes() override;
+
+  // Called (from a worker, without the scheduler's lock) each time a device finishes a job and
+  // has nothing queued: a fleet's node then claims the next job for it. Set before Start.
+  void SetIdleObserver(std::function<void()> observer) { on_idle_ = std::move(observer); }
   // Called with (owner, GPU seconds) as each run's time is charged (metrics). Set before Start.
   void SetUsageObserver(std::function<void(const std::string&, double)> observer) {
     on_usage_ = std::move(observer);
@@ -231,6 +218,7 @@ class Scheduler {
   HealthReporter health_ ABSL_GUARDED_BY(mu_);
   store::UsageStore* usage_store_ = nullptr;
   std::function<void(const std::string&, double)> on_usage_;
+  std::function<void()> on_idle_;
   UsageLedger ledger_ ABSL_GUARDED_BY(mu_);
   RunHistory history_ ABSL_GUARDED_BY(mu_);
 };

@@ -12,6 +12,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "server/store/database.h"
+#include "server/store/job_rows.h"
 #include "server/store/schema.h"
 #include "server/store/store_location.h"
 
@@ -47,21 +48,13 @@ absl::StatusOr<JobState> ParseJobState(const std::string& name) {
       "state '", name, "' is not one of queued, running, succeeded, failed, cancelled"));
 }
 
-namespace {
-
-using internal::Database;
-using internal::ScopedReset;
-using internal::Statement;
-using internal::Transaction;
+namespace internal {
 
 // Column order shared by every job query and ReadJob.
-constexpr char kJobColumns[] =
+const char kJobColumns[] =
     "seq, id, state, device, kernel, kind, priority, idempotency_key, create_time_ns, "
     "start_time_ns, finish_time_ns, attempts, error, error_code, spec, result, target, node, "
     "owner";
-
-constexpr char kArtifactColumns[] =
-    "job_id, name, relative_path, content_type, size_bytes, sha256, create_time_ns";
 
 absl::StatusOr<JobRecord> ReadJob(Statement& row) {
   JobRecord job;
@@ -97,6 +90,20 @@ absl::StatusOr<JobRecord> ReadJob(Statement& row) {
   job.owner = row.ColumnText(18);
   return job;
 }
+
+}  // namespace internal
+
+namespace {
+
+using internal::Database;
+using internal::kJobColumns;
+using internal::ReadJob;
+using internal::ScopedReset;
+using internal::Statement;
+using internal::Transaction;
+
+constexpr char kArtifactColumns[] =
+    "job_id, name, relative_path, content_type, size_bytes, sha256, create_time_ns";
 
 ArtifactRecord ReadArtifact(Statement& row) {
   ArtifactRecord artifact;

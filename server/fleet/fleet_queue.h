@@ -1,0 +1,101 @@
+// A node of a fleet: its own Scheduler runs its devices, and this puts that scheduler in front
+// of the queue every node shares in PostgreSQL. Submits on any node are stored unclaimed, for a
+// target ("gpu-b/cuda:0", "cuda:any", "h100:any", "cpu:any"); a coordinator thread claims the
+// next job for each idle local device in fleet-wide fair-share order, heartbeats (renewing the
+// leases of the jobs it holds), re-queues the jobs of nodes whose lease passed, and carries
+// cancels and job changes between nodes (LISTEN/NOTIFY). A device runs one job at a time: a job
+// is claimed only for a device with nothing queued or running.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "server/fleet/target.h"
+#include "server/scheduler/job_events.h"
+#include "server/scheduler/job_queue.h"
+#include "server/scheduler/scheduler.h"
+#include "server/store/fleet_store.h"
+#include "server/store/job_store.h"
+#include "server/store/postgres_listener.h"
+
+namespace kbench::fleet {
+
+struct FleetOptions {
+  std::string node;     // --node
+  std::string address;  // the address this node's gRPC server listens on
+  std::string version;
+  std::string store_url;  // for the LISTEN connection
+  absl::Duration heartbeat = absl::Seconds(1);
+  // A node that has not heartbeated for this long is lost: its jobs are re-queued (--node-lease).
+  absl::Duration lease = absl::Seconds(15);
+  // Runs of a job a lost node may cost before it ends FAILED (as JobLifecycle's recovery).
+  int32_t max_attempts = 2;
+};
+
+class FleetQueue final : public scheduler::JobQueue {
+ public:
+  // Borrows everything; all must outlive it. `local` must be started before Start.
+  FleetQueue(FleetOptions options, scheduler::Scheduler* local, store::JobStore* jobs,
+             store::FleetStore* fleet, scheduler::JobEvents* events);
+  ~FleetQueue() override;
+
+  // Registers the node, releases the jobs it held in an earlier life, listens for the fleet's
+  // job changes and starts the coordinator.
+  absl::Status Start();
+  // Stops claiming, stops the local scheduler (its running job goes back to the shared queue)
+  // and releases the jobs this node had claimed but not started.
+  void Shutdown();
+
+  std::vector<v1::DeviceInfo> Devices() override;
+  absl::StatusOr<v1::DeviceInfo> ResolveDevice(const std::string& requested) override;
+  void Enqueue(const store::JobRecord& record) override;
+  absl::Status Cancel(const std::string& job_id, std::chrono::milliseconds wait) override;
+  std::map<std::string, scheduler::QueuePlaceEstimate> QueuePlaces() override;
+  scheduler::UsageSnapshot Usage(const std::string& owner = "") override;
+  absl::Duration FairShareHalfLife() const override { return local_->FairShareHalfLife(); }
+  std::vector<v1::NodeInfo> Nodes() override;
+
+ private:
+  // The coordinator's loop and its steps.
+  void CoordinatorLoop();
+  void Beat();
+  void ReapLostNodes();
+  void HonourCancelRequests();
+  void FollowChangedJobs(std::vector<std::string> ids);
+  void ClaimForIdleDevices();
+  void Wake();
+
+  // The fleet as the last heartbeat read it: every node with its devices.
+  std::vector<v1::NodeInfo> ReadNodes();
+  bool Alive(int64_t heartbeat_ns, int64_t now_ns) const;
+  void PublishReaped(const std::vector<store::ReapedJob>& reaped);
+
+  const FleetOptions options_;
+  scheduler::Scheduler* const local_;
+  store::JobStore* const jobs_;
+  store::FleetStore* const fleet_;
+  scheduler::JobEvents* const events_;
+  std::unique_ptr<store::PostgresListener> listener_;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  bool woken_ = false;
+  std::deque<std::string> changed_;          // job ids announced by the listener, to follow
+  std::set<std::string> cancels_passed_on_;  // cancel requests handed to the local scheduler
+  std::vector<v1::NodeInfo> nodes_;          // refreshed by every heartbeat
+  std::thread coordinator_;
+};
+
+}  // namespace kbench::fleet

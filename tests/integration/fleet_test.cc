@@ -1,0 +1,194 @@
+// Integration: a fleet of kbenchd nodes (--no-cuda, each with its own cpu device) sharing one
+// real PostgreSQL: a job for another node's device runs there while the first node watches it;
+// a node killed mid-job loses its job to another node after the lease; many jobs to cpu:any
+// spread over three nodes with none lost and none ever running on two nodes at once.
+#include <libpq-fe.h>
+#include <signal.h>
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/integration/daemon.h"
+#include "tests/postgres/postgres_server.h"
+
+namespace kbench::testing {
+namespace {
+
+// Short, so that the lost-node test waits seconds, not the default 15.
+constexpr char kLeaseSeconds[] = "3";
+
+class FleetTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    KBENCH_REQUIRE_POSTGRES();
+    url_ = PostgresServer::Shared().NewDatabase();
+    ASSERT_FALSE(url_.empty()) << PostgresServer::Shared().reason();
+  }
+
+  Daemon& StartNode(const std::string& name) {
+    dirs_.push_back(std::make_unique<TempDir>());
+    nodes_[name] = std::make_unique<Daemon>(
+        dirs_.back()->path(), std::vector<std::string>{"--store", url_, "--node", name, "--no-cuda",
+                                                       "--node-lease", kLeaseSeconds});
+    return *nodes_[name];
+  }
+
+  // The node a job's device names ("b/cpu" -> "b").
+  static std::string NodeOf(const v1::Job& job) {
+    return job.device().substr(0, job.device().find('/'));
+  }
+
+  // Rows of a query on the fleet's database, as text.
+  std::vector<std::vector<std::string>> Query(const std::string& sql) {
+    std::vector<std::vector<std::string>> rows;
+    PGconn* conn = PQconnectdb(url_.c_str());
+    PGresult* result = PQexec(conn, sql.c_str());
+    EXPECT_EQ(PQresultStatus(result), PGRES_TUPLES_OK) << PQerrorMessage(conn);
+    for (int r = 0; r < PQntuples(result); ++r) {
+      rows.emplace_back();
+      for (int c = 0; c < PQnfields(result); ++c) rows.back().push_back(PQgetvalue(result, r, c));
+    }
+    PQclear(result);
+    PQfinish(conn);
+    return rows;
+  }
+
+  std::string url_;
+  std::vector<std::unique_ptr<TempDir>> dirs_;
+  std::map<std::string, std::unique_ptr<Daemon>> nodes_;
+};
+
+TEST_F(FleetTest, AJobForAnotherNodesCpuRunsThereAndTheFirstNodeWatchesIt) {
+  Daemon& a = StartNode("node-a");
+  StartNode("node-b");
+  v1::JobSpec spec = QuickCpuSpec();
+  spec.set_device("node-b/cpu");
+  absl::StatusOr<v1::Job> job = Submit(a.stub(), spec);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->device(), "node-b/cpu");
+
+  const std::vector<v1::Job> seen = WatchToEnd(a.stub(), job->id());
+  ASSERT_FALSE(seen.empty());
+  EXPECT_EQ(seen.back().state(), v1::JOB_STATE_SUCCEEDED) << seen.back().error();
+  EXPECT_EQ(seen.back().device(), "node-b/cpu");
+  bool saw_running = false;
+  for (const v1::Job& j : seen) saw_running = saw_running || j.state() == v1::JOB_STATE_RUNNING;
+  EXPECT_TRUE(saw_running) << "node-a's watch followed the run on node-b";
+
+  grpc::ClientContext ctx;
+  v1::ListNodesResponse nodes;
+  ASSERT_TRUE(a.stub().ListNodes(&ctx, v1::ListNodesRequest(), &nodes).ok());
+  ASSERT_EQ(nodes.nodes_size(), 2);
+  for (const v1::NodeInfo& n : nodes.nodes()) {
+    EXPECT_TRUE(n.alive()) << n.name();
+    ASSERT_EQ(n.devices_size(), 1);
+    EXPECT_EQ(n.devices(0).id(), n.name() + "/cpu");
+  }
+
+  v1::JobSpec unknown = QuickCpuSpec();
+  unknown.set_device("node-z/cpu");
+  absl::StatusOr<v1::Job> refused = Submit(a.stub(), unknown);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("node-z/cpu"), std::string::npos) << refused.status();
+}
+
+TEST_F(FleetTest, AKilledNodesJobRunsElsewhereAfterTheLease) {
+  Daemon& a = StartNode("node-a");
+  Daemon& b = StartNode("node-b");
+  v1::JobSpec spec = LongCpuSpec(2.0);
+  spec.set_device("cpu:any");
+  absl::StatusOr<v1::Job> job = Submit(a.stub(), spec);
+  ASSERT_TRUE(job.ok()) << job.status();
+  const v1::Job running = WaitFor(
+      a.stub(), job->id(), [](const v1::Job& j) { return j.state() == v1::JOB_STATE_RUNNING; });
+  ASSERT_EQ(running.state(), v1::JOB_STATE_RUNNING);
+  const std::string first = NodeOf(running);
+  Daemon& victim = first == "node-a" ? a : b;
+  Daemon& survivor = first == "node-a" ? b : a;
+  victim.Stop(SIGKILL);
+
+  // A job for the dead node's own device waits for it, and says so.
+  v1::JobSpec pinned = QuickCpuSpec();
+  pinned.set_device(first + "/cpu");
+  absl::StatusOr<v1::Job> waiting = Submit(survivor.stub(), pinned);
+  ASSERT_TRUE(waiting.ok()) << waiting.status().ToString();
+
+  const v1::Job done =
+      WaitFor(survivor.stub(), job->id(), [](const v1::Job& j) { return IsTerminal(j.state()); });
+  EXPECT_EQ(done.state(), v1::JOB_STATE_SUCCEEDED) << done.error();
+  EXPECT_NE(NodeOf(done), first) << done.device();
+  EXPECT_EQ(done.attempts(), 2);
+
+  const v1::Job still = WaitFor(
+      survivor.stub(), waiting->id(),
+      [](const v1::Job& j) { return !j.queue_place().waiting_for().empty(); },
+      std::chrono::seconds(10));
+  EXPECT_EQ(still.state(), v1::JOB_STATE_QUEUED);
+  EXPECT_NE(still.queue_place().waiting_for().find(first), std::string::npos)
+      << still.queue_place().DebugString();
+}
+
+TEST_F(FleetTest, ManyJobsToCpuAnySpreadOverThreeNodesNoneLostNoneRunTwice) {
+  constexpr int kJobs = 1000;
+  std::vector<Daemon*> nodes = {&StartNode("node-a"), &StartNode("node-b"), &StartNode("node-c")};
+  v1::JobSpec spec = QuickCpuSpec();
+  spec.set_device("cpu:any");
+  spec.mutable_stopping()->set_min_samples(3);
+  spec.mutable_stopping()->set_min_time_seconds(0.001);
+  std::vector<std::string> ids(kJobs);
+  std::vector<std::thread> submitters;
+  std::atomic<int> refused{0};
+  for (int t = 0; t < 3; ++t) {
+    submitters.emplace_back([&, t] {
+      for (int i = t; i < kJobs; i += 3) {
+        absl::StatusOr<v1::Job> job = Submit(nodes[t]->stub(), spec);
+        if (job.ok())
+          ids[i] = job->id();
+        else
+          ++refused;
+      }
+    });
+  }
+  for (std::thread& s : submitters) s.join();
+  ASSERT_EQ(refused.load(), 0);
+
+  std::map<std::string, int> ran_on;
+  for (const std::string& id : ids) {
+    const v1::Job done = WaitFor(
+        nodes[0]->stub(), id, [](const v1::Job& j) { return IsTerminal(j.state()); },
+        std::chrono::seconds(240));
+    ASSERT_EQ(done.state(), v1::JOB_STATE_SUCCEEDED) << id << " " << done.error();
+    ++ran_on[NodeOf(done)];
+  }
+  ASSERT_EQ(ran_on.size(), 3u);
+  for (const auto& [node, count] : ran_on) {
+    EXPECT_GT(count, kJobs / 10) << node << " ran " << count << " of " << kJobs;
+  }
+
+  // From the store's own audit trail: every job ran exactly once, on one node, and each run
+  // started from a claim by that same node.
+  const auto rows = Query(
+      "SELECT job_id, COUNT(*) FILTER (WHERE state = 'running'), "
+      "COUNT(DISTINCT node) FILTER (WHERE state = 'running'), "
+      "COUNT(*) FILTER (WHERE state = 'succeeded') FROM job_transitions GROUP BY job_id");
+  ASSERT_EQ(rows.size(), static_cast<size_t>(kJobs));
+  for (const auto& row : rows) {
+    EXPECT_EQ(row[1], "1") << row[0] << " started " << row[1] << " times";
+    EXPECT_EQ(row[2], "1") << row[0];
+    EXPECT_EQ(row[3], "1") << row[0];
+  }
+  const auto overlaps = Query(
+      "SELECT r.job_id FROM job_transitions r JOIN job_transitions e ON e.job_id = r.job_id "
+      "AND e.seq > r.seq AND e.state IN ('succeeded', 'failed', 'cancelled', 'queued') "
+      "WHERE r.state = 'running' AND e.node <> r.node AND e.state <> 'queued'");
+  EXPECT_TRUE(overlaps.empty()) << overlaps.size() << " jobs ended on another node than ran them";
+}
+
+}  // namespace
+}  // namespace kbench::testing
