@@ -88,6 +88,13 @@ absl::StatusOr<v1::ListDevicesResponse> Connection::ListDevices() {
   return response;
 }
 
+absl::StatusOr<v1::ListNodesResponse> Connection::ListNodes() {
+  v1::ListNodesResponse response;
+  const grpc::Status s = stub_->ListNodes(UnaryContext().get(), {}, &response);
+  if (!s.ok()) return Check(s);
+  return response;
+}
+
 absl::StatusOr<v1::GetUsageResponse> Connection::GetUsage(const v1::GetUsageRequest& request) {
   v1::GetUsageResponse response;
   const grpc::Status s = stub_->GetUsage(UnaryContext().get(), request, &response);

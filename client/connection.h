@@ -32,6 +32,7 @@ class Connection {
 
   absl::StatusOr<v1::ListKernelsResponse> ListKernels();
   absl::StatusOr<v1::ListDevicesResponse> ListDevices();
+  absl::StatusOr<v1::ListNodesResponse> ListNodes();
   absl::StatusOr<v1::SubmitJobResponse> SubmitJob(const v1::SubmitJobRequest& request);
   absl::StatusOr<v1::Job> GetJob(const std::string& job_id);
   absl::StatusOr<v1::Job> CancelJob(const std::string& job_id);

@@ -104,6 +104,7 @@ int RunKbctl(const std::vector<std::string>& args, const Io& io) {
   Action action;
   AddKernelsCommand(app, &action);
   AddDevicesCommand(app, &action);
+  AddNodesCommand(app, &action);
   AddUsageCommand(app, &action);
   AddBenchCommands(app, &action);
   AddCompileCommand(app, &action);

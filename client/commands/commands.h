@@ -15,6 +15,7 @@ using Action = std::function<absl::Status(Session&)>;
 
 void AddKernelsCommand(CLI::App& app, Action* action);    // kernels [OP]
 void AddDevicesCommand(CLI::App& app, Action* action);    // devices
+void AddNodesCommand(CLI::App& app, Action* action);      // nodes
 void AddBenchCommands(CLI::App& app, Action* action);     // bench, compare
 void AddCompileCommand(CLI::App& app, Action* action);    // compile
 void AddJobCommands(CLI::App& app, Action* action);       // get, jobs, watch, cancel

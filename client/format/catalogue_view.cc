@@ -70,9 +70,15 @@ std::string RenderKernel(const v1::KernelInfo& k) {
 }
 
 std::string RenderDevicesTable(const v1::ListDevicesResponse& devices) {
-  Table table({"ID", "KIND", "NAME", "STATE", "CC", "UNITS", "MEMORY", "L2", "COPY-BW", "PEAK-F32",
-               "PEAK-BF16", "QUEUE", "RESTARTS"});
-  for (size_t c = 5; c < 13; ++c) table.AlignRight(c);
+  // A fleet's devices carry their node's heartbeat; a single host's do not.
+  bool fleet = false;
+  for (const v1::DeviceInfo& d : devices.devices()) fleet = fleet || !d.node().empty();
+  std::vector<std::string> columns = {"ID",        "KIND",   "NAME",    "STATE",   "CC",
+                                      "UNITS",     "MEMORY", "L2",      "COPY-BW", "PEAK-F32",
+                                      "PEAK-BF16", "QUEUE",  "RESTARTS"};
+  if (fleet) columns.push_back("HEARTBEAT");
+  Table table(columns);
+  for (size_t c = 5; c < columns.size(); ++c) table.AlignRight(c);
   for (const v1::DeviceInfo& d : devices.devices()) {
     std::string units = "-";
     if (d.sm_count() > 0) {
@@ -80,13 +86,21 @@ std::string RenderDevicesTable(const v1::ListDevicesResponse& devices) {
     } else if (d.cpu_threads() > 0) {
       units = absl::StrCat(d.cpu_threads(), " threads");
     }
-    table.AddRow({d.id(), DeviceKindName(d.kind()), d.name(), DeviceStateName(d.state()),
-                  d.compute_capability().empty() ? "-" : d.compute_capability(), units,
-                  d.memory_bytes() > 0 ? FormatBytes(d.memory_bytes()) : "-",
-                  d.l2_bytes() > 0 ? FormatBytes(d.l2_bytes()) : "-",
-                  FormatBandwidth(d.copy_bandwidth_bytes_per_second()),
-                  FormatFlops(d.peak_flops_f32()), FormatFlops(d.peak_flops_bf16()),
-                  absl::StrCat(d.queue_depth()), absl::StrCat(d.executor_restarts())});
+    std::vector<std::string> row = {d.id(),
+                                    DeviceKindName(d.kind()),
+                                    d.name(),
+                                    DeviceStateName(d.state()),
+                                    d.compute_capability().empty() ? "-" : d.compute_capability(),
+                                    units,
+                                    d.memory_bytes() > 0 ? FormatBytes(d.memory_bytes()) : "-",
+                                    d.l2_bytes() > 0 ? FormatBytes(d.l2_bytes()) : "-",
+                                    FormatBandwidth(d.copy_bandwidth_bytes_per_second()),
+                                    FormatFlops(d.peak_flops_f32()),
+                                    FormatFlops(d.peak_flops_bf16()),
+                                    absl::StrCat(d.queue_depth()),
+                                    absl::StrCat(d.executor_restarts())};
+    if (fleet) row.push_back(absl::StrCat(FormatElapsed(d.heartbeat_age_seconds()), " ago"));
+    table.AddRow(row);
   }
   return table.Render();
 }

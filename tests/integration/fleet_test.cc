@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include <atomic>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <set>
@@ -42,6 +43,19 @@ class FleetTest : public ::testing::Test {
   // The node a job's device names ("b/cpu" -> "b").
   static std::string NodeOf(const v1::Job& job) {
     return job.device().substr(0, job.device().find('/'));
+  }
+
+  // kbctl's stdout against a node.
+  static std::string Kbctl(Daemon& node, const std::string& args) {
+    const std::string cmd = std::string(KBCTL_PATH) + " --server " + node.address() + " " + args;
+    std::string out;
+    FILE* pipe = popen(cmd.c_str(), "r");
+    if (pipe == nullptr) return out;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), pipe)) > 0) out.append(buf, n);
+    EXPECT_EQ(pclose(pipe), 0) << cmd << "\n" << out;
+    return out;
   }
 
   // Rows of a query on the fleet's database, as text.
@@ -90,6 +104,14 @@ TEST_F(FleetTest, AJobForAnotherNodesCpuRunsThereAndTheFirstNodeWatchesIt) {
     ASSERT_EQ(n.devices_size(), 1);
     EXPECT_EQ(n.devices(0).id(), n.name() + "/cpu");
   }
+
+  const std::string table = Kbctl(a, "nodes");
+  EXPECT_NE(table.find("node-a"), std::string::npos) << table;
+  EXPECT_NE(table.find("node-b/cpu"), std::string::npos) << table;
+  EXPECT_EQ(table.find("lost"), std::string::npos) << table;
+  const std::string devices = Kbctl(a, "devices");
+  EXPECT_NE(devices.find("HEARTBEAT"), std::string::npos) << devices;
+  EXPECT_NE(devices.find("node-b/cpu"), std::string::npos) << devices;
 
   v1::JobSpec unknown = QuickCpuSpec();
   unknown.set_device("node-z/cpu");
