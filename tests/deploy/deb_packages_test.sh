@@ -51,14 +51,18 @@ mkdir -p "$work/root"
 dpkg -x "$client" "$work/root"
 dpkg -x "$server" "$work/root"
 "$work/root/usr/bin/kbctl" --version | grep -q "$version" || fail "unpacked kbctl --version"
-"$work/root/usr/bin/kbenchd" --help | grep -q -- '--executor-path' || fail "unpacked kbenchd --help"
+# Captured first: grep -q stops reading at the match, and kbenchd's later writes would then die
+# of SIGPIPE, which pipefail reports as a failure.
+help="$("$work/root/usr/bin/kbenchd" --help)" || fail "unpacked kbenchd --help exits non-zero"
+grep -q -- '--executor-path' <<<"$help" || fail "unpacked kbenchd --help"
 
 if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
   installed=1
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$client" "$server" \
     >"$work/apt.log" 2>&1 || { cat "$work/apt.log" >&2; fail "apt-get install of the packages failed"; }
   /usr/bin/kbctl --version | grep -q "$version" || fail "installed kbctl --version"
-  /usr/bin/kbenchd --help | grep -q -- '--executor-path' || fail "installed kbenchd --help"
+  help="$(/usr/bin/kbenchd --help)" || fail "installed kbenchd --help exits non-zero"
+  grep -q -- '--executor-path' <<<"$help" || fail "installed kbenchd --help"
   echo "installed with apt-get and ran: $(basename "$client") $(basename "$server")"
 else
   echo "not root: unpacked and ran (no apt-get install)"

@@ -96,6 +96,10 @@ std::map<std::string, Call> CallsByMethod() {
     v1::ListDevicesResponse r;
     return stub.ListDevices(ContextFor(token).get(), {}, &r);
   };
+  calls["ListNodes"] = [](Stub& stub, const std::string& token, const Targets&) {
+    v1::ListNodesResponse r;
+    return stub.ListNodes(ContextFor(token).get(), {}, &r);
+  };
   calls["SubmitJob"] = [](Stub& stub, const std::string& token, const Targets&) {
     v1::SubmitJobRequest request;
     *request.mutable_spec() = QuickCpuSpec();
