@@ -303,9 +303,8 @@ absl::Status FleetQueue::Cancel(const std::string& job_id, std::chrono::millisec
 std::map<std::string, scheduler::QueuePlaceEstimate> FleetQueue::QueuePlaces() {
   std::map<std::string, scheduler::QueuePlaceEstimate> places = local_->QueuePlaces();
   for (auto& [id, place] : places) place.device = absl::StrCat(options_.node, "/", place.device);
-  absl::StatusOr<std::vector<store::JobRecord>> queued =
-      jobs_->ListByState(store::JobState::kQueued);
-  if (!queued.ok()) return places;
+  absl::StatusOr<std::vector<store::UnclaimedJob>> unclaimed = fleet_->Unclaimed();
+  if (!unclaimed.ok()) return places;
   std::vector<v1::NodeInfo> nodes;
   {
     std::lock_guard lock(mu_);
@@ -315,29 +314,59 @@ std::map<std::string, scheduler::QueuePlaceEstimate> FleetQueue::QueuePlaces() {
   // claim orders by fair share too; this is the line without it), and what they wait for when a
   // lost node holds their target.
   std::map<std::string, int32_t> ahead;
-  for (const store::JobRecord& job : *queued) {
-    if (!job.node.empty()) continue;
-    scheduler::QueuePlaceEstimate place;
+  for (const store::UnclaimedJob& job : *unclaimed) {
+    scheduler::QueuePlaceEstimate& place = places[job.id];
     place.device = job.target;
     place.position = ++ahead[job.target];
-    const size_t slash = job.target.find('/');
-    if (slash != std::string::npos) {
-      const std::string node = job.target.substr(0, slash);
-      for (const v1::NodeInfo& n : nodes) {
-        if (n.name() == node && !n.alive()) {
-          place.waiting_for = absl::StrCat("node ", node, " has not heartbeated for ",
-                                           static_cast<int64_t>(n.heartbeat_age_seconds()),
-                                           " s: the job waits for it to come back");
-        }
-      }
-    }
-    places[job.id] = place;
+    place.waiting_for = WaitingFor(job.target, nodes);
   }
   return places;
 }
 
+std::string FleetQueue::WaitingFor(const std::string& target,
+                                   const std::vector<v1::NodeInfo>& nodes) {
+  const size_t slash = target.find('/');
+  if (slash == std::string::npos) return "";
+  const std::string node = target.substr(0, slash);
+  for (const v1::NodeInfo& n : nodes) {
+    if (n.name() == node && !n.alive()) {
+      return absl::StrCat("node ", node, " has not heartbeated for ",
+                          static_cast<int64_t>(n.heartbeat_age_seconds()),
+                          " s: the job waits for it to come back");
+    }
+  }
+  return "";
+}
+
 scheduler::UsageSnapshot FleetQueue::Usage(const std::string& owner) {
-  return local_->Usage(owner);
+  scheduler::UsageSnapshot snapshot;
+  snapshot.now = absl::Now();
+  const absl::Time day_start = scheduler::NextUtcMidnight(snapshot.now) - absl::Hours(24);
+  absl::StatusOr<std::vector<store::FleetOwnerRow>> rows = fleet_->OwnerRows(
+      absl::ToUnixNanos(snapshot.now), FairShareHalfLife(), absl::ToUnixNanos(day_start));
+  if (!rows.ok()) {
+    // Quotas then see only this node's jobs: better than refusing every submit.
+    logging::Log(Level::kWarn, "fleet usage not read; using this node's",
+                 {Field("error", rows.status().ToString())});
+    return local_->Usage(owner);
+  }
+  bool listed = owner.empty();
+  for (const store::FleetOwnerRow& r : *rows) {
+    scheduler::OwnerStanding standing;
+    standing.owner = r.owner;
+    standing.usage = {r.decayed_gpu_seconds, r.today_gpu_seconds, r.total_gpu_seconds};
+    standing.queued = r.queued;
+    standing.running = r.running;
+    snapshot.unfinished_jobs += r.queued + r.running;
+    snapshot.owners.push_back(standing);
+    listed = listed || r.owner == owner;
+  }
+  if (!listed) {
+    scheduler::OwnerStanding none;
+    none.owner = owner;
+    snapshot.owners.push_back(none);
+  }
+  return snapshot;
 }
 
 }  // namespace kbench::fleet

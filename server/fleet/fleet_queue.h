@@ -79,6 +79,8 @@ class FleetQueue final : public scheduler::JobQueue {
   // The fleet as the last heartbeat read it: every node with its devices.
   std::vector<v1::NodeInfo> ReadNodes();
   bool Alive(int64_t heartbeat_ns, int64_t now_ns) const;
+  // Why a job for `target` waits, when its node is lost ("" otherwise).
+  static std::string WaitingFor(const std::string& target, const std::vector<v1::NodeInfo>& nodes);
   void PublishReaped(const std::vector<store::ReapedJob>& reaped);
 
   const FleetOptions options_;

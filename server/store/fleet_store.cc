@@ -217,6 +217,55 @@ absl::StatusOr<std::vector<ReapedJob>> FleetStore::Reap(const std::string& condi
   return reaped;
 }
 
+absl::StatusOr<std::vector<FleetOwnerRow>> FleetStore::OwnerRows(int64_t now_ns,
+                                                                 absl::Duration half_life,
+                                                                 int64_t day_start_ns) {
+  absl::MutexLock lock(&mu_);
+  KBENCH_ASSIGN_OR_RETURN(
+      std::unique_ptr<Statement> query,
+      db_->Prepare(
+          "WITH charges AS (SELECT owner, SUM(CASE WHEN ?2 > 0 THEN gpu_microseconds / 1e6 * "
+          "power(0.5, (?1 - end_time_ns) / ?2) ELSE 0 END) AS decayed, "
+          "SUM(CASE WHEN end_time_ns >= ?3 THEN gpu_microseconds ELSE 0 END) / 1e6 AS today, "
+          "SUM(gpu_microseconds) / 1e6 AS total FROM usage_charges GROUP BY owner), "
+          "unfinished AS (SELECT owner, COUNT(*) FILTER (WHERE state = 'queued') AS queued, "
+          "COUNT(*) FILTER (WHERE state = 'running') AS running, "
+          "SUM(CASE WHEN state = 'running' THEN GREATEST(0, ?1 - start_time_ns) ELSE 0 END) "
+          "/ 1e9 AS in_progress FROM jobs WHERE state IN ('queued', 'running') GROUP BY owner) "
+          "SELECT COALESCE(c.owner, u.owner), COALESCE(c.decayed, 0) + "
+          "COALESCE(u.in_progress, 0), COALESCE(c.today, 0), COALESCE(c.total, 0), "
+          "COALESCE(u.queued, 0), COALESCE(u.running, 0) "
+          "FROM charges c FULL OUTER JOIN unfinished u ON u.owner = c.owner ORDER BY 1",
+          "read owners' usage"));
+  KBENCH_RETURN_IF_ERROR(query->BindInt64(1, now_ns));
+  KBENCH_RETURN_IF_ERROR(
+      query->BindDouble(2, static_cast<double>(absl::ToInt64Nanoseconds(half_life))));
+  KBENCH_RETURN_IF_ERROR(query->BindInt64(3, day_start_ns));
+  std::vector<FleetOwnerRow> rows;
+  while (true) {
+    KBENCH_ASSIGN_OR_RETURN(bool row, query->Step());
+    if (!row) return rows;
+    rows.push_back(FleetOwnerRow{query->ColumnText(0), query->ColumnDouble(1),
+                                 query->ColumnDouble(2), query->ColumnDouble(3),
+                                 static_cast<int32_t>(query->ColumnInt64(4)),
+                                 static_cast<int32_t>(query->ColumnInt64(5))});
+  }
+}
+
+absl::StatusOr<std::vector<UnclaimedJob>> FleetStore::Unclaimed() {
+  absl::MutexLock lock(&mu_);
+  KBENCH_ASSIGN_OR_RETURN(
+      std::unique_ptr<Statement> query,
+      db_->Prepare("SELECT id, target FROM jobs WHERE state = 'queued' AND node = '' ORDER BY seq",
+                   "list unclaimed jobs"));
+  std::vector<UnclaimedJob> jobs;
+  while (true) {
+    KBENCH_ASSIGN_OR_RETURN(bool row, query->Step());
+    if (!row) return jobs;
+    jobs.push_back(UnclaimedJob{query->ColumnText(0), query->ColumnText(1)});
+  }
+}
+
 absl::StatusOr<bool> FleetStore::CancelUnclaimed(const std::string& id, int64_t now_ns,
                                                  const std::string& message) {
   absl::MutexLock lock(&mu_);

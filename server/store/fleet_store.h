@@ -43,6 +43,22 @@ struct ReapedJob {
   bool failed = false;  // true: it had run its attempts and ended FAILED; false: re-queued
 };
 
+// One owner's standing across the fleet (GetUsage and the quotas).
+struct FleetOwnerRow {
+  std::string owner;
+  double decayed_gpu_seconds = 0;  // including runs in progress
+  double today_gpu_seconds = 0;
+  double total_gpu_seconds = 0;
+  int32_t queued = 0;
+  int32_t running = 0;
+};
+
+// A queued job no node has claimed yet.
+struct UnclaimedJob {
+  std::string id;
+  std::string target;
+};
+
 // Thread-safe: one connection guarded by a mutex.
 class FleetStore {
  public:
@@ -74,6 +90,14 @@ class FleetStore {
   // At a node's start: the jobs it held in an earlier life, handled as ReapExpired would.
   absl::StatusOr<std::vector<ReapedJob>> ReleaseNode(const std::string& node, int64_t now_ns,
                                                      int32_t max_attempts);
+
+  // Every owner with GPU time or unfinished jobs, fleet-wide, by name: usage decayed to
+  // `now_ns` with `half_life` (none kept when it is zero) plus the runs in progress, usage
+  // since `day_start_ns`, the total, and jobs queued and running.
+  absl::StatusOr<std::vector<FleetOwnerRow>> OwnerRows(int64_t now_ns, absl::Duration half_life,
+                                                       int64_t day_start_ns);
+  // Queued jobs nobody claimed, oldest first (ids and targets only: a cheap read per request).
+  absl::StatusOr<std::vector<UnclaimedJob>> Unclaimed();
 
   // Cancels a job nobody claimed yet; false when it was claimed or finished meanwhile.
   absl::StatusOr<bool> CancelUnclaimed(const std::string& id, int64_t now_ns,

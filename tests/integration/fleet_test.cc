@@ -32,11 +32,12 @@ class FleetTest : public ::testing::Test {
     ASSERT_FALSE(url_.empty()) << PostgresServer::Shared().reason();
   }
 
-  Daemon& StartNode(const std::string& name) {
+  Daemon& StartNode(const std::string& name, const std::vector<std::string>& extra = {}) {
     dirs_.push_back(std::make_unique<TempDir>());
-    nodes_[name] = std::make_unique<Daemon>(
-        dirs_.back()->path(), std::vector<std::string>{"--store", url_, "--node", name, "--no-cuda",
-                                                       "--node-lease", kLeaseSeconds});
+    std::vector<std::string> args = {"--store",   url_,           "--node",     name,
+                                     "--no-cuda", "--node-lease", kLeaseSeconds};
+    args.insert(args.end(), extra.begin(), extra.end());
+    nodes_[name] = std::make_unique<Daemon>(dirs_.back()->path(), args);
     return *nodes_[name];
   }
 
@@ -154,6 +155,39 @@ TEST_F(FleetTest, AKilledNodesJobRunsElsewhereAfterTheLease) {
   EXPECT_EQ(still.state(), v1::JOB_STATE_QUEUED);
   EXPECT_NE(still.queue_place().waiting_for().find(first), std::string::npos)
       << still.queue_place().DebugString();
+}
+
+TEST_F(FleetTest, QuotasCountTheWholeFleetAndCancelsReachTheNodeRunningTheJob) {
+  Daemon& a = StartNode("node-a", {"--default-max-queued-jobs", "3"});
+  Daemon& b = StartNode("node-b", {"--default-max-queued-jobs", "3"});
+  v1::JobSpec spec = LongCpuSpec(30.0);
+  spec.set_device("node-a/cpu");
+  std::vector<std::string> ids;
+  for (int i = 0; i < 3; ++i) {
+    absl::StatusOr<v1::Job> job = Submit(a.stub(), spec);
+    ASSERT_TRUE(job.ok()) << job.status();
+    ids.push_back(job->id());
+  }
+  // The owner's three jobs are all on node-a; node-b counts them too.
+  absl::StatusOr<v1::Job> fourth = Submit(b.stub(), spec);
+  EXPECT_EQ(fourth.status().code(), absl::StatusCode::kResourceExhausted) << fourth.status();
+
+  WaitFor(b.stub(), ids[0], [](const v1::Job& j) { return j.state() == v1::JOB_STATE_RUNNING; });
+  // Through node-b: the running job (node-a stops it) and the two still unclaimed.
+  for (const std::string& id : ids) {
+    grpc::ClientContext ctx;
+    v1::CancelJobRequest request;
+    request.set_job_id(id);
+    v1::CancelJobResponse response;
+    const grpc::Status s = b.stub().CancelJob(&ctx, request, &response);
+    EXPECT_TRUE(s.ok()) << id << ": " << s.error_message();
+  }
+  for (const std::string& id : ids) {
+    const v1::Job done = WaitFor(
+        b.stub(), id, [](const v1::Job& j) { return IsTerminal(j.state()); },
+        std::chrono::seconds(20));
+    EXPECT_EQ(done.state(), v1::JOB_STATE_CANCELLED) << id << " " << done.error();
+  }
 }
 
 TEST_F(FleetTest, ManyJobsToCpuAnySpreadOverThreeNodesNoneLostNoneRunTwice) {
