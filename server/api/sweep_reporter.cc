@@ -97,12 +97,18 @@ void SweepReporter::Stop() {
 
 absl::Status SweepReporter::ReportFinished() {
   KBENCH_ASSIGN_OR_RETURN(std::vector<store::SweepRecord> open, store_->ListUnfinished());
+  // The first pass resumes the reports this process's predecessor left half done; later passes
+  // take only sweeps still RUNNING, so two nodes of a fleet never report one sweep together.
+  const bool resume = first_pass_;
+  first_pass_ = false;
   for (const store::SweepRecord& record : open) {
     // The points' states first (cheap); their results only once every point has ended.
     KBENCH_ASSIGN_OR_RETURN(auto states, load_(record, false));
     bool ended = true;
     for (const v1::SweepPoint& p : states.first.points()) ended = ended && Terminal(p.state());
     if (!ended) continue;
+    KBENCH_ASSIGN_OR_RETURN(bool mine, store_->BeginReport(record.id, resume));
+    if (!mine) continue;
     KBENCH_ASSIGN_OR_RETURN(auto loaded, load_(record, true));
     KBENCH_RETURN_IF_ERROR(Report(record, loaded.first, loaded.second));
   }
@@ -111,7 +117,6 @@ absl::Status SweepReporter::ReportFinished() {
 
 absl::Status SweepReporter::Report(const store::SweepRecord& record, const v1::Sweep& sweep,
                                    const std::vector<v1::Job>& jobs) {
-  KBENCH_RETURN_IF_ERROR(store_->SetState(record.id, store::SweepState::kReporting, "", 0));
   const fs::path dir = fs::path(options_.data_dir) / "sweeps" / record.id;
   std::error_code ec;
   fs::create_directories(dir, ec);

@@ -61,6 +61,7 @@ class SweepReporter {
   std::mutex mu_;
   std::condition_variable wake_;
   bool stop_ = false;
+  bool first_pass_ = true;  // only touched by the reporter's thread
   std::thread thread_;
 };
 

@@ -131,6 +131,18 @@ class SqlSweepStore final : public SweepStore {
     return absl::OkStatus();
   }
 
+  absl::StatusOr<bool> BeginReport(const std::string& id, bool resume) override {
+    absl::MutexLock lock(&mu_);
+    KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Statement> update,
+                            db_->Prepare("UPDATE sweeps SET state = 'reporting' WHERE id = ?1 AND "
+                                         "(state = 'running' OR (state = 'reporting' AND ?2 = 1))",
+                                         "begin a sweep's report"));
+    KBENCH_RETURN_IF_ERROR(update->BindText(1, id));
+    KBENCH_RETURN_IF_ERROR(update->BindInt64(2, resume ? 1 : 0));
+    KBENCH_RETURN_IF_ERROR(update->Run());
+    return db_->Changes() == 1;
+  }
+
   absl::Status AddArtifact(const ArtifactRecord& a) override {
     absl::MutexLock lock(&mu_);
     KBENCH_ASSIGN_OR_RETURN(

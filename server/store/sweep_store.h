@@ -65,6 +65,10 @@ class SweepStore {
   virtual absl::Status RequestCancel(const std::string& id) = 0;
   virtual absl::Status SetState(const std::string& id, SweepState state, const std::string& error,
                                 int64_t finish_time_ns) = 0;
+  // RUNNING -> REPORTING, only when the sweep is still RUNNING (or, with `resume`, already
+  // REPORTING: a reporter that stopped mid-report left it so). False when another reporter took
+  // it: in a fleet every node's reporter sees every sweep, and one reports it.
+  virtual absl::StatusOr<bool> BeginReport(const std::string& id, bool resume) = 0;
 
   // Records (or replaces) an artifact; ArtifactRecord.job_id holds the sweep id.
   virtual absl::Status AddArtifact(const ArtifactRecord& artifact) = 0;
