@@ -51,8 +51,8 @@ absl::Status CheckQuota(const std::string& owner, const OwnerQuota& quota,
 
 void AddQuotaFlags(CLI::App* app, QuotaDefaults* defaults) {
   app->add_option("--max-queued-jobs", defaults->max_queued_jobs_total,
-                  "Jobs queued or running on this kbenchd, all owners (beyond: "
-                  "RESOURCE_EXHAUSTED)")
+                  "Jobs queued or running on this kbenchd (in a fleet: on every node), all "
+                  "owners (beyond: RESOURCE_EXHAUSTED)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   app->add_option("--default-max-queued-jobs", defaults->max_queued_jobs,
