@@ -3,6 +3,7 @@
 
 #include <libpq-fe.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <optional>
@@ -314,18 +315,27 @@ absl::StatusOr<bool> PostgresStatement::Step() {
 std::string PostgresPlaceholders(const std::string& sql) {
   std::string out;
   out.reserve(sql.size());
-  char quote = 0;  // inside '...' or "..."
+  char quote = 0;   // inside '...' or "..."
+  int highest = 0;  // SQLite's rule: a bare ? is the largest index so far plus one
   for (size_t i = 0; i < sql.size(); ++i) {
     const char c = sql[i];
     if (quote != 0) {
       if (c == quote) quote = 0;
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-    } else if (c == '?' && i + 1 < sql.size() && absl::ascii_isdigit(sql[i + 1])) {
-      out.push_back('$');
+      out.push_back(c);
       continue;
     }
-    out.push_back(c);
+    if (c == '\'' || c == '"') quote = c;
+    if (c != '?') {
+      out.push_back(c);
+      continue;
+    }
+    size_t end = i + 1;
+    while (end < sql.size() && absl::ascii_isdigit(sql[end])) ++end;
+    int index = highest + 1;
+    if (end > i + 1) (void)absl::SimpleAtoi(sql.substr(i + 1, end - i - 1), &index);
+    highest = std::max(highest, index);
+    absl::StrAppend(&out, "$", index);
+    i = end - 1;
   }
   return out;
 }

@@ -20,7 +20,8 @@ absl::StatusOr<std::unique_ptr<Database>> OpenPostgres(const std::string& url);
 // "postgres://user@host:5432/db" for messages: the URL with any password removed.
 std::string RedactedUrl(const std::string& url);
 
-// ?1, ?2, ... outside quoted strings become $1, $2, ...
+// ?1, ?2, ... outside quoted strings become $1, $2, ...; a bare ? is numbered as SQLite numbers
+// it (the largest index so far plus one).
 std::string PostgresPlaceholders(const std::string& sql);
 
 }  // namespace kbench::store::internal

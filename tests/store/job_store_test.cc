@@ -1,10 +1,9 @@
-// Tests of the SQLite JobStore: schema, durability across reopen, idempotent insert, state
-// transitions, listing and paging, artifacts' records, concurrency.
+// Tests of the JobStore on both engines (SQLite, PostgreSQL): schema, durability across reopen,
+// idempotent insert, state transitions, listing and paging, artifacts' records, concurrency.
 #include "server/store/job_store.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <sqlite3.h>
 
 #include <algorithm>
 #include <atomic>
@@ -17,17 +16,17 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "tests/store/store_test_util.h"
+#include "tests/store/store_engines.h"
 
 namespace kbench::store {
 namespace {
 
 using ::testing::HasSubstr;
 
-class JobStoreTest : public testing::TempDataDirTest {
+class JobStoreTest : public testing::StoreEngineTest {
  protected:
   std::unique_ptr<JobStore> OpenStore() {
-    absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(data_dir_);
+    absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(location_);
     EXPECT_TRUE(store.ok()) << store.status();
     return store.ok() ? std::move(*store) : nullptr;
   }
@@ -72,62 +71,44 @@ class JobStoreTest : public testing::TempDataDirTest {
     for (const JobRecord& job : jobs) ids.push_back(job.id);
     return ids;
   }
-
-  // Runs a single-value query on the database file directly, bypassing the store.
-  std::string QueryFile(const std::string& sql) {
-    sqlite3* db = nullptr;
-    std::string path = (std::filesystem::path(data_dir_) / "kbench.db").string();
-    EXPECT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr), SQLITE_OK);
-    sqlite3_stmt* stmt = nullptr;
-    std::string value;
-    EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK)
-        << sqlite3_errmsg(db);
-    int rc = sqlite3_step(stmt);
-    EXPECT_TRUE(rc == SQLITE_ROW || rc == SQLITE_DONE) << sqlite3_errmsg(db);
-    if (rc == SQLITE_ROW && sqlite3_column_text(stmt, 0) != nullptr) {
-      value = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
-    }
-    sqlite3_finalize(stmt);
-    sqlite3_close(db);
-    return value;
-  }
 };
 
-TEST_F(JobStoreTest, RecordsSchemaVersionOnOpen) {
+TEST_P(JobStoreTest, RecordsSchemaVersionOnOpen) {
   std::unique_ptr<JobStore> store = OpenStore();
   ASSERT_NE(store, nullptr);
   absl::StatusOr<int> version = store->SchemaVersion();
   ASSERT_TRUE(version.ok()) << version.status();
   EXPECT_EQ(*version, JobStore::kSchemaVersion);
-  EXPECT_EQ(QueryFile("SELECT MAX(version) FROM schema_version"),
+  EXPECT_EQ(QueryDatabase("SELECT MAX(version) FROM schema_version"),
             absl::StrCat(JobStore::kSchemaVersion));
 }
 
-TEST_F(JobStoreTest, UsesWriteAheadLogging) {
+TEST_P(JobStoreTest, UsesWriteAheadLogging) {
+  if (postgres()) GTEST_SKIP() << "a SQLite setting: PostgreSQL always logs ahead";
   std::unique_ptr<JobStore> store = OpenStore();
   ASSERT_NE(store, nullptr);
   // journal_mode=WAL is persistent in the file, so a fresh connection sees it.
-  EXPECT_EQ(QueryFile("PRAGMA journal_mode"), "wal");
+  EXPECT_EQ(QueryDatabase("PRAGMA journal_mode"), "wal");
 }
 
-TEST_F(JobStoreTest, ReopenAppliesNoMigrationTwice) {
+TEST_P(JobStoreTest, ReopenAppliesNoMigrationTwice) {
   OpenStore().reset();
   std::unique_ptr<JobStore> reopened = OpenStore();
   ASSERT_NE(reopened, nullptr);
-  EXPECT_EQ(QueryFile("SELECT COUNT(*) FROM schema_version"),
+  EXPECT_EQ(QueryDatabase("SELECT COUNT(*) FROM schema_version"),
             absl::StrCat(JobStore::kSchemaVersion));
 }
 
-TEST_F(JobStoreTest, RefusesDatabaseWithNewerSchema) {
+TEST_P(JobStoreTest, RefusesDatabaseWithNewerSchema) {
   OpenStore().reset();
-  QueryFile("INSERT INTO schema_version (version, applied_time_ns) VALUES (99, 0)");
-  absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(data_dir_);
+  QueryDatabase("INSERT INTO schema_version (version, applied_time_ns) VALUES (99, 0)");
+  absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(location_);
   ASSERT_FALSE(store.ok());
   EXPECT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(std::string(store.status().message()), HasSubstr("schema version 99"));
 }
 
-TEST_F(JobStoreTest, ReopenKeepsJobsAndTheirFields) {
+TEST_P(JobStoreTest, ReopenKeepsJobsAndTheirFields) {
   JobRecord queued;
   JobRecord finished;
   {
@@ -173,7 +154,7 @@ TEST_F(JobStoreTest, ReopenKeepsJobsAndTheirFields) {
   EXPECT_GT(c.seq, finished.seq);
 }
 
-TEST_F(JobStoreTest, InsertAssignsIncreasingSeqAndQueuedState) {
+TEST_P(JobStoreTest, InsertAssignsIncreasingSeqAndQueuedState) {
   std::unique_ptr<JobStore> store = OpenStore();
   ASSERT_NE(store, nullptr);
   JobRecord first = MustInsert(*store, NewJob("j1"));
@@ -184,7 +165,7 @@ TEST_F(JobStoreTest, InsertAssignsIncreasingSeqAndQueuedState) {
   EXPECT_EQ(second.attempts, 0);
 }
 
-TEST_F(JobStoreTest, InsertWithExistingIdempotencyKeyReturnsExistingJobAndInsertsNothing) {
+TEST_P(JobStoreTest, InsertWithExistingIdempotencyKeyReturnsExistingJobAndInsertsNothing) {
   std::unique_ptr<JobStore> store = OpenStore();
   ASSERT_NE(store, nullptr);
   JobRecord original = MustInsert(*store, NewJob("original", "softmax", "cpu", "retry-key"));
@@ -203,7 +184,7 @@ TEST_F(JobStoreTest, InsertWithExistingIdempotencyKeyReturnsExistingJobAndInsert
   EXPECT_EQ(Ids(*all), std::vector<std::string>{"original"});
 }
 
-TEST_F(JobStoreTest, InsertWithoutIdempotencyKeysNeverCollides) {
+TEST_P(JobStoreTest, InsertWithoutIdempotencyKeysNeverCollides) {
   std::unique_ptr<JobStore> store = OpenStore();
   ASSERT_NE(store, nullptr);
   MustInsert(*store, NewJob("x"));
@@ -213,7 +194,7 @@ TEST_F(JobStoreTest, InsertWithoutIdempotencyKeysNeverCollides) {
   EXPECT_EQ(all->size(), 2u);
 }
 
-TEST_F(JobStoreTest, InsertWithDuplicateIdFailsAlreadyExists) {
+TEST_P(JobStoreTest, InsertWithDuplicateIdFailsAlreadyExists) {
   std::unique_ptr<JobStore> store = OpenStore();
   ASSERT_NE(store, nullptr);
   MustInsert(*store, NewJob("dup"));
@@ -223,7 +204,7 @@ TEST_F(JobStoreTest, InsertWithDuplicateIdFailsAlreadyExists) {
   EXPECT_THAT(std::string(again.status().message()), HasSubstr("dup"));
 }
 
-TEST_F(JobStoreTest, InsertRejectsEmptyIdAndNonQueuedState) {
+TEST_P(JobStoreTest, InsertRejectsEmptyIdAndNonQueuedState) {
   std::unique_ptr<JobStore> store = OpenStore();
   ASSERT_NE(store, nullptr);
   EXPECT_EQ(store->Insert(NewJob("")).status().code(), absl::StatusCode::kInvalidArgument);
@@ -233,7 +214,7 @@ TEST_F(JobStoreTest, InsertRejectsEmptyIdAndNonQueuedState) {
   EXPECT_EQ(store->Get("r").status().code(), absl::StatusCode::kNotFound);
 }
 
-TEST_F(JobStoreTest, GetUnknownIdIsNotFoundNamingTheId) {
+TEST_P(JobStoreTest, GetUnknownIdIsNotFoundNamingTheId) {
   std::unique_ptr<JobStore> store = OpenStore();
   ASSERT_NE(store, nullptr);
   absl::StatusOr<JobRecord> job = store->Get("no-such-job");
@@ -242,7 +223,7 @@ TEST_F(JobStoreTest, GetUnknownIdIsNotFoundNamingTheId) {
   EXPECT_THAT(std::string(job.status().message()), HasSubstr("no-such-job"));
 }
 
-TEST_F(JobStoreTest, TransitionsOnUnknownIdAreNotFoundNamingTheId) {
+TEST_P(JobStoreTest, TransitionsOnUnknownIdAreNotFoundNamingTheId) {
   std::unique_ptr<JobStore> store = OpenStore();
   ASSERT_NE(store, nullptr);
   for (const absl::Status& status : {store->MarkRunning("ghost", 1), store->Requeue("ghost"),
@@ -252,7 +233,7 @@ TEST_F(JobStoreTest, TransitionsOnUnknownIdAreNotFoundNamingTheId) {
   }
 }
 
-TEST_F(JobStoreTest, MarkRunningCountsAttemptsAcrossRequeue) {
+TEST_P(JobStoreTest, MarkRunningCountsAttemptsAcrossRequeue) {
   std::unique_ptr<JobStore> store = OpenStore();
   ASSERT_NE(store, nullptr);
   MustInsert(*store, NewJob("j"));
@@ -276,7 +257,7 @@ TEST_F(JobStoreTest, MarkRunningCountsAttemptsAcrossRequeue) {
   EXPECT_EQ(again->start_time_ns, 2000);
 }
 
-TEST_F(JobStoreTest, MarkRunningFailsPreconditionUnlessQueued) {
+TEST_P(JobStoreTest, MarkRunningFailsPreconditionUnlessQueued) {
   std::unique_ptr<JobStore> store = OpenStore();
   ASSERT_NE(store, nullptr);
   MustInsert(*store, NewJob("j"));
@@ -297,7 +278,7 @@ TEST_F(JobStoreTest, MarkRunningFailsPreconditionUnlessQueued) {
   EXPECT_EQ(job->start_time_ns, 1);
 }
 
-TEST_F(JobStoreTest, FinishOnTerminalJobFailsPreconditionAndKeepsTheResult) {
+TEST_P(JobStoreTest, FinishOnTerminalJobFailsPreconditionAndKeepsTheResult) {
   std::unique_ptr<JobStore> store = OpenStore();
   ASSERT_NE(store, nullptr);
   MustInsert(*store, NewJob("j"));
@@ -312,7 +293,7 @@ TEST_F(JobStoreTest, FinishOnTerminalJobFailsPreconditionAndKeepsTheResult) {
   EXPECT_EQ(job->finish_time_ns, 2);
 }
 
-TEST_F(JobStoreTest, FinishCancelsAQueuedJob) {
+TEST_P(JobStoreTest, FinishCancelsAQueuedJob) {
   std::unique_ptr<JobStore> store = OpenStore();
   ASSERT_NE(store, nullptr);
   MustInsert(*store, NewJob("j"));
@@ -323,7 +304,7 @@ TEST_F(JobStoreTest, FinishCancelsAQueuedJob) {
   EXPECT_EQ(job->attempts, 0);
 }
 
-TEST_F(JobStoreTest, FinishWithNonTerminalStateIsInvalidArgument) {
+TEST_P(JobStoreTest, FinishWithNonTerminalStateIsInvalidArgument) {
   std::unique_ptr<JobStore> store = OpenStore();
   ASSERT_NE(store, nullptr);
   MustInsert(*store, NewJob("j"));
@@ -334,7 +315,7 @@ TEST_F(JobStoreTest, FinishWithNonTerminalStateIsInvalidArgument) {
   EXPECT_EQ(job->state, JobState::kQueued);
 }
 
-TEST_F(JobStoreTest, RequeueOfTerminalJobFailsPrecondition) {
+TEST_P(JobStoreTest, RequeueOfTerminalJobFailsPrecondition) {
   std::unique_ptr<JobStore> store = OpenStore();
   ASSERT_NE(store, nullptr);
   MustInsert(*store, NewJob("j"));
@@ -342,7 +323,7 @@ TEST_F(JobStoreTest, RequeueOfTerminalJobFailsPrecondition) {
   EXPECT_EQ(store->Requeue("j").code(), absl::StatusCode::kFailedPrecondition);
 }
 
-TEST_F(JobStoreTest, ListByStateReturnsOldestFirst) {
+TEST_P(JobStoreTest, ListByStateReturnsOldestFirst) {
   std::unique_ptr<JobStore> store = OpenStore();
   ASSERT_NE(store, nullptr);
   for (const char* id : {"q1", "r1", "q2", "r2", "q3"}) MustInsert(*store, NewJob(id));
@@ -356,7 +337,7 @@ TEST_F(JobStoreTest, ListByStateReturnsOldestFirst) {
   EXPECT_EQ(Ids(*running), (std::vector<std::string>{"r1", "r2"}));
 }
 
-TEST_F(JobStoreTest, ListFiltersByStateKernelAndDevice) {
+TEST_P(JobStoreTest, ListFiltersByStateKernelAndDevice) {
   std::unique_ptr<JobStore> store = OpenStore();
   ASSERT_NE(store, nullptr);
   MustInsert(*store, NewJob("a", "softmax", "cpu"));
@@ -380,7 +361,7 @@ TEST_F(JobStoreTest, ListFiltersByStateKernelAndDevice) {
   EXPECT_EQ(list(Filter(std::nullopt, "copy", "")), IdList{});
 }
 
-TEST_F(JobStoreTest, ListPagesNewestFirstWithoutGapsOrDuplicates) {
+TEST_P(JobStoreTest, ListPagesNewestFirstWithoutGapsOrDuplicates) {
   std::unique_ptr<JobStore> store = OpenStore();
   ASSERT_NE(store, nullptr);
   std::vector<int64_t> all_seqs;
@@ -414,7 +395,7 @@ TEST_F(JobStoreTest, ListPagesNewestFirstWithoutGapsOrDuplicates) {
   }
 }
 
-TEST_F(JobStoreTest, ListRejectsNonPositiveLimitAndNegativeCursor) {
+TEST_P(JobStoreTest, ListRejectsNonPositiveLimitAndNegativeCursor) {
   std::unique_ptr<JobStore> store = OpenStore();
   ASSERT_NE(store, nullptr);
   absl::Status zero = store->List(Filter(std::nullopt, "", "", 0, 0)).status();
@@ -425,7 +406,7 @@ TEST_F(JobStoreTest, ListRejectsNonPositiveLimitAndNegativeCursor) {
   EXPECT_THAT(std::string(negative.message()), HasSubstr("before_seq"));
 }
 
-TEST_F(JobStoreTest, ConcurrentInsertsWithSameKeyYieldOneJob) {
+TEST_P(JobStoreTest, ConcurrentInsertsWithSameKeyYieldOneJob) {
   std::unique_ptr<JobStore> store = OpenStore();
   ASSERT_NE(store, nullptr);
   constexpr int kThreads = 8;
@@ -458,7 +439,7 @@ TEST_F(JobStoreTest, ConcurrentInsertsWithSameKeyYieldOneJob) {
 
 // Two stores on one data directory (two connections): the idempotency check and the insert
 // must be one transaction, not merely serialized by one store's mutex.
-TEST_F(JobStoreTest, ConcurrentInsertsThroughTwoConnectionsWithSameKeyYieldOneJob) {
+TEST_P(JobStoreTest, ConcurrentInsertsThroughTwoConnectionsWithSameKeyYieldOneJob) {
   std::unique_ptr<JobStore> first = OpenStore();
   std::unique_ptr<JobStore> second = OpenStore();
   ASSERT_NE(first, nullptr);
@@ -490,7 +471,7 @@ TEST_F(JobStoreTest, ConcurrentInsertsThroughTwoConnectionsWithSameKeyYieldOneJo
   EXPECT_EQ(all->size(), static_cast<size_t>(kRounds));
 }
 
-TEST_F(JobStoreTest, ArtifactRecordsRoundTripAndListOldestFirst) {
+TEST_P(JobStoreTest, ArtifactRecordsRoundTripAndListOldestFirst) {
   std::unique_ptr<JobStore> store = OpenStore();
   ASSERT_NE(store, nullptr);
   MustInsert(*store, NewJob("j1"));
@@ -538,7 +519,7 @@ TEST_F(JobStoreTest, ArtifactRecordsRoundTripAndListOldestFirst) {
   EXPECT_TRUE(none->empty());
 }
 
-TEST_F(JobStoreTest, AddArtifactTwiceReplacesTheRecord) {
+TEST_P(JobStoreTest, AddArtifactTwiceReplacesTheRecord) {
   std::unique_ptr<JobStore> store = OpenStore();
   ASSERT_NE(store, nullptr);
   MustInsert(*store, NewJob("j"));
@@ -560,7 +541,7 @@ TEST_F(JobStoreTest, AddArtifactTwiceReplacesTheRecord) {
   EXPECT_EQ((*all)[0].size_bytes, 2);
 }
 
-TEST_F(JobStoreTest, ArtifactOfUnknownJobIsNotFoundNamingTheJob) {
+TEST_P(JobStoreTest, ArtifactOfUnknownJobIsNotFoundNamingTheJob) {
   std::unique_ptr<JobStore> store = OpenStore();
   ASSERT_NE(store, nullptr);
   absl::Status added = store->AddArtifact({.job_id = "ghost",
@@ -579,6 +560,8 @@ TEST_F(JobStoreTest, ArtifactOfUnknownJobIsNotFoundNamingTheJob) {
   EXPECT_THAT(std::string(got.message()), HasSubstr("ghost"));
   EXPECT_EQ(store->DeleteArtifact("ghost", "t").code(), absl::StatusCode::kNotFound);
 }
+
+KBENCH_STORE_ENGINES(JobStoreTest);
 
 TEST(JobStateName, RoundTripsThroughParseJobState) {
   for (JobState state : {JobState::kQueued, JobState::kRunning, JobState::kSucceeded,

@@ -13,7 +13,10 @@ TEST(PostgresPlaceholders, RewritesNumberedParametersOutsideQuotes) {
             "SELECT '?1', \"?2\" FROM t WHERE y = $3");
   EXPECT_EQ(PostgresPlaceholders("SELECT 'it''s ?1' WHERE a = ?1"),
             "SELECT 'it''s ?1' WHERE a = $1");
-  EXPECT_EQ(PostgresPlaceholders("SELECT ? FROM t"), "SELECT ? FROM t");  // not ours: unnumbered
+  // Bare ? are numbered as SQLite numbers them: the largest index so far plus one.
+  EXPECT_EQ(PostgresPlaceholders("SELECT a WHERE k = ? AND d = ? AND s IN (?, ?)"),
+            "SELECT a WHERE k = $1 AND d = $2 AND s IN ($3, $4)");
+  EXPECT_EQ(PostgresPlaceholders("WHERE a = ?3 AND b = ?"), "WHERE a = $3 AND b = $4");
 }
 
 TEST(RedactedUrl, NeverShowsAPassword) {

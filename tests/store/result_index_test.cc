@@ -6,16 +6,17 @@
 
 #include "gtest/gtest.h"
 #include "server/store/job_store.h"
-#include "tests/store/store_test_util.h"
+#include "tests/store/store_engines.h"
 
 namespace kbench::store {
 namespace {
 
-class ResultIndexTest : public testing::TempDataDirTest {
+class ResultIndexTest : public testing::StoreEngineTest {
  protected:
   void SetUp() override {
-    testing::TempDataDirTest::SetUp();
-    absl::StatusOr<std::unique_ptr<JobStore>> opened = JobStore::Open(data_dir_);
+    testing::StoreEngineTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    absl::StatusOr<std::unique_ptr<JobStore>> opened = JobStore::Open(location_);
     ASSERT_TRUE(opened.ok()) << opened.status();
     store_ = std::move(*opened);
   }
@@ -51,7 +52,7 @@ class ResultIndexTest : public testing::TempDataDirTest {
   std::unique_ptr<JobStore> store_;
 };
 
-TEST_F(ResultIndexTest, HistoryIsNewestFirstFilteredAndPaged) {
+TEST_P(ResultIndexTest, HistoryIsNewestFirstFilteredAndPaged) {
   for (const char* id : {"j1", "j2", "j3"}) AddJob(id);
   ASSERT_TRUE(store_->IndexResults({Row("j1", "tanh_host", "1024", 1.0)}).ok());
   ASSERT_TRUE(store_->IndexResults({Row("j2", "tanh_host", "2048", 2.0)}).ok());
@@ -77,7 +78,7 @@ TEST_F(ResultIndexTest, HistoryIsNewestFirstFilteredAndPaged) {
   EXPECT_EQ((*page)[0].job_id, "j2");
 }
 
-TEST_F(ResultIndexTest, ReindexingAJobReplacesItsRows) {
+TEST_P(ResultIndexTest, ReindexingAJobReplacesItsRows) {
   AddJob("j1");
   ASSERT_TRUE(store_->IndexResults({Row("j1", "tanh_host", "1024", 1.0)}).ok());
   ASSERT_TRUE(store_->IndexResults({Row("j1", "tanh_host", "1024", 5.0)}).ok());
@@ -89,12 +90,12 @@ TEST_F(ResultIndexTest, ReindexingAJobReplacesItsRows) {
   EXPECT_DOUBLE_EQ((*rows)[0].median_seconds, 5.0);
 }
 
-TEST_F(ResultIndexTest, UnknownJobIsNotFound) {
+TEST_P(ResultIndexTest, UnknownJobIsNotFound) {
   EXPECT_EQ(store_->IndexResults({Row("nope", "tanh_host", "1024", 1.0)}).code(),
             absl::StatusCode::kNotFound);
 }
 
-TEST_F(ResultIndexTest, LeaderboardCountsOnlyCheckedUncontendedPossibleRows) {
+TEST_P(ResultIndexTest, LeaderboardCountsOnlyCheckedUncontendedPossibleRows) {
   for (const char* id : {"ok", "failed", "contended", "impossible", "other_shape"}) AddJob(id);
   IndexedResult failed = Row("failed", "erf_host", "1024", 0.1);
   failed.correct = false;
@@ -116,6 +117,8 @@ TEST_F(ResultIndexTest, LeaderboardCountsOnlyCheckedUncontendedPossibleRows) {
   ASSERT_EQ(rows->size(), 1u);
   EXPECT_EQ((*rows)[0].job_id, "ok");
 }
+
+KBENCH_STORE_ENGINES(ResultIndexTest);
 
 }  // namespace
 }  // namespace kbench::store

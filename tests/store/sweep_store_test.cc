@@ -5,16 +5,16 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "server/store/job_store.h"
-#include "tests/store/store_test_util.h"
+#include "tests/store/store_engines.h"
 
 namespace kbench::store {
 namespace {
 
-class SweepStoreTest : public testing::TempDataDirTest {
+class SweepStoreTest : public testing::StoreEngineTest {
  protected:
   // Opens both stores and inserts `n` queued jobs j-0 ... j-(n-1).
   void OpenWithJobs(int n) {
-    absl::StatusOr<std::unique_ptr<JobStore>> jobs = JobStore::Open(data_dir_);
+    absl::StatusOr<std::unique_ptr<JobStore>> jobs = JobStore::Open(location_);
     ASSERT_TRUE(jobs.ok()) << jobs.status();
     jobs_ = *std::move(jobs);
     for (int i = 0; i < n; ++i) {
@@ -25,7 +25,7 @@ class SweepStoreTest : public testing::TempDataDirTest {
       job.spec = "spec";
       ASSERT_TRUE(jobs_->Insert(job).ok());
     }
-    absl::StatusOr<std::unique_ptr<SweepStore>> sweeps = SweepStore::Open(data_dir_);
+    absl::StatusOr<std::unique_ptr<SweepStore>> sweeps = SweepStore::Open(location_);
     ASSERT_TRUE(sweeps.ok()) << sweeps.status();
     sweeps_ = *std::move(sweeps);
   }
@@ -45,7 +45,7 @@ class SweepStoreTest : public testing::TempDataDirTest {
   std::unique_ptr<SweepStore> sweeps_;
 };
 
-TEST_F(SweepStoreTest, KeepsASweepAndItsPointsAcrossReopening) {
+TEST_P(SweepStoreTest, KeepsASweepAndItsPointsAcrossReopening) {
   OpenWithJobs(2);
   ASSERT_TRUE(sweeps_->Insert(TwoPoints("s-1")).ok());
   sweeps_.reset();
@@ -62,7 +62,7 @@ TEST_F(SweepStoreTest, KeepsASweepAndItsPointsAcrossReopening) {
   EXPECT_EQ(sweeps_->Get("s-2").status().code(), absl::StatusCode::kNotFound);
 }
 
-TEST_F(SweepStoreTest, AnIdempotencyKeyReturnsTheFirstSweep) {
+TEST_P(SweepStoreTest, AnIdempotencyKeyReturnsTheFirstSweep) {
   OpenWithJobs(2);
   ASSERT_TRUE(sweeps_->Insert(TwoPoints("s-1", "k")).ok());
   absl::StatusOr<std::pair<SweepRecord, bool>> again = sweeps_->Insert(TwoPoints("s-2", "k"));
@@ -74,13 +74,13 @@ TEST_F(SweepStoreTest, AnIdempotencyKeyReturnsTheFirstSweep) {
   EXPECT_EQ(all->size(), 1u);
 }
 
-TEST_F(SweepStoreTest, APointMustNameAnExistingJob) {
+TEST_P(SweepStoreTest, APointMustNameAnExistingJob) {
   OpenWithJobs(1);  // no j-1
   EXPECT_FALSE(sweeps_->Insert(TwoPoints("s-1")).ok());
   EXPECT_EQ(sweeps_->Get("s-1").status().code(), absl::StatusCode::kNotFound);  // rolled back
 }
 
-TEST_F(SweepStoreTest, UnfinishedListsRunningAndReportingOnly) {
+TEST_P(SweepStoreTest, UnfinishedListsRunningAndReportingOnly) {
   OpenWithJobs(2);
   for (const char* id : {"s-1", "s-2", "s-3"}) ASSERT_TRUE(sweeps_->Insert(TwoPoints(id)).ok());
   ASSERT_TRUE(sweeps_->SetState("s-1", SweepState::kDone, "", 9).ok());
@@ -95,7 +95,7 @@ TEST_F(SweepStoreTest, UnfinishedListsRunningAndReportingOnly) {
   EXPECT_EQ(sweeps_->SetState("s-9", SweepState::kDone, "", 0).code(), absl::StatusCode::kNotFound);
 }
 
-TEST_F(SweepStoreTest, PruningOldJobsKeepsTheJobsOfASweep) {
+TEST_P(SweepStoreTest, PruningOldJobsKeepsTheJobsOfASweep) {
   OpenWithJobs(3);  // j-0 and j-1 are the sweep's points, j-2 stands alone
   ASSERT_TRUE(sweeps_->Insert(TwoPoints("s-1")).ok());
   for (const char* id : {"j-0", "j-1", "j-2"}) {
@@ -110,7 +110,7 @@ TEST_F(SweepStoreTest, PruningOldJobsKeepsTheJobsOfASweep) {
   EXPECT_TRUE(sweeps_->Get("s-1").ok());
 }
 
-TEST_F(SweepStoreTest, RecordsAndReplacesArtifacts) {
+TEST_P(SweepStoreTest, RecordsAndReplacesArtifacts) {
   OpenWithJobs(2);
   ASSERT_TRUE(sweeps_->Insert(TwoPoints("s-1")).ok());
   ASSERT_TRUE(
@@ -125,6 +125,8 @@ TEST_F(SweepStoreTest, RecordsAndReplacesArtifacts) {
   EXPECT_EQ((*artifacts)[0].size_bytes, 5);
   EXPECT_EQ((*artifacts)[0].sha256, "def");
 }
+
+KBENCH_STORE_ENGINES(SweepStoreTest);
 
 }  // namespace
 }  // namespace kbench::store

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "server/store/job_store.h"
-#include "tests/store/store_test_util.h"
+#include "tests/store/store_engines.h"
 
 namespace kbench::store {
 namespace {
@@ -24,11 +24,11 @@ UsageRecord RunOf(const std::string& job, int32_t attempt, const std::string& ow
   return r;
 }
 
-class UsageStoreTest : public testing::TempDataDirTest {};
+class UsageStoreTest : public testing::StoreEngineTest {};
 
-TEST_F(UsageStoreTest, ListsRunsOldestFirstAndReplacesARecordedAttempt) {
-  ASSERT_TRUE(JobStore::Open(data_dir_).ok());
-  auto usage = UsageStore::Open(data_dir_);
+TEST_P(UsageStoreTest, ListsRunsOldestFirstAndReplacesARecordedAttempt) {
+  ASSERT_TRUE(JobStore::Open(location_).ok());
+  auto usage = UsageStore::Open(location_);
   ASSERT_TRUE(usage.ok()) << usage.status();
   ASSERT_TRUE((*usage)->Record(RunOf("j-2", 1, "bob", 500, 2000)).ok());
   ASSERT_TRUE((*usage)->Record(RunOf("j-1", 1, "alice", 100, 1000)).ok());
@@ -46,18 +46,20 @@ TEST_F(UsageStoreTest, ListsRunsOldestFirstAndReplacesARecordedAttempt) {
   EXPECT_TRUE((*all)[2].succeeded);
 }
 
-TEST_F(UsageStoreTest, SurvivesReopening) {
-  ASSERT_TRUE(JobStore::Open(data_dir_).ok());
-  ASSERT_TRUE((*UsageStore::Open(data_dir_))->Record(RunOf("j-1", 1, "alice", 7, 1)).ok());
-  auto again = UsageStore::Open(data_dir_);
+TEST_P(UsageStoreTest, SurvivesReopening) {
+  ASSERT_TRUE(JobStore::Open(location_).ok());
+  ASSERT_TRUE((*UsageStore::Open(location_))->Record(RunOf("j-1", 1, "alice", 7, 1)).ok());
+  auto again = UsageStore::Open(location_);
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_EQ((*again)->All()->size(), 1u);
 }
 
-TEST_F(UsageStoreTest, RefusesADatabaseTheJobStoreDidNotCreate) {
-  auto usage = UsageStore::Open(data_dir_);
+TEST_P(UsageStoreTest, RefusesADatabaseTheJobStoreDidNotCreate) {
+  auto usage = UsageStore::Open(location_);
   EXPECT_EQ(usage.status().code(), absl::StatusCode::kFailedPrecondition) << usage.status();
 }
+
+KBENCH_STORE_ENGINES(UsageStoreTest);
 
 }  // namespace
 }  // namespace kbench::store
