@@ -233,8 +233,17 @@ int Serve(const Flags& flags) {
   absl::StatusOr<std::unique_ptr<kbench::store::SweepStore>> sweeps =
       kbench::store::SweepStore::Open(*location);
   if (!sweeps.ok()) return Fail(sweeps.status().ToString());
-  kbench::store::ArtifactStore artifacts(
-      data_dir, jobs.get(), {flags.artifact_max_bytes, flags.artifact_max_age_seconds});
+  // A fleet keeps artifact bytes in the database, where every node reads them.
+  std::unique_ptr<kbench::store::ArtifactChunks> chunks;
+  if (fleet) {
+    absl::StatusOr<std::unique_ptr<kbench::store::internal::Database>> chunk_db =
+        kbench::store::ConnectStoreDatabase(*location);
+    if (!chunk_db.ok()) return Fail(chunk_db.status().ToString());
+    chunks = std::make_unique<kbench::store::ArtifactChunks>(*std::move(chunk_db));
+  }
+  kbench::store::ArtifactStore artifacts(data_dir, jobs.get(),
+                                         {flags.artifact_max_bytes, flags.artifact_max_age_seconds},
+                                         std::move(chunks));
   absl::StatusOr<std::unique_ptr<kbench::store::UsageStore>> usage =
       kbench::store::UsageStore::Open(*location);
   if (!usage.ok()) return Fail(usage.status().ToString());

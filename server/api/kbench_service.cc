@@ -313,8 +313,8 @@ grpc::Status KbenchService::ListJobs(grpc::ServerContext* context,
   return Finish("ListJobs", start, List(*request, response));
 }
 
-absl::StatusOr<std::pair<v1::ArtifactInfo, std::ifstream>> KbenchService::OpenArtifact(
-    const v1::GetArtifactRequest& request) {
+absl::StatusOr<std::pair<v1::ArtifactInfo, std::unique_ptr<store::ArtifactReader>>>
+KbenchService::OpenArtifact(const v1::GetArtifactRequest& request) {
   KBENCH_RETURN_IF_ERROR(CheckRequestSize(request));
   if (IsSweepId(request.job_id())) return OpenSweepArtifact(request);
   KBENCH_RETURN_IF_ERROR(jobs_->Get(request.job_id()).status());
@@ -333,11 +333,7 @@ absl::StatusOr<std::pair<v1::ArtifactInfo, std::ifstream>> KbenchService::OpenAr
     name = all.front().name;
   }
   KBENCH_ASSIGN_OR_RETURN(store::ArtifactRecord record, jobs_->GetArtifact(request.job_id(), name));
-  std::ifstream in(artifacts_->PathOf(record), std::ios::binary);
-  if (!in) {
-    return absl::DataLossError(absl::StrCat("artifact ", name, " of job ", request.job_id(),
-                                            " is recorded but its file is missing"));
-  }
+  KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<store::ArtifactReader> in, artifacts_->Open(record));
   v1::ArtifactInfo info;
   info.set_name(record.name);
   info.set_size_bytes(record.size_bytes);
@@ -384,7 +380,8 @@ grpc::ServerWriteReactor<v1::GetArtifactResponse>* KbenchService::GetArtifact(
   if (!caller.ok()) return new Refused(finish(caller.status()));
   absl::StatusOr<StreamSlot> slot = streams_.Acquire(caller->name);
   if (!slot.ok()) return new Refused(finish(slot.status()));
-  absl::StatusOr<std::pair<v1::ArtifactInfo, std::ifstream>> artifact = OpenArtifact(*request);
+  absl::StatusOr<std::pair<v1::ArtifactInfo, std::unique_ptr<store::ArtifactReader>>> artifact =
+      OpenArtifact(*request);
   if (!artifact.ok()) return new Refused(finish(artifact.status()));
   return new ArtifactReactor(std::move(artifact->second), std::move(artifact->first),
                              *std::move(slot), std::move(finish));

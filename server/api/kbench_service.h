@@ -104,7 +104,7 @@ class KbenchService final : public StreamingBase {
   // The model name of the device with this id; the text itself when no device has the id.
   std::string DeviceModel(const std::string& device_or_model);
   // The artifact's info and open file, after checking that the job and artifact exist.
-  absl::StatusOr<std::pair<v1::ArtifactInfo, std::ifstream>> OpenArtifact(
+  absl::StatusOr<std::pair<v1::ArtifactInfo, std::unique_ptr<store::ArtifactReader>>> OpenArtifact(
       const v1::GetArtifactRequest& request);
   // Sweeps (sweep_service.cc). The sweep as the API shows it, and its points' jobs when
   // `with_jobs`.
@@ -119,8 +119,8 @@ class KbenchService final : public StreamingBase {
   absl::Status DoCancelSweep(const auth::Identity& caller, const std::string& id,
                              v1::CancelSweepResponse* response);
   bool IsSweepId(const std::string& id) const;
-  absl::StatusOr<std::pair<v1::ArtifactInfo, std::ifstream>> OpenSweepArtifact(
-      const v1::GetArtifactRequest& request);
+  absl::StatusOr<std::pair<v1::ArtifactInfo, std::unique_ptr<store::ArtifactReader>>>
+  OpenSweepArtifact(const v1::GetArtifactRequest& request);
   // Records the RPC's metrics and converts its status.
   grpc::Status Finish(const char* method, std::chrono::steady_clock::time_point start,
                       const absl::Status& status);

@@ -72,9 +72,9 @@ void WatchReactor::FinishOnce(std::unique_lock<std::mutex>& lock, const absl::St
   Finish(finish_(status));
 }
 
-ArtifactReactor::ArtifactReactor(std::ifstream file, v1::ArtifactInfo info, StreamSlot slot,
-                                 FinishFn finish)
-    : file_(std::move(file)),
+ArtifactReactor::ArtifactReactor(std::unique_ptr<store::ArtifactReader> reader,
+                                 v1::ArtifactInfo info, StreamSlot slot, FinishFn finish)
+    : reader_(std::move(reader)),
       size_(info.size_bytes()),
       slot_(std::move(slot)),
       finish_(std::move(finish)) {
@@ -87,14 +87,17 @@ void ArtifactReactor::WriteNext() {
     Finish(finish_(absl::OkStatus()));
     return;
   }
-  std::string buffer(kArtifactChunk, '\0');
-  file_.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-  const std::streamsize got = std::max<std::streamsize>(file_.gcount(), 0);
-  if (got == 0 && !first_) {
-    Finish(finish_(absl::DataLossError("artifact file is shorter than its recorded size")));
+  absl::StatusOr<std::string> read = reader_->Read(kArtifactChunk);
+  if (!read.ok()) {
+    Finish(finish_(read.status()));
     return;
   }
-  buffer.resize(static_cast<size_t>(got));
+  std::string buffer = *std::move(read);
+  const int64_t got = static_cast<int64_t>(buffer.size());
+  if (got == 0 && !first_) {
+    Finish(finish_(absl::DataLossError("artifact is shorter than its recorded size")));
+    return;
+  }
   if (!first_) chunk_.clear_info();
   chunk_.set_offset(offset_);
   chunk_.set_data(std::move(buffer));

@@ -16,6 +16,7 @@
 #include "kbench/v1/service.pb.h"
 #include "server/api/stream_limiter.h"
 #include "server/api/watch_hub.h"
+#include "server/store/artifact_bytes.h"
 
 namespace kbench::api {
 
@@ -64,10 +65,12 @@ class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchJobResponse>
   std::optional<v1::WatchJobResponse> pending_ ABSL_GUARDED_BY(mu_);
 };
 
-// Streams an open artifact file in chunks; the first chunk carries its info.
+// Streams an open artifact in chunks; the first chunk carries its info. A reader's error (a
+// database artifact whose bytes do not match its record) ends the stream with it.
 class ArtifactReactor final : public grpc::ServerWriteReactor<v1::GetArtifactResponse> {
  public:
-  ArtifactReactor(std::ifstream file, v1::ArtifactInfo info, StreamSlot slot, FinishFn finish);
+  ArtifactReactor(std::unique_ptr<store::ArtifactReader> reader, v1::ArtifactInfo info,
+                  StreamSlot slot, FinishFn finish);
 
   void OnWriteDone(bool ok) override;
   void OnDone() override { delete this; }
@@ -76,7 +79,7 @@ class ArtifactReactor final : public grpc::ServerWriteReactor<v1::GetArtifactRes
   // Reads and writes the next chunk, or finishes at the end of the file.
   void WriteNext();
 
-  std::ifstream file_;
+  std::unique_ptr<store::ArtifactReader> reader_;
   const int64_t size_;
   StreamSlot slot_;
   const FinishFn finish_;

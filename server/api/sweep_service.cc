@@ -346,8 +346,8 @@ bool KbenchService::IsSweepId(const std::string& id) const {
   return sweeps_ != nullptr && absl::StartsWith(id, "s-");
 }
 
-absl::StatusOr<std::pair<v1::ArtifactInfo, std::ifstream>> KbenchService::OpenSweepArtifact(
-    const v1::GetArtifactRequest& request) {
+absl::StatusOr<std::pair<v1::ArtifactInfo, std::unique_ptr<store::ArtifactReader>>>
+KbenchService::OpenSweepArtifact(const v1::GetArtifactRequest& request) {
   KBENCH_RETURN_IF_ERROR(sweeps_->Get(request.job_id()).status());
   KBENCH_ASSIGN_OR_RETURN(std::vector<store::ArtifactRecord> all,
                           sweeps_->Artifacts(request.job_id()));
@@ -363,7 +363,7 @@ absl::StatusOr<std::pair<v1::ArtifactInfo, std::ifstream>> KbenchService::OpenSw
     info.set_size_bytes(a.size_bytes);
     info.set_sha256(a.sha256);
     info.set_content_type(a.content_type);
-    return std::make_pair(std::move(info), std::move(in));
+    return std::make_pair(std::move(info), store::FileReader(std::move(in)));
   }
   return absl::NotFoundError(absl::StrCat("sweep ", request.job_id(), " has no artifact ",
                                           QuotePrefix(request.name()),

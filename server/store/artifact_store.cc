@@ -3,7 +3,6 @@
 #include "server/store/artifact_store.h"
 
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <memory>
 #include <system_error>
@@ -22,7 +22,6 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/clock.h"
 #include "server/common/logging.h"
-#include "server/store/sqlite_db.h"
 
 namespace kbench::store {
 namespace {
@@ -73,13 +72,8 @@ absl::StatusOr<FileDigest> DigestFile(const std::string& path) {
     ~FdCloser() { ::close(fd); }
   } closer{fd};
 
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context(EVP_MD_CTX_new(),
-                                                                  &EVP_MD_CTX_free);
-  if (context == nullptr) return absl::ResourceExhaustedError("EVP_MD_CTX_new failed");
-  if (EVP_DigestInit_ex(context.get(), EVP_sha256(), nullptr) != 1) {
-    return absl::InternalError("EVP_DigestInit_ex(sha256) failed");
-  }
   // Streamed: artifacts (traces, Nsight Compute reports) can be far larger than memory allows.
+  Sha256Stream sha;
   std::vector<unsigned char> buffer(1 << 16);
   FileDigest digest;
   while (true) {
@@ -89,22 +83,10 @@ absl::StatusOr<FileDigest> DigestFile(const std::string& path) {
       return ErrnoError(errno, absl::StrCat("read '", path, "' to hash it"));
     }
     if (got == 0) break;
-    if (EVP_DigestUpdate(context.get(), buffer.data(), static_cast<size_t>(got)) != 1) {
-      return absl::InternalError("EVP_DigestUpdate(sha256) failed");
-    }
+    KBENCH_RETURN_IF_ERROR(sha.Update(buffer.data(), static_cast<size_t>(got)));
     digest.size_bytes += got;
   }
-  unsigned char hash[EVP_MAX_MD_SIZE];
-  unsigned int hash_size = 0;
-  if (EVP_DigestFinal_ex(context.get(), hash, &hash_size) != 1) {
-    return absl::InternalError("EVP_DigestFinal_ex(sha256) failed");
-  }
-  static constexpr char kHex[] = "0123456789abcdef";
-  digest.sha256.reserve(size_t{2} * hash_size);
-  for (unsigned int i = 0; i < hash_size; ++i) {
-    digest.sha256.push_back(kHex[hash[i] >> 4]);
-    digest.sha256.push_back(kHex[hash[i] & 0xf]);
-  }
+  KBENCH_ASSIGN_OR_RETURN(digest.sha256, sha.HexDigest());
   return digest;
 }
 
@@ -139,8 +121,9 @@ absl::StatusOr<std::string> Sha256OfFile(const std::string& path) {
   return digest.sha256;
 }
 
-ArtifactStore::ArtifactStore(std::string data_dir, JobStore* jobs, RetentionPolicy retention)
-    : root_(std::move(data_dir)), jobs_(jobs), retention_(retention) {}
+ArtifactStore::ArtifactStore(std::string data_dir, JobStore* jobs, RetentionPolicy retention,
+                             std::unique_ptr<ArtifactChunks> chunks)
+    : root_(std::move(data_dir)), jobs_(jobs), retention_(retention), chunks_(std::move(chunks)) {}
 
 absl::StatusOr<std::string> ArtifactStore::WorkDir(const std::string& job_id) {
   KBENCH_RETURN_IF_ERROR(ValidatePathComponent("job_id", job_id));
@@ -223,6 +206,31 @@ absl::StatusOr<ArtifactRecord> ArtifactStore::Import(const std::string& job_id,
   }
 
   absl::MutexLock lock(&mu_);
+  absl::StatusOr<ArtifactRecord> stored =
+      chunks_ ? ImportChunks(job_id, name, source_path) : ImportFile(job_id, name, source_path);
+  if (!stored.ok()) return stored.status();
+  ArtifactRecord record = *std::move(stored);
+  record.content_type = content_type.empty() ? kDefaultContentType : content_type;
+  record.create_time_ns = absl::GetCurrentTimeNanos();
+  absl::Status added = jobs_->AddArtifact(record);
+  if (!added.ok()) {
+    // No record, no bytes: unrecorded bytes would never be evicted.
+    (void)RemoveArtifactFile(record);
+    return added;
+  }
+
+  absl::StatusOr<int64_t> freed = ApplyRetentionLocked(record.create_time_ns);
+  if (!freed.ok()) {
+    logging::LogJob(
+        logging::Level::kWarn, job_id, "artifact retention failed after import",
+        {logging::Field("artifact", name), logging::Field("error", freed.status().ToString())});
+  }
+  return record;
+}
+
+absl::StatusOr<ArtifactRecord> ArtifactStore::ImportFile(const std::string& job_id,
+                                                         const std::string& name,
+                                                         const std::string& source_path) {
   fs::path job_dir = fs::path(root_) / "artifacts" / job_id;
   std::error_code error;
   fs::create_directories(job_dir, error);
@@ -244,29 +252,38 @@ absl::StatusOr<ArtifactRecord> ArtifactStore::Import(const std::string& job_id,
     ::unlink(staging.c_str());
     return status;
   }
-
   ArtifactRecord record;
   record.job_id = job_id;
   record.name = name;
   record.relative_path = absl::StrCat(job_id, "/", name);
-  record.content_type = content_type.empty() ? kDefaultContentType : content_type;
   record.size_bytes = digest->size_bytes;
   record.sha256 = digest->sha256;
-  record.create_time_ns = absl::GetCurrentTimeNanos();
-  absl::Status added = jobs_->AddArtifact(record);
-  if (!added.ok()) {
-    // No record, no file: an unrecorded file would never be evicted.
-    ::unlink(final_path.c_str());
-    return added;
-  }
-
-  absl::StatusOr<int64_t> freed = ApplyRetentionLocked(record.create_time_ns);
-  if (!freed.ok()) {
-    logging::LogJob(
-        logging::Level::kWarn, job_id, "artifact retention failed after import",
-        {logging::Field("artifact", name), logging::Field("error", freed.status().ToString())});
-  }
   return record;
+}
+
+absl::StatusOr<ArtifactRecord> ArtifactStore::ImportChunks(const std::string& job_id,
+                                                           const std::string& name,
+                                                           const std::string& source_path) {
+  KBENCH_ASSIGN_OR_RETURN(ArtifactDigest digest, chunks_->Write(job_id, name, source_path));
+  // The bytes are in the database now; the executor's file goes with its work directory.
+  ::unlink(source_path.c_str());
+  ArtifactRecord record;
+  record.job_id = job_id;
+  record.name = name;
+  record.relative_path = "";  // none: the bytes are artifact_chunks' rows
+  record.size_bytes = digest.size_bytes;
+  record.sha256 = digest.sha256;
+  return record;
+}
+
+absl::StatusOr<std::unique_ptr<ArtifactReader>> ArtifactStore::Open(const ArtifactRecord& record) {
+  if (chunks_) return chunks_->Open(record);
+  std::ifstream in(PathOf(record), std::ios::binary);
+  if (!in) {
+    return absl::DataLossError(absl::StrCat("artifact ", record.name, " of job ", record.job_id,
+                                            " is recorded but its file is missing"));
+  }
+  return FileReader(std::move(in));
 }
 
 absl::StatusOr<int64_t> ArtifactStore::ApplyRetention(int64_t now_ns) {
@@ -312,6 +329,7 @@ absl::Status ArtifactStore::Evict(const ArtifactRecord& artifact) {
 }
 
 absl::Status ArtifactStore::RemoveArtifactFile(const ArtifactRecord& artifact) {
+  if (chunks_) return chunks_->Remove(artifact.job_id, artifact.name);
   std::string path = PathOf(artifact);
   if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
     return ErrnoError(errno, absl::StrCat("remove evicted artifact '", path, "'"));

@@ -1,5 +1,6 @@
-// Artifact bytes as files under <data-dir>/artifacts/<job>/<name>, their size and sha256 in
-// the JobStore, and a retention limit (bytes and age) evicting oldest first.
+// Artifact bytes as files under <data-dir>/artifacts/<job>/<name> (one host) or as chunked rows
+// in the database (a fleet: artifact_bytes.h), their size and sha256 in the JobStore, and a
+// retention limit (bytes and age) evicting oldest first.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +9,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "server/store/artifact_bytes.h"
 #include "server/store/job_store.h"
 
 namespace kbench::store {
@@ -22,7 +24,10 @@ struct RetentionPolicy {
 // with '.' -> INVALID_ARGUMENT.
 class ArtifactStore {
  public:
-  ArtifactStore(std::string data_dir, JobStore* jobs, RetentionPolicy retention);
+  // With `chunks`, artifact bytes live in the database, where every node of a fleet reads them;
+  // without, in files under `data_dir`. Work directories are local files either way.
+  ArtifactStore(std::string data_dir, JobStore* jobs, RetentionPolicy retention,
+                std::unique_ptr<ArtifactChunks> chunks = nullptr);
 
   // A fresh, empty directory <data-dir>/work/<job> where an executor may write the job's
   // artifact files; whatever a previous attempt left there is removed.
@@ -49,8 +54,11 @@ class ArtifactStore {
   // records and files. Returns the number of jobs deleted.
   absl::StatusOr<int64_t> PruneJobsFinishedBefore(int64_t cutoff_ns);
 
-  // Absolute path of a stored artifact's bytes.
+  // Absolute path of a stored artifact's file (files only: see Open).
   std::string PathOf(const ArtifactRecord& record) const;
+  // A reader of a stored artifact's bytes, wherever they are. DATA_LOSS when its file is gone.
+  absl::StatusOr<std::unique_ptr<ArtifactReader>> Open(const ArtifactRecord& record);
+  bool in_database() const { return chunks_ != nullptr; }
 
   // Evicts oldest artifacts (file and record) until both limits hold: every artifact older than
   // max_age_seconds at `now_ns` (Unix epoch ns), then the oldest until the total is within
@@ -64,6 +72,13 @@ class ArtifactStore {
   absl::StatusOr<int64_t> ApplyRetentionLocked(int64_t now_ns) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status Evict(const ArtifactRecord& artifact) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status RemoveArtifactFile(const ArtifactRecord& artifact);
+  // Import's two ends: the bytes into a file, or into the database.
+  absl::StatusOr<ArtifactRecord> ImportFile(const std::string& job_id, const std::string& name,
+                                            const std::string& source_path)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<ArtifactRecord> ImportChunks(const std::string& job_id, const std::string& name,
+                                              const std::string& source_path)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // Serializes imports and eviction, so two retention passes never evict the same artifact and
   // an import's file and record appear together.
@@ -71,6 +86,7 @@ class ArtifactStore {
   std::string root_;  // the data directory
   JobStore* jobs_;
   RetentionPolicy retention_;
+  std::unique_ptr<ArtifactChunks> chunks_;  // null: files
 };
 
 // Lowercase hex SHA-256 of a file's bytes.

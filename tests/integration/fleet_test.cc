@@ -3,6 +3,7 @@
 // a node killed mid-job loses its job to another node after the lease; many jobs to cpu:any
 // spread over three nodes with none lost and none ever running on two nodes at once.
 #include <libpq-fe.h>
+#include <openssl/sha.h>
 #include <signal.h>
 
 #include <atomic>
@@ -14,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "tests/integration/daemon.h"
 #include "tests/postgres/postgres_server.h"
@@ -188,6 +190,67 @@ TEST_F(FleetTest, QuotasCountTheWholeFleetAndCancelsReachTheNodeRunningTheJob) {
         std::chrono::seconds(20));
     EXPECT_EQ(done.state(), v1::JOB_STATE_CANCELLED) << id << " " << done.error();
   }
+}
+
+// The artifact's bytes and their sha256, read through `node`; the stream's status otherwise.
+absl::StatusOr<std::pair<std::string, v1::ArtifactInfo>> ReadArtifact(Daemon& node,
+                                                                      const std::string& job,
+                                                                      const std::string& name) {
+  grpc::ClientContext ctx;
+  v1::GetArtifactRequest request;
+  request.set_job_id(job);
+  request.set_name(name);
+  auto reader = node.stub().GetArtifact(&ctx, request);
+  v1::GetArtifactResponse chunk;
+  std::string bytes;
+  v1::ArtifactInfo info;
+  while (reader->Read(&chunk)) {
+    if (chunk.has_info()) info = chunk.info();
+    bytes += chunk.data();
+  }
+  const grpc::Status s = reader->Finish();
+  if (!s.ok())
+    return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
+  return std::make_pair(bytes, info);
+}
+
+std::string Sha256Hex(const std::string& bytes) {
+  unsigned char hash[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), hash);
+  std::string hex;
+  for (unsigned char b : hash) absl::StrAppend(&hex, absl::Hex(b, absl::kZeroPad2));
+  return hex;
+}
+
+TEST_F(FleetTest, AnyNodeServesAnArtifactEvenAfterItsProducerDied) {
+  Daemon& a = StartNode("node-a");
+  Daemon& b = StartNode("node-b");
+  v1::JobSpec spec = QuickCpuSpec();
+  spec.set_device("node-b/cpu");
+  absl::StatusOr<v1::Job> job = Submit(a.stub(), spec);
+  ASSERT_TRUE(job.ok()) << job.status();
+  const v1::Job done =
+      WaitFor(a.stub(), job->id(), [](const v1::Job& j) { return IsTerminal(j.state()); });
+  ASSERT_EQ(done.state(), v1::JOB_STATE_SUCCEEDED) << done.error();
+  ASSERT_GT(done.artifacts_size(), 0);
+  const v1::ArtifactInfo recorded = done.artifacts(0);
+  b.Stop(SIGKILL);
+
+  absl::StatusOr<std::pair<std::string, v1::ArtifactInfo>> read =
+      ReadArtifact(a, job->id(), recorded.name());
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(static_cast<int64_t>(read->first.size()), recorded.size_bytes());
+  EXPECT_EQ(Sha256Hex(read->first), recorded.sha256());
+  EXPECT_EQ(read->second.sha256(), recorded.sha256());
+  EXPECT_EQ(Query("SELECT relative_path FROM artifacts WHERE job_id = '" + job->id() + "'")[0][0],
+            "");  // the bytes are rows, not a file on node-b
+
+  // Altered rows never reach a user as the artifact.
+  Query("UPDATE artifact_chunks SET data = data || '\\x00'::bytea WHERE job_id = '" + job->id() +
+        "' RETURNING idx");
+  absl::StatusOr<std::pair<std::string, v1::ArtifactInfo>> tampered =
+      ReadArtifact(a, job->id(), recorded.name());
+  EXPECT_EQ(tampered.status().code(), absl::StatusCode::kDataLoss) << tampered.status();
 }
 
 TEST_F(FleetTest, ManyJobsToCpuAnySpreadOverThreeNodesNoneLostNoneRunTwice) {
