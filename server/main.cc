@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <exception>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -38,6 +39,7 @@
 #include "server/store/fleet_store.h"
 #include "server/store/job_store.h"
 #include "server/store/resilient_job_store.h"
+#include "server/store/store_migration.h"
 #include "server/store/sweep_store.h"
 #include "server/store/usage_store.h"
 
@@ -98,6 +100,21 @@ absl::StatusOr<kbench::store::StoreLocation> StoreLocationOf(const Flags& flags,
         absl::StrCat("--node: '", location.node, "' must be at most 63 bytes, without '/'"));
   }
   return location;
+}
+
+// `kbenchd store migrate`: a single host's SQLite store into a fleet's PostgreSQL.
+void AddStoreCommand(CLI::App& app, std::function<int()>* run) {
+  auto args = std::make_shared<kbench::store::MigrateCommandArgs>();
+  CLI::App* store = app.add_subcommand("store", "Manage the job store");
+  store->require_subcommand(1);
+  CLI::App* migrate = store->add_subcommand(
+      "migrate",
+      "Copy a SQLite data directory (jobs, artifacts, usage, sweeps, history) into an empty "
+      "PostgreSQL database for a fleet");
+  migrate->add_option("--data-dir", args->data_dir, "The SQLite data directory")->required();
+  migrate->add_option("--to", args->to, "postgres://USER@HOST:PORT/DB")->required();
+  migrate->callback(
+      [args, run] { *run = [args] { return kbench::store::RunMigrateCommand(*args); }; });
 }
 
 int Fail(const std::string& message) {
@@ -427,8 +444,10 @@ static int Main(int argc, char** argv) {
   kbench::auth::AddSecurityFlags(app, &flags.security);
   std::function<int()> token_command;
   kbench::auth::AddTokenCommand(app, &token_command);
+  AddStoreCommand(app, &token_command);
   kbench::api::AddApiFlags(&app, &flags.api);
   CLI11_PARSE(app, argc, argv);
+  // A subcommand (token add, store migrate) runs instead of the daemon.
   if (token_command) return token_command();
 
   if (absl::Status s = kbench::logging::InitLogging(flags.log_format, flags.log_level); !s.ok()) {
