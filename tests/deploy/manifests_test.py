@@ -160,6 +160,51 @@ def main():
     check(metrics_env and port_of(metrics_env.group(1)) == ports["metrics"],
           "the systemd unit's metrics port differs from the other deployments'")
 
+    # --- a fleet (issue 14): the k8s overlay, the PostgreSQL StatefulSet, compose, systemd ---
+    fleet = k8s / "fleet"
+    overlay = yaml.safe_load((fleet / "kustomization.yaml").read_text())
+    check(".." in overlay["resources"], "k8s/fleet does not build on deploy/k8s")
+    [patch_ref] = overlay["patches"]
+    patch = yaml.safe_load((fleet / patch_ref["path"]).read_text())
+    patch_args = [op["value"] for op in patch if op["path"].endswith("/args/-")]
+    for f in flags_of(patch_args):
+        used_flags[f] = "k8s/fleet"
+    env = {e["name"]: e for op in patch if op["path"].endswith("/env") for e in op["value"]}
+    check(env.get("KBENCH_NODE", {}).get("valueFrom", {}).get("fieldRef", {}).get("fieldPath")
+          == "spec.nodeName", "k8s/fleet: --node does not come from spec.nodeName")
+    for name in ("KBENCH_STORE", "PGPASSWORD"):
+        check("secretKeyRef" in env.get(name, {}).get("valueFrom", {}),
+              f"k8s/fleet: {name} does not come from a Secret")
+    check(all(f"$({v})" in " ".join(patch_args) for v in ("KBENCH_STORE", "KBENCH_NODE")),
+          "k8s/fleet: --store and --node do not use their env variables")
+    pg_docs = [d for d in yaml.safe_load_all((k8s / "postgres" / "postgres.yaml").read_text()) if d]
+    [statefulset] = [d for d in pg_docs if d["kind"] == "StatefulSet"]
+    [pg_service] = [d for d in pg_docs if d["kind"] == "Service"]
+    check(pg_service["spec"]["selector"].items()
+          <= statefulset["spec"]["template"]["metadata"]["labels"].items(),
+          "k8s/postgres: the Service does not select the StatefulSet's pod")
+    check(statefulset["spec"].get("volumeClaimTemplates"), "k8s/postgres: no persistent volume")
+    compose = yaml.safe_load((deploy / "compose" / "docker-compose.yml").read_text())
+    nodes = [s for n, s in compose["services"].items() if n.startswith("node-")]
+    check(len(nodes) >= 2, "compose: fewer than two kbenchd nodes")
+    names = set()
+    for service in nodes:
+        node_args = flags_of(service["command"])
+        for f in node_args:
+            used_flags[f] = "compose/docker-compose.yml"
+        check(node_args.get("--store", "").startswith("postgres://"),
+          "compose: a node has no --store")
+        names.add(node_args.get("--node"))
+        check(all(p.startswith("127.0.0.1:") for p in service.get("ports", [])),
+              "compose: an --insecure node publishes its port beyond the loopback")
+    check(len(names) == len(nodes), "compose: two nodes share a --node name")
+    dropin = (deploy / "systemd" / "fleet.conf").read_text()
+    extra = re.search(r'KBENCH_EXTRA_ARGS=([^"]*)"', dropin)
+    check(extra is not None, "systemd/fleet.conf sets no KBENCH_EXTRA_ARGS")
+    if extra:
+        for f in flags_of(shlex.split(extra.group(1))):
+            used_flags[f] = "systemd/fleet.conf"
+
     # --- the daemon knows every flag the deployments pass ---
     if kbenchd:
         result = subprocess.run([kbenchd, "--help"], capture_output=True, text=True, timeout=30)
