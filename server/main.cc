@@ -329,6 +329,7 @@ int Serve(const Flags& flags) {
                                      &authorizer);
   kbench::api::SweepReporterOptions sweep_reports;
   sweep_reports.data_dir = data_dir;
+  sweep_reports.chunks = artifacts.chunks();
   if (absl::Status s = service.EnableSweeps(sweeps->get(), sweep_reports); !s.ok()) {
     maintenance.Stop();
     stop_queue();

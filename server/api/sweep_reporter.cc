@@ -169,9 +169,13 @@ absl::StatusOr<std::vector<std::pair<std::string, std::string>>> SweepReporter::
 
 absl::Status SweepReporter::Record(const std::string& sweep_id, const std::string& name,
                                    const std::string& content_type) {
-  const std::string relative = (fs::path("sweeps") / sweep_id / name).string();
+  std::string relative = (fs::path("sweeps") / sweep_id / name).string();
   const std::string path = (fs::path(options_.data_dir) / relative).string();
   KBENCH_ASSIGN_OR_RETURN(std::string sha256, store::Sha256OfFile(path));
+  if (options_.chunks != nullptr) {
+    KBENCH_RETURN_IF_ERROR(options_.chunks->Write(sweep_id, name, path).status());
+    relative.clear();  // the bytes are rows: any node serves them
+  }
   std::error_code ec;
   const auto size = static_cast<int64_t>(fs::file_size(path, ec));
   if (ec) return absl::InternalError(absl::StrCat("cannot stat ", path, ": ", ec.message()));

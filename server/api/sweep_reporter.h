@@ -16,6 +16,7 @@
 #include "absl/time/time.h"
 #include "kbench/v1/sweep.pb.h"
 #include "kbench/v1/types.pb.h"
+#include "server/store/artifact_bytes.h"
 #include "server/store/sweep_store.h"
 
 namespace kbench::api {
@@ -31,6 +32,9 @@ struct SweepReporterOptions {
   // gnuplot's path; empty: looked up in $PATH. Without gnuplot the report has no plots.
   std::string gnuplot;
   double gnuplot_timeout_seconds = 60;
+  // In a fleet, the report's files also go into the database (keyed by the sweep's id), so
+  // every node serves them; null on one host.
+  store::ArtifactChunks* chunks = nullptr;
 };
 
 class SweepReporter {

@@ -353,16 +353,19 @@ KbenchService::OpenSweepArtifact(const v1::GetArtifactRequest& request) {
                           sweeps_->Artifacts(request.job_id()));
   for (const store::ArtifactRecord& a : all) {
     if (a.name != request.name()) continue;
-    std::ifstream in(std::filesystem::path(sweep_data_dir_) / a.relative_path, std::ios::binary);
-    if (!in) {
-      return absl::DataLossError(absl::StrCat("artifact ", a.name, " of sweep ", a.job_id,
-                                              " is recorded but its file is missing"));
-    }
     v1::ArtifactInfo info;
     info.set_name(a.name);
     info.set_size_bytes(a.size_bytes);
     info.set_sha256(a.sha256);
     info.set_content_type(a.content_type);
+    if (a.relative_path.empty() && artifacts_->chunks() != nullptr) {
+      return std::make_pair(std::move(info), artifacts_->chunks()->Open(a));
+    }
+    std::ifstream in(std::filesystem::path(sweep_data_dir_) / a.relative_path, std::ios::binary);
+    if (!in) {
+      return absl::DataLossError(absl::StrCat("artifact ", a.name, " of sweep ", a.job_id,
+                                              " is recorded but its file is missing"));
+    }
     return std::make_pair(std::move(info), store::FileReader(std::move(in)));
   }
   return absl::NotFoundError(absl::StrCat("sweep ", request.job_id(), " has no artifact ",

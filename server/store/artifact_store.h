@@ -59,6 +59,8 @@ class ArtifactStore {
   // A reader of a stored artifact's bytes, wherever they are. DATA_LOSS when its file is gone.
   absl::StatusOr<std::unique_ptr<ArtifactReader>> Open(const ArtifactRecord& record);
   bool in_database() const { return chunks_ != nullptr; }
+  // The database's artifact rows (null when artifacts are files): sweep reports use them too.
+  ArtifactChunks* chunks() { return chunks_.get(); }
 
   // Evicts oldest artifacts (file and record) until both limits hold: every artifact older than
   // max_age_seconds at `now_ns` (Unix epoch ns), then the oldest until the total is within
