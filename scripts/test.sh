@@ -12,8 +12,10 @@ scripts/install-deps.sh
 
 has_gpu() { command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; }
 ctest_args=(-j "$(nproc)")
+excluded=fleet  # the nocuda run's exclusions (below)
 if ! has_gpu; then
   ctest_args+=(-LE gpu)
+  excluded="gpu|fleet"
   echo "test.sh: no GPU on this machine: the tests labelled gpu are not run"
 fi
 
@@ -34,8 +36,13 @@ ctest --preset release "${ctest_args[@]}"
 
 stage "building nocuda"
 scripts/build.sh nocuda
+# The nocuda run tests what its build changes: the integration tests (its kbench-executor has no
+# CUDA backend) and the `config` label (catalogue, executor, oracle, packaging, fuzz corpora).
+# Every other unit test compiles from the same sources with the same flags in both builds, and
+# passed in the release run; the fleet's tests run kbenchd (no CUDA in either build) and the cpu
+# executor with --no-cuda, so once is enough.
 stage "testing nocuda"
-ctest --preset nocuda "${ctest_args[@]}"
+ctest --preset nocuda -j "$(nproc)" -L 'integration|config' -LE "$excluded"
 
 # Fuzzing, bounded: 10 s per target from the checked-in corpus (skipped without clang). Its
 # clang build is the one stage that can be left out: past 24 minutes (a CI run has 30) it is,
