@@ -465,6 +465,14 @@ class SqlJobStore final : public JobStore {
                      "delete artifacts of pruned jobs"));
     KBENCH_RETURN_IF_ERROR(drop_artifacts->BindInt64(1, cutoff_ns));
     KBENCH_RETURN_IF_ERROR(drop_artifacts->Run());
+    // A fleet's audit trail of the pruned jobs goes with them.
+    KBENCH_ASSIGN_OR_RETURN(
+        std::unique_ptr<Statement> drop_transitions,
+        db_->Prepare(absl::StrCat("DELETE FROM job_transitions WHERE job_id IN (", kOldJobs, ")"),
+                     "delete transitions of pruned jobs"));
+    KBENCH_RETURN_IF_ERROR(drop_transitions->BindInt64(1, cutoff_ns));
+    KBENCH_RETURN_IF_ERROR(drop_transitions->Run());
+    drop_transitions.reset();
     KBENCH_ASSIGN_OR_RETURN(
         std::unique_ptr<Statement> drop_jobs,
         db_->Prepare(absl::StrCat("DELETE FROM jobs WHERE id IN (", kOldJobs, ")"),
