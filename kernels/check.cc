@@ -1,6 +1,7 @@
 // Relative L2 comparison of an output with its float64 reference.
 #include "kernels/check.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "absl/strings/str_format.h"
@@ -8,7 +9,7 @@
 namespace kbench::kernels {
 
 CheckResult CompareRelativeL2(std::span<const double> out, std::span<const double> ref,
-                              double tolerance) {
+                              double tolerance, std::span<const double> scale) {
   CheckResult r;
   r.tolerance = tolerance;
   r.elements_checked = static_cast<int64_t>(out.size());
@@ -24,7 +25,8 @@ CheckResult CompareRelativeL2(std::span<const double> out, std::span<const doubl
     }
     const double d = out[i] - ref[i];
     diff2 += d * d;
-    ref2 += ref[i] * ref[i];
+    const double s = i < scale.size() ? scale[i] : 0.0;
+    ref2 += std::max(ref[i] * ref[i], s * s);
     if (std::abs(d) > worst) {
       worst = std::abs(d);
       r.worst_index = static_cast<int64_t>(i);

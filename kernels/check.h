@@ -21,8 +21,10 @@ struct CheckResult {
 };
 
 // ||out - ref|| / ||ref|| (absolute ||out - ref|| when ref is all zeros). Any NaN or Inf in out
-// fails the check.
+// fails the check. With `scale` (the operation's error_scale, same length), the denominator is
+// sqrt(sum of max(ref_i^2, scale_i^2)): a result that cancels to near zero is judged against the
+// magnitude its rounding error scales with, not against its own tiny value.
 CheckResult CompareRelativeL2(std::span<const double> out, std::span<const double> ref,
-                              double tolerance);
+                              double tolerance, std::span<const double> scale = {});
 
 }  // namespace kbench::kernels

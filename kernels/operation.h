@@ -99,6 +99,10 @@ struct Operation {
   std::function<absl::Status(const Problem&)> validate;
   ReferenceFn reference;
   ReferenceElementFn reference_element;  // optional
+  // Optional, for outputs whose rounding error does not scale with the result itself (a sum
+  // whose terms cancel): per output element, the magnitude its error scales with (float64, the
+  // outputs' layout). The check then divides by max(|reference|, scale) element-wise.
+  ReferenceFn error_scale;
   // Host implementations by variant name (kHost variants only).
   std::map<std::string, HostRunFn> host_runs;
   // Relative L2 tolerance per dtype: float32 arithmetic lands far under 1e-4.

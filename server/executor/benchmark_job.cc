@@ -183,6 +183,13 @@ absl::StatusOr<Reference> ComputeReference(const kernels::Problem& problem,
       ref.values[o].assign(layout.outputs[o].elements, 0);
     }
     op->reference(problem, inputs, &ref.values);
+    if (op->error_scale) {
+      ref.scales.resize(layout.outputs.size());
+      for (size_t o = 0; o < layout.outputs.size(); ++o) {
+        ref.scales[o].assign(layout.outputs[o].elements, 0);
+      }
+      op->error_scale(problem, inputs, &ref.scales);
+    }
     ref.inputs = std::move(inputs);
   } else {
     std::mt19937_64 rng(seed ^ 0x5eed);
@@ -235,7 +242,7 @@ std::string DescribeCheck(const Reference& reference, const CheckedOutput& out,
 }  // namespace
 
 v1::Correctness CompareWithReference(const Reference& reference, const CheckedOutput& out) {
-  std::vector<double> got, want;
+  std::vector<double> got, want, scale;
   kernels::DefectFinding defect;
   for (size_t o = 0; o < reference.values.size() && o < out.outputs.size(); ++o) {
     const size_t got_begin = got.size(), want_begin = want.size();
@@ -245,12 +252,17 @@ v1::Correctness CompareWithReference(const Reference& reference, const CheckedOu
       got.insert(got.end(), out.outputs[o].begin(), out.outputs[o].end());
     }
     want.insert(want.end(), reference.values[o].begin(), reference.values[o].end());
+    if (o < reference.scales.size()) {
+      scale.insert(scale.end(), reference.scales[o].begin(), reference.scales[o].end());
+    } else {
+      scale.resize(want.size(), 0.0);
+    }
     if (defect.defect == kernels::OutputDefect::kNone) {
       defect = FindDefect(reference, o, std::span<const double>(got).subspan(got_begin),
                           std::span<const double>(want).subspan(want_begin));
     }
   }
-  const kernels::CheckResult r = kernels::CompareRelativeL2(got, want, reference.tolerance);
+  const kernels::CheckResult r = kernels::CompareRelativeL2(got, want, reference.tolerance, scale);
   v1::Correctness c;
   c.set_checked(true);
   c.set_passed(r.passed && out.unwritten == 0 && got.size() == want.size() &&

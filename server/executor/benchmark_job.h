@@ -33,6 +33,9 @@ struct Reference {
   // Per output: every element's reference value, or the sampled ones in `indices` order.
   kernels::HostTensors values;
   double tolerance = 0;
+  // Per output, the operation's error scale (kernels::Operation::error_scale); empty when it
+  // has none or the reference is sampled.
+  kernels::HostTensors scales;
   // The inputs, for the copied-input detector: all of them (not sampled), or per output and
   // per input the values at the sampled positions (empty where the input's element count
   // differs from the output's).

@@ -277,9 +277,9 @@ class CudaVariantTest : public ::testing::TestWithParam<Case> {
 
 // Each output against the float64 reference under the operation's tolerance.
 void ExpectMatches(const std::string& how, const HostTensors& got, const HostTensors& ref,
-                   const Layout& layout, double tolerance) {
+                   const HostTensors& scales, const Layout& layout, double tolerance) {
   for (size_t o = 0; o < got.size(); ++o) {
-    const CheckResult r = CompareRelativeL2(got[o], ref[o], tolerance);
+    const CheckResult r = CompareRelativeL2(got[o], ref[o], tolerance, scales[o]);
     EXPECT_TRUE(r.passed) << how << ", output '" << layout.outputs[o].name << "': " << r.detail
                           << " (relative L2 " << r.relative_l2_error << ", tolerance " << tolerance
                           << ")";
@@ -306,20 +306,26 @@ TEST_P(CudaVariantTest, MatchesFloat64ReferenceDirectAndInAGraph) {
   HostTensors ref;
   for (const TensorSpec& t : layout.outputs) ref.emplace_back(t.elements, 0.0);
   op.reference(p, inputs64, &ref);
+  // The operation's error scale where it has one (reduce: sums whose terms cancel).
+  HostTensors scales(ref.size());
+  if (op.error_scale) {
+    for (size_t o = 0; o < ref.size(); ++o) scales[o].assign(ref[o].size(), 0.0);
+    op.error_scale(p, inputs64, &scales);
+  }
 
   // 1. A direct launch on poisoned outputs.
   ASSERT_TRUE((s = device.PoisonOutputs()).ok()) << s;
   ASSERT_TRUE((s = cv->launch(p, device.args())).ok()) << s;
   absl::StatusOr<HostTensors> got = device.ReadOutputs();
   ASSERT_TRUE(got.ok()) << got.status();
-  ExpectMatches("direct launch", *got, ref, layout, op.tolerance(p));
+  ExpectMatches("direct launch", *got, ref, scales, layout, op.tolerance(p));
 
   // 2. The same launch captured in a graph, replayed twice.
   ASSERT_TRUE((s = device.PoisonOutputs()).ok()) << s;
   ASSERT_TRUE((s = device.LaunchInAGraphTwice(*cv)).ok()) << s;
   got = device.ReadOutputs();
   ASSERT_TRUE(got.ok()) << got.status();
-  ExpectMatches("graph replayed twice", *got, ref, layout, op.tolerance(p));
+  ExpectMatches("graph replayed twice", *got, ref, scales, layout, op.tolerance(p));
   s = cuda::CudaStatus(cudaGetLastError(), "cudaGetLastError", __FILE__, __LINE__);
   EXPECT_TRUE(s.ok()) << s;
 }
