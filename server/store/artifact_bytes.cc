@@ -141,7 +141,7 @@ absl::StatusOr<ArtifactDigest> ArtifactChunks::Write(const std::string& job_id,
   if (!in) return absl::NotFoundError(absl::StrCat("artifact '", name, "' source '", path, "'"));
   absl::MutexLock lock(&mu_);
   KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Transaction> transaction,
-                          Transaction::Begin(db_.get(), "store artifact chunks"));
+                          Transaction::BeginLocal(db_.get(), "store artifact chunks"));
   KBENCH_RETURN_IF_ERROR([&]() -> absl::Status {
     KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Statement> clear,
                             db_->Prepare("DELETE FROM artifact_chunks WHERE job_id = ?1 AND "

@@ -34,6 +34,12 @@ absl::StatusOr<std::unique_ptr<Transaction>> Transaction::Begin(Database* db,
   return std::unique_ptr<Transaction>(new Transaction(db, std::string(operation)));
 }
 
+absl::StatusOr<std::unique_ptr<Transaction>> Transaction::BeginLocal(Database* db,
+                                                                     absl::string_view operation) {
+  KBENCH_RETURN_IF_ERROR(db->BeginLocal(operation));
+  return std::unique_ptr<Transaction>(new Transaction(db, std::string(operation)));
+}
+
 Transaction::~Transaction() {
   // Nothing to report to: the caller is already returning the error that got us here.
   if (!done_) db_->Rollback();

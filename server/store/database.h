@@ -109,6 +109,10 @@ class Database {
   // IMMEDIATE; PostgreSQL: a transaction-scoped advisory lock), so a read-then-write inside it
   // is atomic.
   virtual absl::Status BeginWrite(absl::string_view operation) = 0;
+  // A transaction that takes no lock up front (PostgreSQL: row locks only): for long writes
+  // that touch rows no one else writes, such as an artifact's chunks, which must not stall
+  // every node's writers while they stream. SQLite has one writer at a time whatever is asked.
+  virtual absl::Status BeginLocal(absl::string_view operation) = 0;
   virtual absl::Status Commit(absl::string_view operation) = 0;
   // Never fails loudly: it runs on paths that are already returning an error.
   virtual void Rollback() = 0;
@@ -119,6 +123,9 @@ class Transaction {
  public:
   static absl::StatusOr<std::unique_ptr<Transaction>> Begin(Database* db,
                                                             absl::string_view operation);
+  // A transaction without the write lock (Database::BeginLocal).
+  static absl::StatusOr<std::unique_ptr<Transaction>> BeginLocal(Database* db,
+                                                                 absl::string_view operation);
   ~Transaction();
   Transaction(const Transaction&) = delete;
   Transaction& operator=(const Transaction&) = delete;

@@ -238,6 +238,11 @@ class PostgresDatabase final : public Database {
     in_transaction_ = true;
     return absl::OkStatus();
   }
+  absl::Status BeginLocal(absl::string_view operation) override {
+    KBENCH_RETURN_IF_ERROR(Exec("BEGIN", absl::StrCat(operation, ": begin transaction")));
+    in_transaction_ = true;
+    return absl::OkStatus();
+  }
   absl::Status Commit(absl::string_view operation) override {
     absl::Status status = Exec("COMMIT", absl::StrCat(operation, ": commit"));
     if (status.ok()) in_transaction_ = false;

@@ -200,6 +200,7 @@ class SqliteDatabase final : public Database {
   absl::Status BeginWrite(absl::string_view operation) override {
     return Exec("BEGIN IMMEDIATE", absl::StrCat(operation, ": begin transaction"));
   }
+  absl::Status BeginLocal(absl::string_view operation) override { return BeginWrite(operation); }
   absl::Status Commit(absl::string_view operation) override {
     return Exec("COMMIT", absl::StrCat(operation, ": commit"));
   }
