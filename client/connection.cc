@@ -187,6 +187,37 @@ absl::StatusOr<v1::GetLeaderboardResponse> Connection::GetLeaderboard(
   return response;
 }
 
+absl::StatusOr<v1::AddVariantResponse> Connection::AddVariant(
+    const v1::AddVariantRequest& request) {
+  v1::AddVariantResponse response;
+  const grpc::Status s = stub_->AddVariant(UnaryContext().get(), request, &response);
+  if (!s.ok()) return Check(s);
+  return response;
+}
+
+absl::StatusOr<v1::GetVariantResponse> Connection::GetVariant(
+    const v1::GetVariantRequest& request) {
+  v1::GetVariantResponse response;
+  const grpc::Status s = stub_->GetVariant(UnaryContext().get(), request, &response);
+  if (!s.ok()) return Check(s);
+  return response;
+}
+
+absl::StatusOr<v1::ListVariantsResponse> Connection::ListVariants(
+    const v1::ListVariantsRequest& request) {
+  v1::ListVariantsResponse response;
+  const grpc::Status s = stub_->ListVariants(UnaryContext().get(), request, &response);
+  if (!s.ok()) return Check(s);
+  return response;
+}
+
+absl::Status Connection::DeleteVariant(const v1::DeleteVariantRequest& request) {
+  v1::DeleteVariantResponse response;
+  const grpc::Status s = stub_->DeleteVariant(UnaryContext().get(), request, &response);
+  if (!s.ok()) return Check(s);
+  return absl::OkStatus();
+}
+
 absl::Status Connection::WatchJob(const std::string& job_id,
                                   const std::function<void(const v1::Job&)>& on_update) {
   grpc::ClientContext context;

@@ -41,6 +41,11 @@ class Connection {
   absl::StatusOr<v1::ListHistoryResponse> ListHistory(const v1::ListHistoryRequest& request);
   absl::StatusOr<v1::GetLeaderboardResponse> GetLeaderboard(
       const v1::GetLeaderboardRequest& request);
+  // Registered user variants (variants.proto).
+  absl::StatusOr<v1::AddVariantResponse> AddVariant(const v1::AddVariantRequest& request);
+  absl::StatusOr<v1::GetVariantResponse> GetVariant(const v1::GetVariantRequest& request);
+  absl::StatusOr<v1::ListVariantsResponse> ListVariants(const v1::ListVariantsRequest& request);
+  absl::Status DeleteVariant(const v1::DeleteVariantRequest& request);
   // Calls on_update with each state the server streams; returns when the stream ends.
   absl::Status WatchJob(const std::string& job_id,
                         const std::function<void(const v1::Job&)>& on_update);

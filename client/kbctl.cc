@@ -116,6 +116,7 @@ int RunKbctl(const std::vector<std::string>& args, const Io& io) {
   AddSweepCommands(app, &action);
   AddDiffCommand(app, &action);
   AddHistoryCommands(app, &action);
+  AddVariantsCommands(app, &action);
 
   std::vector<const char*> argv = {"kbctl"};
   for (const std::string& a : args) argv.push_back(a.c_str());

@@ -79,6 +79,9 @@ absl::Status ReadTritonMetadata(const UserKernelFlags& f, const std::string& tex
       j.value("shared_memory_bytes", j.value("shared", j.value("shared_bytes", int64_t{0}))));
   t->set_trailing_null_pointers(
       abi.value("scratch_pointers", j.value("trailing_null_pointers", 0)));
+  for (const nlohmann::json& name : abi.value("divisible_by_16", nlohmann::json::array())) {
+    if (name.is_string()) t->add_divisible_by_16(name.get<std::string>());
+  }
   // The grid the kernel was compiled for, unless --grid says otherwise.
   if (f.grid.empty()) {
     for (const nlohmann::json& g :

@@ -42,6 +42,7 @@
 #include "server/store/store_migration.h"
 #include "server/store/sweep_store.h"
 #include "server/store/usage_store.h"
+#include "server/store/variant_store.h"
 
 namespace {
 
@@ -74,6 +75,8 @@ struct Flags {
   // heartbeat before its jobs are re-queued elsewhere.
   std::string node;
   double node_lease_seconds = 15;
+  // Registered user variants each owner may keep (kbctl variants add).
+  int64_t max_variants_per_owner = 50;
 };
 
 std::string HostName() {
@@ -250,6 +253,9 @@ int Serve(const Flags& flags) {
   absl::StatusOr<std::unique_ptr<kbench::store::SweepStore>> sweeps =
       kbench::store::SweepStore::Open(*location);
   if (!sweeps.ok()) return Fail(sweeps.status().ToString());
+  absl::StatusOr<std::unique_ptr<kbench::store::VariantStore>> variants =
+      kbench::store::VariantStore::Open(*location);
+  if (!variants.ok()) return Fail(variants.status().ToString());
   // A fleet keeps artifact bytes in the database, where every node reads them.
   std::unique_ptr<kbench::store::ArtifactChunks> chunks;
   if (fleet) {
@@ -327,6 +333,7 @@ int Serve(const Flags& flags) {
   };
   kbench::api::KbenchService service(jobs.get(), &artifacts, queue, &events, metrics->get(), api,
                                      &authorizer);
+  service.EnableVariants(variants->get(), flags.max_variants_per_owner);
   kbench::api::SweepReporterOptions sweep_reports;
   sweep_reports.data_dir = data_dir;
   sweep_reports.chunks = artifacts.chunks();
@@ -441,6 +448,10 @@ static int Main(int argc, char** argv) {
                  "Seconds a fleet's node may miss heartbeats before its jobs are re-queued on "
                  "other nodes")
       ->check(CLI::Range(2.0, 3600.0))
+      ->capture_default_str();
+  app.add_option("--max-variants-per-owner", flags.max_variants_per_owner,
+                 "Registered user variants (kbctl variants add) each owner may keep")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   kbench::auth::AddSecurityFlags(app, &flags.security);
   std::function<int()> token_command;

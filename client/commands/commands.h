@@ -27,5 +27,6 @@ void AddUsageCommand(CLI::App& app, Action* action);      // usage [OWNER]
 void AddSweepCommands(CLI::App& app, Action* action);     // sweep, sweep get, sweeps, report
 void AddDiffCommand(CLI::App& app, Action* action);       // diff JOB_A JOB_B
 void AddHistoryCommands(CLI::App& app, Action* action);   // history, leaderboard
+void AddVariantsCommands(CLI::App& app, Action* action);  // variants add, list, show, rm
 
 }  // namespace kbench::client

@@ -156,6 +156,7 @@ absl::Status KbenchService::Submit(const auth::Identity& caller,
   // Fields this server does not know are not stored, echoed, nor compared on a retry.
   spec.DiscardUnknownFields();
   KBENCH_ASSIGN_OR_RETURN(const v1::DeviceInfo device, scheduler_->ResolveDevice(spec.device()));
+  KBENCH_RETURN_IF_ERROR(ResolveVariants(&spec, nullptr));
   KBENCH_RETURN_IF_ERROR(ValidateAndNormalize(device, limits_, &spec));
   if (spec.device().empty()) spec.set_device(device.id());
 

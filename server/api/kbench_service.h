@@ -12,6 +12,7 @@
 #include <string>
 
 #include "kbench/v1/service.grpc.pb.h"
+#include "server/api/registered_variants.h"
 #include "server/api/server_options.h"
 #include "server/api/stream_limiter.h"
 #include "server/api/stream_reactors.h"
@@ -24,6 +25,7 @@
 #include "server/store/artifact_store.h"
 #include "server/store/job_store.h"
 #include "server/store/sweep_store.h"
+#include "server/store/variant_store.h"
 #include "sweep/axes.h"
 
 namespace kbench::api {
@@ -50,6 +52,11 @@ class KbenchService final : public StreamingBase {
                             int64_t max_points = sweep::kMaxPoints);
   // Stops the reporter (graceful shutdown); unfinished sweeps are reported after a restart.
   void StopSweeps();
+
+  // Serves the variant RPCs from `variants` (which must outlive the service) and resolves
+  // `@name` variants of submitted jobs and sweeps from it; each owner registers at most
+  // `max_per_owner`. Without it the variant RPCs answer UNIMPLEMENTED.
+  void EnableVariants(store::VariantStore* variants, int64_t max_per_owner);
 
   grpc::Status ListKernels(grpc::ServerContext*, const v1::ListKernelsRequest*,
                            v1::ListKernelsResponse*) override;
@@ -83,6 +90,15 @@ class KbenchService final : public StreamingBase {
                            v1::ListHistoryResponse*) override;
   grpc::Status GetLeaderboard(grpc::ServerContext*, const v1::GetLeaderboardRequest*,
                               v1::GetLeaderboardResponse*) override;
+  // Registered user variants (variant_service.cc).
+  grpc::Status AddVariant(grpc::ServerContext*, const v1::AddVariantRequest*,
+                          v1::AddVariantResponse*) override;
+  grpc::Status GetVariant(grpc::ServerContext*, const v1::GetVariantRequest*,
+                          v1::GetVariantResponse*) override;
+  grpc::Status ListVariants(grpc::ServerContext*, const v1::ListVariantsRequest*,
+                            v1::ListVariantsResponse*) override;
+  grpc::Status DeleteVariant(grpc::ServerContext*, const v1::DeleteVariantRequest*,
+                             v1::DeleteVariantResponse*) override;
 
  private:
   absl::StatusOr<v1::Job> LoadJob(const std::string& id);
@@ -119,6 +135,16 @@ class KbenchService final : public StreamingBase {
   absl::Status DoCancelSweep(const auth::Identity& caller, const std::string& id,
                              v1::CancelSweepResponse* response);
   bool IsSweepId(const std::string& id) const;
+  // Registered variants (variant_service.cc).
+  absl::Status ResolveVariants(v1::JobSpec* spec, ResolvedVariants* cache);
+  absl::Status DoAddVariant(const auth::Identity& caller, const v1::AddVariantRequest& request,
+                            v1::AddVariantResponse* response);
+  absl::Status DoGetVariant(const auth::Identity& caller, const v1::GetVariantRequest& request,
+                            v1::GetVariantResponse* response);
+  absl::Status DoListVariants(const v1::ListVariantsRequest& request,
+                              v1::ListVariantsResponse* response);
+  absl::Status DoDeleteVariant(const auth::Identity& caller,
+                               const v1::DeleteVariantRequest& request);
   absl::StatusOr<std::pair<v1::ArtifactInfo, std::unique_ptr<store::ArtifactReader>>>
   OpenSweepArtifact(const v1::GetArtifactRequest& request);
   // Records the RPC's metrics and converts its status.
@@ -146,6 +172,11 @@ class KbenchService final : public StreamingBase {
   std::string sweep_data_dir_;
   int64_t max_sweep_points_ = sweep::kMaxPoints;
   std::unique_ptr<SweepReporter> reporter_;
+  // Registered variants: null until EnableVariants.
+  store::VariantStore* variants_ = nullptr;
+  int64_t max_variants_per_owner_ = 0;
+  // A registration's count check and insert, and a removal's owner check and delete.
+  std::mutex variants_mu_;
 };
 
 }  // namespace kbench::api

@@ -87,6 +87,31 @@ absl::Status CheckRequestSize(const v1::ListHistoryRequest& request) {
   return CheckLength("page_token", request.page_token(), kMaxPageTokenBytes);
 }
 
+absl::Status CheckRequestSize(const v1::AddVariantRequest& request) {
+  KBENCH_RETURN_IF_ERROR(CheckLength("operation", request.operation(), kMaxNameBytes));
+  KBENCH_RETURN_IF_ERROR(CheckLength("kernel.name", request.kernel().name(), kMaxNameBytes));
+  const size_t bytes = request.kernel().ByteSizeLong() - request.kernel().code().size();
+  if (bytes > kMaxSpecBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "kernel: ", bytes, " bytes besides its code; at most ", kMaxSpecBytes, " are accepted"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckRequestSize(const v1::GetVariantRequest& request) {
+  KBENCH_RETURN_IF_ERROR(CheckLength("operation", request.operation(), kMaxNameBytes));
+  return CheckLength("name", request.name(), kMaxNameBytes);
+}
+
+absl::Status CheckRequestSize(const v1::ListVariantsRequest& request) {
+  return CheckLength("operation", request.operation(), kMaxNameBytes);
+}
+
+absl::Status CheckRequestSize(const v1::DeleteVariantRequest& request) {
+  KBENCH_RETURN_IF_ERROR(CheckLength("operation", request.operation(), kMaxNameBytes));
+  return CheckLength("name", request.name(), kMaxNameBytes);
+}
+
 absl::Status CheckRequestSize(const v1::GetLeaderboardRequest& request) {
   KBENCH_RETURN_IF_ERROR(CheckLength("kernel", request.kernel(), kMaxNameBytes));
   KBENCH_RETURN_IF_ERROR(CheckLength("device_model", request.device_model(), kMaxNameBytes));

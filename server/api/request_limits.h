@@ -39,6 +39,12 @@ absl::Status CheckRequestSize(const v1::ListJobsRequest& request);
 absl::Status CheckRequestSize(const v1::GetArtifactRequest& request);
 absl::Status CheckRequestSize(const v1::ListHistoryRequest& request);
 absl::Status CheckRequestSize(const v1::GetLeaderboardRequest& request);
+// Registered variants: the names, and a kernel's fields but its code within kMaxSpecBytes (its
+// code has its own limits, checked at validation).
+absl::Status CheckRequestSize(const v1::AddVariantRequest& request);
+absl::Status CheckRequestSize(const v1::GetVariantRequest& request);
+absl::Status CheckRequestSize(const v1::ListVariantsRequest& request);
+absl::Status CheckRequestSize(const v1::DeleteVariantRequest& request);
 // GetJob, WatchJob, CancelJob.
 absl::Status CheckJobId(absl::string_view job_id);
 

@@ -151,9 +151,11 @@ absl::StatusOr<std::vector<v1::JobSpec>> KbenchService::ValidateSweep(
   KBENCH_ASSIGN_OR_RETURN(*points, SweepPoints(spec, kernel, max_sweep_points_));
   std::vector<v1::JobSpec> specs;
   specs.reserve(points->size());
+  ResolvedVariants registered;  // read once for all the points
   for (size_t i = 0; i < points->size(); ++i) {
     absl::StatusOr<v1::JobSpec> point = PointSpec(spec.base(), kernel, (*points)[i]);
     absl::Status status = point.status();
+    if (status.ok()) status = ResolveVariants(&*point, &registered);
     if (status.ok()) status = ValidateAndNormalize(device, limits_, &*point);
     if (!status.ok()) {
       return absl::Status(

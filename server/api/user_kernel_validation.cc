@@ -1,11 +1,13 @@
 // Submit-time validation of user kernels.
 #include "server/api/user_kernel_validation.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "kernels/abi.h"
@@ -131,6 +133,28 @@ absl::Status ValidateTriton(const std::string& f, const v1::TritonMetadata& t) {
   return absl::OkStatus();
 }
 
+// A Triton kernel compiled with a dim or param declared divisible by 16 computes wrong
+// addresses (or skips a masked tail) for a value that is not: such a shape is refused.
+absl::Status ValidateDivisibility(const std::string& f, const v1::TritonMetadata& t,
+                                  const std::map<std::string, int64_t>& values) {
+  for (int i = 0; i < t.divisible_by_16_size(); ++i) {
+    const std::string& name = t.divisible_by_16(i);
+    const auto it = values.find(name);
+    if (it == values.end()) {
+      return Invalid(
+          absl::StrCat(f, ".triton.divisible_by_16[", i, "]"),
+          absl::StrCat("'", name.substr(0, 64), "' is not a dim or param of the operation"));
+    }
+    if (it->second % 16 != 0) {
+      return Invalid(absl::StrCat(f, ".triton.divisible_by_16[", i, "]"),
+                     absl::StrCat("the kernel was compiled assuming ", name,
+                                  " divisible by 16, but this shape has ", name, " = ", it->second,
+                                  "; compile it for this shape (tools/triton --specialize-for)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 bool IsBinaryForm(v1::UserKernelForm form) {
   return form == v1::USER_KERNEL_FORM_CUBIN || form == v1::USER_KERNEL_FORM_TRITON;
 }
@@ -201,6 +225,8 @@ absl::Status ValidateOne(const v1::DeviceInfo& device, const kernels::Operation&
     return absl::OkStatus();
   }
   KBENCH_ASSIGN_OR_RETURN(const auto values, ExpressionValues(op, *spec));
+  if (uk->form() == v1::USER_KERNEL_FORM_TRITON)
+    KBENCH_RETURN_IF_ERROR(ValidateDivisibility(f, uk->triton(), values));
   return ValidateLaunch(f, *uk, values);
 }
 
@@ -251,6 +277,28 @@ absl::Status ValidateUserKernels(const v1::DeviceInfo& device, v1::JobSpec* spec
     KBENCH_RETURN_IF_ERROR(ValidateOne(device, *op, i, spec));
   }
   return ListUserVariants(spec);
+}
+
+absl::Status ValidateRegisteredKernel(const kernels::Operation& op, v1::UserKernel* uk) {
+  const std::string& name = uk->name();
+  const bool name_ok = kernels::IsUserVariantName(name) && name.size() >= 2 && name.size() <= 64 &&
+                       std::all_of(name.begin() + 1, name.end(), [](char c) {
+                         return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' ||
+                                c == '-' || c == '.';
+                       });
+  if (!name_ok) {
+    return Invalid("kernel.name", absl::StrCat("'", name.substr(0, 64),
+                                               "' must be '@' then 1 to 63 letters, digits, "
+                                               "'_', '-' or '.'"));
+  }
+  KBENCH_RETURN_IF_ERROR(ValidateCode("kernel", *uk));
+  // Its architecture and a Triton kernel's divisibility are checked per job; the launch
+  // expressions are checked here, at the operation's default shape, so a typo fails now.
+  v1::JobSpec probe;
+  probe.set_kernel(op.name);
+  for (int64_t d : op.default_shape) probe.add_shape(d);
+  KBENCH_ASSIGN_OR_RETURN(const auto values, ExpressionValues(op, probe));
+  return ValidateLaunch("kernel", *uk, values);
 }
 
 }  // namespace kbench::api

@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "kbench/v1/types.pb.h"
+#include "kernels/operation.h"
 
 namespace kbench::api {
 
@@ -15,5 +16,10 @@ namespace kbench::api {
 // for a job the device cannot run (user kernels on the cpu device).
 // Runs after the operation is known and the shape is set; before the variants are validated.
 absl::Status ValidateUserKernels(const v1::DeviceInfo& device, v1::JobSpec* spec);
+
+// Checks a kernel to register as a named variant of `op` (registered_variants.h): its name
+// ("@" then letters, digits, '_', '-', '.'), code, entry, options and launch expressions (at
+// the operation's default shape). Its architecture is checked when a job lists it.
+absl::Status ValidateRegisteredKernel(const kernels::Operation& op, v1::UserKernel* uk);
 
 }  // namespace kbench::api

@@ -94,6 +94,19 @@ absl::Status Authorizer::DecideCancel(const Identity& caller, const std::string&
                    caller.name, "'; only its owner or an admin cancels it"));
 }
 
+absl::Status Authorizer::DecideOwnVariant(const Identity& caller, absl::string_view action,
+                                          const std::string& variant, const std::string& owner) {
+  if (caller.admin() || owner == caller.name) return absl::OkStatus();
+  return absl::PermissionDeniedError(
+      absl::StrCat(action, " ", variant, ": refused, it belongs to '", owner, "' and you are '",
+                   caller.name, "'; only its owner or an admin may"));
+}
+
+void Authorizer::AuditOutcome(const Identity& caller, absl::string_view action,
+                              absl::string_view target, const absl::Status& outcome) {
+  Audit(&caller, action, target, outcome);
+}
+
 absl::StatusOr<Identity> Authorizer::Cancel(const grpc::ServerContextBase& context,
                                             const std::string& job_id) const {
   KBENCH_ASSIGN_OR_RETURN(Identity caller, Authenticate(context, "CancelJob"));

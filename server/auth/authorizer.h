@@ -56,6 +56,12 @@ class Authorizer {
   static absl::Status DecideSubmit(const Identity& caller, v1::JobSpec* spec);
   static absl::Status DecideCancel(const Identity& caller, const std::string& job_id,
                                    const std::string& owner);
+  // Reading a registered variant's code, or removing it (`action`): its owner or an admin.
+  static absl::Status DecideOwnVariant(const Identity& caller, absl::string_view action,
+                                       const std::string& variant, const std::string& owner);
+  // Writes an audit line for an action decided by the caller of this (allowed or denied).
+  static void AuditOutcome(const Identity& caller, absl::string_view action,
+                           absl::string_view target, const absl::Status& outcome);
 
  private:
   absl::StatusOr<Identity> Authenticate(const grpc::ServerContextBase& context,

@@ -176,6 +176,21 @@ $$ LANGUAGE plpgsql;
 CREATE TRIGGER jobs_changed AFTER INSERT OR UPDATE ON jobs
   FOR EACH ROW EXECUTE FUNCTION kbench_job_changed();
 )sql",
+    // 6: registered user variants (see schema_sqlite.cc's migration 6).
+    R"sql(
+CREATE TABLE user_variants (
+  operation TEXT NOT NULL,
+  name TEXT NOT NULL,
+  owner TEXT NOT NULL,
+  form TEXT NOT NULL,
+  sha256 TEXT NOT NULL,
+  code_bytes BIGINT NOT NULL,
+  kernel BYTEA NOT NULL,
+  create_time_ns BIGINT NOT NULL,
+  PRIMARY KEY (operation, name)
+);
+CREATE INDEX user_variants_by_owner ON user_variants (owner);
+)sql",
 };
 
 }  // namespace

@@ -179,6 +179,24 @@ CREATE TABLE artifact_chunks (
   PRIMARY KEY (job_id, name, idx)
 );
 )sql",
+    // 6: registered user variants (issue 10): a user kernel stored under a name per operation
+    // ("@my_online" of softmax), so that any job can list it among its variants. kernel: a
+    // serialized kbench.v1.UserKernel (code, entry, launch, options, Triton metadata);
+    // sha256: of its code; owner: who registered it (only they or an admin remove it).
+    R"sql(
+CREATE TABLE user_variants (
+  operation TEXT NOT NULL,
+  name TEXT NOT NULL,
+  owner TEXT NOT NULL,
+  form TEXT NOT NULL,
+  sha256 TEXT NOT NULL,
+  code_bytes INTEGER NOT NULL,
+  kernel BLOB NOT NULL,
+  create_time_ns INTEGER NOT NULL,
+  PRIMARY KEY (operation, name)
+);
+CREATE INDEX user_variants_by_owner ON user_variants (owner);
+)sql",
 };
 
 }  // namespace

@@ -123,6 +123,16 @@ const std::vector<Table>& Tables() {
         {"impossible", 'I'},
         {"contended", 'I'}},
        "seq"},
+      {"user_variants",
+       {{"operation", 'T'},
+        {"name", 'T'},
+        {"owner", 'T'},
+        {"form", 'T'},
+        {"sha256", 'T'},
+        {"code_bytes", 'I'},
+        {"kernel", 'B'},
+        {"create_time_ns", 'I'}},
+       nullptr},
   };
   return tables;
 }

@@ -42,7 +42,7 @@ constexpr char kToolOutput[] = R"({
   "binary": {"kind": "cubin", "path": "softmax.cubin"},
   "entry": "softmax_row", "num_warps": 8, "shared_memory_bytes": 4096,
   "launch": {"grid": ["rows", "1", "1"], "block": [256, 1, 1]},
-  "abi": {"scratch_pointers": 2,
+  "abi": {"scratch_pointers": 2, "divisible_by_16": ["cols"],
           "scratch": [{"name": "global_scratch", "bytes_per_program": 0},
                       {"name": "profile_scratch", "bytes_per_program": 0}]}
 })";
@@ -58,6 +58,8 @@ TEST_F(TritonMetadataTest, ReadsTheToolsOutput) {
   EXPECT_EQ(uk->triton().num_warps(), 8);
   EXPECT_EQ(uk->triton().shared_bytes(), 4096);
   EXPECT_EQ(uk->triton().trailing_null_pointers(), 2);
+  ASSERT_EQ(uk->triton().divisible_by_16_size(), 1);
+  EXPECT_EQ(uk->triton().divisible_by_16(0), "cols");
   ASSERT_EQ(uk->launch().grid_size(), 3);
   EXPECT_EQ(uk->launch().grid(0), "rows");
 }

@@ -5,6 +5,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -85,6 +86,21 @@ v1::SweepSpec OnePointSweep() {
 }
 
 using Call = std::function<grpc::Status(Stub&, const std::string& token, const Targets&)>;
+
+// A square kernel to register, under a name no earlier call used.
+v1::AddVariantRequest VariantToRegister() {
+  static std::atomic<int> next{0};
+  v1::AddVariantRequest request;
+  request.set_operation("square");
+  v1::UserKernel* k = request.mutable_kernel();
+  k->set_name(absl::StrCat("@matrix", next++));
+  k->set_form(v1::USER_KERNEL_FORM_CUDA);
+  k->set_code("extern \"C\" __global__ void sq(const float* x, float* y, long long n) {}");
+  k->set_entry("sq");
+  k->mutable_launch()->add_grid("cdiv(n, 256)");
+  k->mutable_launch()->add_block("256");
+  return request;
+}
 
 std::map<std::string, Call> CallsByMethod() {
   std::map<std::string, Call> calls;
@@ -190,6 +206,38 @@ std::map<std::string, Call> CallsByMethod() {
     v1::GetLeaderboardResponse r;
     return stub.GetLeaderboard(ContextFor(token).get(), request, &r);
   };
+  calls["AddVariant"] = [](Stub& stub, const std::string& token, const Targets&) {
+    v1::AddVariantResponse r;
+    return stub.AddVariant(ContextFor(token).get(), VariantToRegister(), &r);
+  };
+  // Reading the code and removing: the owner (A) or an admin.
+  calls["GetVariant"] = [](Stub& stub, const std::string& token, const Targets& t) {
+    v1::AddVariantResponse added;
+    if (!stub.AddVariant(ContextFor(t.owner_token).get(), VariantToRegister(), &added).ok()) {
+      return grpc::Status(StatusCode::INTERNAL, "could not register a variant as A");
+    }
+    v1::GetVariantRequest request;
+    request.set_operation("square");
+    request.set_name(added.variant().name());
+    request.set_include_code(true);
+    v1::GetVariantResponse r;
+    return stub.GetVariant(ContextFor(token).get(), request, &r);
+  };
+  calls["ListVariants"] = [](Stub& stub, const std::string& token, const Targets&) {
+    v1::ListVariantsResponse r;
+    return stub.ListVariants(ContextFor(token).get(), {}, &r);
+  };
+  calls["DeleteVariant"] = [](Stub& stub, const std::string& token, const Targets& t) {
+    v1::AddVariantResponse added;
+    if (!stub.AddVariant(ContextFor(t.owner_token).get(), VariantToRegister(), &added).ok()) {
+      return grpc::Status(StatusCode::INTERNAL, "could not register a variant as A");
+    }
+    v1::DeleteVariantRequest request;
+    request.set_operation("square");
+    request.set_name(added.variant().name());
+    v1::DeleteVariantResponse r;
+    return stub.DeleteVariant(ContextFor(token).get(), request, &r);
+  };
   return calls;
 }
 
@@ -197,7 +245,9 @@ StatusCode Expected(const std::string& caller, const std::string& method) {
   if (caller == "no token" || caller == "bad token") return StatusCode::UNAUTHENTICATED;
   // Past the gate, the call reaches the handler: that artifact does not exist.
   if (method == "GetArtifact" || method == "GetSweep") return StatusCode::NOT_FOUND;
-  if ((method == "CancelJob" || method == "CancelSweep") && caller == "user B") {
+  if ((method == "CancelJob" || method == "CancelSweep" || method == "GetVariant" ||
+       method == "DeleteVariant") &&
+      caller == "user B") {
     return StatusCode::PERMISSION_DENIED;
   }
   return StatusCode::OK;

@@ -189,6 +189,25 @@ TEST_F(CompileJob, CubinForAnotherArchitectureIsRefusedNamingBoth) {
   EXPECT_NE(s.error_message().find("sm_90a"), std::string::npos) << s.error_message();
 }
 
+// A Triton cubin compiled with n declared divisible by 16 (tools/triton --specialize-for) is
+// refused for a shape that breaks it, naming the dim, its value and the remedy.
+TEST_F(CompileJob, TritonKernelSpecialisedForDivisibleDimsRefusesOtherShapes) {
+  v1::JobSpec spec = CompileSpec("square", v1::USER_KERNEL_FORM_TRITON,
+                                 ReadFile(KBENCH_TEST_SQUARE_SM90A_CUBIN), "square_kernel");
+  v1::UserKernel* uk = spec.mutable_user_kernels(0);
+  uk->mutable_launch()->add_grid("cdiv(n, 128)");
+  uk->mutable_triton()->set_num_warps(4);
+  uk->mutable_triton()->add_divisible_by_16("n");
+  spec.add_shape(1000);
+  const grpc::Status s = SubmitStatus(daemon_, spec);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << s.error_message();
+  EXPECT_NE(s.error_message().find("divisible by 16"), std::string::npos) << s.error_message();
+  EXPECT_NE(s.error_message().find("n = 1000"), std::string::npos) << s.error_message();
+  EXPECT_NE(s.error_message().find("--specialize-for"), std::string::npos) << s.error_message();
+  spec.set_shape(0, 1024);
+  EXPECT_EQ(SubmitStatus(daemon_, spec).error_code(), grpc::StatusCode::OK);
+}
+
 #else  // a build without the CUDA toolkit
 
 TEST_F(CompileJob, FailsSayingTheBuildHasNoCudaToolkit) {

@@ -7,10 +7,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <thread>
 
@@ -210,6 +213,25 @@ v1::Job WaitFor(v1::KbenchService::Stub& stub, const std::string& job_id,
   ADD_FAILURE() << "job " << job_id << " did not reach the expected condition; last state "
                 << v1::JobState_Name(job.state()) << " error: " << job.error();
   return job;
+}
+
+KbctlRun RunKbctl(const std::string& address, const std::string& args,
+                  const std::string& scratch_dir) {
+  static std::atomic<int> runs{0};
+  const std::string err_path = scratch_dir + "/kbctl_stderr_" + std::to_string(runs++);
+  const std::string cmd = std::string("timeout 120 ") + KBCTL_PATH + " --server " + address + " " +
+                          args + " 2>" + err_path;
+  KbctlRun run;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (pipe == nullptr) return run;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) run.out.append(buf.data(), n);
+  const int status = pclose(pipe);
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream err(err_path);
+  run.err.assign(std::istreambuf_iterator<char>(err), std::istreambuf_iterator<char>());
+  return run;
 }
 
 }  // namespace kbench::testing

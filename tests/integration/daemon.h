@@ -74,4 +74,15 @@ v1::Job WaitFor(v1::KbenchService::Stub& stub, const std::string& job_id,
                 std::chrono::milliseconds timeout = std::chrono::seconds(60));
 bool IsTerminal(v1::JobState state);
 
+// kbctl run to its exit against a daemon: its exit code, stdout and stderr.
+struct KbctlRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+// Runs `KBCTL_PATH --server ADDRESS ARGS` (ARGS as a shell would split them), its stderr kept
+// in a file under `scratch_dir`; bounded to two minutes.
+KbctlRun RunKbctl(const std::string& address, const std::string& args,
+                  const std::string& scratch_dir);
+
 }  // namespace kbench::testing

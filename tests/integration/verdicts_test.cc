@@ -18,30 +18,9 @@
 namespace kbench::testing {
 namespace {
 
-struct KbctlRun {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
 class VerdictsTest : public ::testing::Test {
  protected:
-  KbctlRun Kbctl(const std::string& args) {
-    const std::string err_path = dir_.path() + "/stderr_" + std::to_string(runs_++);
-    const std::string cmd =
-        std::string(KBCTL_PATH) + " --server " + daemon_.address() + " " + args + " 2>" + err_path;
-    KbctlRun run;
-    FILE* pipe = popen(cmd.c_str(), "r");
-    if (pipe == nullptr) return run;
-    std::array<char, 4096> buf;
-    size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) run.out.append(buf.data(), n);
-    const int status = pclose(pipe);
-    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    std::ifstream err(err_path);
-    run.err.assign(std::istreambuf_iterator<char>(err), std::istreambuf_iterator<char>());
-    return run;
-  }
+  KbctlRun Kbctl(const std::string& args) { return RunKbctl(daemon_.address(), args, dir_.path()); }
 
   // Runs a cpu benchmark to its end with kbctl and returns the job's id ("" on failure).
   std::string Bench(const std::string& op, const std::string& variant, const std::string& shape,
@@ -63,7 +42,6 @@ class VerdictsTest : public ::testing::Test {
 
   TempDir dir_;
   Daemon daemon_{dir_.path()};
-  int runs_ = 0;
 };
 
 TEST_F(VerdictsTest, HistoryListsTheResultsOfSeveralJobsNewestFirst) {

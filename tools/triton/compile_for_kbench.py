@@ -187,8 +187,10 @@ def build_metadata(desc, dtype, target, facts, cubin_file, compiler_version):
         },
         "abi": {
             "params": params,
-            # Declared to Triton (pointer_divisibility_attrs): every pointer 16-byte aligned.
+            # Declared to Triton (divisibility_attrs): every pointer 16-byte aligned.
             "pointer_alignment": 16,
+            # Dims and params compiled as divisible by 16; kbench refuses shapes that are not.
+            "divisible_by_16": list(desc.get("divisible_by_16", [])),
             # Triton 3.x's trailing pointers after the ABI's parameters, in order; each needs
             # bytes_per_program x (programs in the grid) of device memory (null when 0).
             "scratch_pointers": scratch_pointer_count(facts["ptx"], len(params)),
@@ -205,11 +207,33 @@ def build_metadata(desc, dtype, target, facts, cubin_file, compiler_version):
     }
 
 
-def pointer_divisibility_attrs(desc, dtype):
+def divisibility_attrs(desc, dtype):
     """kbench aligns every buffer to 256 bytes, so the pointers may be declared 16-divisible as
-    Triton's JIT does for aligned tensors (vectorised loads); the launcher must keep that."""
+    Triton's JIT does for aligned tensors (vectorised loads); the launcher must keep that. The
+    dims and params in desc["divisible_by_16"] are declared so too, as the JIT does for an
+    integer argument whose value is: kbench then refuses shapes that break it."""
+    divisible = set(desc.get("divisible_by_16", ()))
     return {(i, ): [["tt.divisibility", 16]]
-            for i, p in enumerate(abi_params(desc, dtype)) if p["role"] in ("input", "output")}
+            for i, p in enumerate(abi_params(desc, dtype))
+            if p["role"] in ("input", "output") or p["name"] in divisible}
+
+
+def divisible_names(desc, shape, names):
+    """The dims and params to declare divisible by 16: those named, and with a shape (the one
+    the kernel will be timed at, like Triton's JIT sees it) every dim whose extent is."""
+    known = list(desc["dims"]) + list(desc["params"])
+    chosen = []
+    for name in names:
+        if name not in known:
+            raise AbiError(f"--divisible {name!r}: not one of the dims and params {known}")
+        chosen.append(name)
+    if shape:
+        extents = [int(x) for x in shape.lower().split("x")]
+        if len(extents) != len(desc["dims"]):
+            raise AbiError(f"--specialize-for {shape!r}: {desc['operation']} has dims "
+                           f"{desc['dims']}")
+        chosen += [d for d, n in zip(desc["dims"], extents) if n % 16 == 0]
+    return sorted(set(chosen), key=known.index)
 
 
 def triton_version_tuple(version):
@@ -227,7 +251,9 @@ def make_source(ast_source, desc, dtype, version):
     constexprs = dict(desc["constexprs"])
     if version >= (3, 3):  # names, constexprs in the signature, attrs by argument path
         return ast_source(fn=kernel, signature=signature, constexprs=constexprs,
-                          attrs=pointer_divisibility_attrs(desc, dtype))
+                          attrs=divisibility_attrs(desc, dtype))
+    if desc.get("divisible_by_16"):
+        raise AbiError("--divisible/--specialize-for need Triton 3.3 or later")
     if version >= (3, 2):  # names, `constants`
         return ast_source(fn=kernel, signature=signature, constants=constexprs)
     # 3.0 and 3.1: positions, the constants apart from the signature
@@ -272,6 +298,12 @@ def parse_args(argv):
     p.add_argument("--out-dir", required=True)
     p.add_argument("--constexpr", action="append", default=[], metavar="NAME=VALUE",
                    help="override a constexpr of KBENCH (repeatable)")
+    p.add_argument("--specialize-for", metavar="SHAPE",
+                   help="declare each dim of SHAPE (e.g. 4096x4096) that is divisible by 16 so, "
+                        "as Triton's JIT would for that shape (vectorised loads); kbench then "
+                        "refuses shapes where such a dim is not")
+    p.add_argument("--divisible", action="append", default=[], metavar="NAME",
+                   help="declare a dim or param divisible by 16 (repeatable)")
     p.add_argument("--num-warps", type=int)
     p.add_argument("--num-stages", type=int)
     return p.parse_args(argv)
@@ -285,7 +317,8 @@ def apply_overrides(desc, args):
             raise AbiError(f"--constexpr {item!r}: expected NAME=VALUE with NAME one of "
                            f"{list(constexprs)}")
         constexprs[name] = int(value)
-    desc = dict(desc, constexprs=constexprs)
+    desc = dict(desc, constexprs=constexprs,
+                divisible_by_16=divisible_names(desc, args.specialize_for, args.divisible))
     if args.num_warps:
         desc["num_warps"] = args.num_warps
     if args.num_stages is not None:

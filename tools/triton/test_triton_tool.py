@@ -99,7 +99,30 @@ class TritonSignature(unittest.TestCase):
 
     def test_pointers_are_declared_16_byte_divisible(self):
         desc = ck.load_descriptor(ADD)
-        self.assertEqual(sorted(ck.pointer_divisibility_attrs(desc, "f32")), [(0, ), (1, ), (2, )])
+        self.assertEqual(sorted(ck.divisibility_attrs(desc, "f32")), [(0, ), (1, ), (2, )])
+
+    def test_specialising_for_a_shape_declares_its_dims_divisible_by_16(self):
+        desc = ck.load_descriptor(SOFTMAX)  # in, out, rows, cols
+        self.assertEqual(ck.divisible_names(desc, "4096x4096", []), ["rows", "cols"])
+        self.assertEqual(ck.divisible_names(desc, "4095x4096", []), ["cols"])
+        self.assertEqual(ck.divisible_names(desc, "4095x1000", []), [])
+        self.assertEqual(ck.divisible_names(desc, None, ["cols"]), ["cols"])
+        desc = dict(desc, divisible_by_16=["cols"])
+        self.assertEqual(sorted(ck.divisibility_attrs(desc, "f32")), [(0, ), (1, ), (3, )])
+
+    def test_specialising_refuses_unknown_names_and_wrong_ranks(self):
+        desc = ck.load_descriptor(SOFTMAX)
+        with self.assertRaisesRegex(ck.AbiError, "dims and params"):
+            ck.divisible_names(desc, None, ["n"])
+        with self.assertRaisesRegex(ck.AbiError, r"has dims \['rows', 'cols'\]"):
+            ck.divisible_names(desc, "4096", [])
+
+    def test_the_metadata_lists_what_was_declared_divisible(self):
+        desc = dict(ck.load_descriptor(SOFTMAX), divisible_by_16=["cols"])
+        facts = ck.compiled_facts(fake_compiled())
+        md = ck.build_metadata(desc, "f32", {"backend": "cuda", "arch": 90, "warp_size": 32},
+                               facts, "softmax_row.cubin", "3.6.0")
+        self.assertEqual(md["abi"]["divisible_by_16"], ["cols"])
 
     def test_source_arguments_follow_the_triton_version(self):
         desc = ck.load_descriptor(SOFTMAX)

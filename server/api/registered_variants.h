@@ -1,0 +1,35 @@
+// Registered user variants between the API and the store: a variant's record from a request,
+// its API form, and the resolution of `@name` variants at submit. A job lists a registered
+// variant by name; kbenchd copies its kernel into the job's spec, so the executor sees an
+// ordinary user kernel and the job stays reproducible after the variant is removed.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "kbench/v1/types.pb.h"
+#include "kbench/v1/variants.pb.h"
+#include "server/store/variant_store.h"
+
+namespace kbench::api {
+
+// The stored record of `kernel` (validated) registered by `owner` for `operation` at `now_ns`.
+store::VariantRecord RecordOf(const std::string& operation, const v1::UserKernel& kernel,
+                              const std::string& owner, int64_t now_ns);
+
+// The API's view of `record`; with its kernel when `with_kernel` (and the record has one).
+absl::StatusOr<v1::RegisteredVariant> VariantOf(const store::VariantRecord& record,
+                                                bool with_kernel);
+
+// Registered kernels already read, by name, for a sweep's many points.
+using ResolvedVariants = std::map<std::string, v1::UserKernel>;
+
+// For each `@name` in spec.variants that no spec.user_kernels entry provides, appends the
+// kernel registered under that name for spec.kernel. NOT_FOUND naming the variant and the
+// operation when there is none. `cache` (may be null) keeps the kernels read across calls.
+absl::Status ResolveRegisteredVariants(store::VariantStore& variants, v1::JobSpec* spec,
+                                       ResolvedVariants* cache);
+
+}  // namespace kbench::api

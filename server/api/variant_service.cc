@@ -1,0 +1,157 @@
+// kbench.v1 registered user variants: AddVariant, GetVariant, ListVariants, DeleteVariant, and
+// the resolution of `@name` variants in a submitted job (registered_variants.h).
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "common/status_macros.h"
+#include "kernels/catalogue.h"
+#include "server/api/kbench_service.h"
+#include "server/api/registered_variants.h"
+#include "server/api/request_limits.h"
+#include "server/api/user_kernel_validation.h"
+#include "server/common/logging.h"
+
+namespace kbench::api {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+absl::StatusOr<const kernels::Operation*> OperationNamed(const std::string& name) {
+  const kernels::Operation* op = kernels::FindOperation(name);
+  if (op == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("operation: ", QuotePrefix(name), " is not in the catalogue (kbctl kernels)"));
+  }
+  return op;
+}
+
+absl::Status NotFound(const std::string& operation, const std::string& name) {
+  return absl::NotFoundError(absl::StrCat("no variant ", QuotePrefix(name), " is registered for ",
+                                          operation, " (kbctl variants list ", operation, ")"));
+}
+
+}  // namespace
+
+void KbenchService::EnableVariants(store::VariantStore* variants, int64_t max_per_owner) {
+  variants_ = variants;
+  max_variants_per_owner_ = max_per_owner;
+}
+
+absl::Status KbenchService::ResolveVariants(v1::JobSpec* spec, ResolvedVariants* cache) {
+  if (variants_ == nullptr) return absl::OkStatus();  // left for validation to refuse
+  return ResolveRegisteredVariants(*variants_, spec, cache);
+}
+
+absl::Status KbenchService::DoAddVariant(const auth::Identity& caller,
+                                         const v1::AddVariantRequest& request,
+                                         v1::AddVariantResponse* response) {
+  KBENCH_ASSIGN_OR_RETURN(const kernels::Operation* op, OperationNamed(request.operation()));
+  v1::UserKernel kernel = request.kernel();
+  kernel.DiscardUnknownFields();
+  KBENCH_RETURN_IF_ERROR(ValidateRegisteredKernel(*op, &kernel));
+  std::lock_guard lock(variants_mu_);  // one node: the count and the insert agree
+  KBENCH_ASSIGN_OR_RETURN(const int64_t owned, variants_->CountOwnedBy(caller.name));
+  if (owned >= max_variants_per_owner_) {
+    const absl::Status full = absl::ResourceExhaustedError(absl::StrCat(
+        "'", caller.name, "' has registered ", owned, " variants, the limit per owner (",
+        max_variants_per_owner_, ", --max-variants-per-owner); remove one (kbctl variants rm)"));
+    auth::Authorizer::AuditOutcome(caller, "AddVariant", kernel.name(), full);
+    return full;
+  }
+  const store::VariantRecord record =
+      RecordOf(op->name, kernel, caller.name, absl::GetCurrentTimeNanos());
+  KBENCH_RETURN_IF_ERROR(variants_->Add(record));
+  auth::Authorizer::AuditOutcome(caller, "AddVariant", absl::StrCat(op->name, "/", kernel.name()),
+                                 absl::OkStatus());
+  KBENCH_ASSIGN_OR_RETURN(*response->mutable_variant(), VariantOf(record, /*with_kernel=*/false));
+  return absl::OkStatus();
+}
+
+absl::Status KbenchService::DoGetVariant(const auth::Identity& caller,
+                                         const v1::GetVariantRequest& request,
+                                         v1::GetVariantResponse* response) {
+  KBENCH_ASSIGN_OR_RETURN(const kernels::Operation* op, OperationNamed(request.operation()));
+  KBENCH_ASSIGN_OR_RETURN(std::optional<store::VariantRecord> record,
+                          variants_->Get(op->name, request.name()));
+  if (!record) return NotFound(op->name, request.name());
+  if (request.include_code()) {
+    const absl::Status decision =
+        auth::Authorizer::DecideOwnVariant(caller, "read the code of", record->name, record->owner);
+    if (!decision.ok())
+      auth::Authorizer::AuditOutcome(caller, "GetVariant", record->name, decision);
+    KBENCH_RETURN_IF_ERROR(decision);
+  }
+  KBENCH_ASSIGN_OR_RETURN(*response->mutable_variant(), VariantOf(*record, request.include_code()));
+  return absl::OkStatus();
+}
+
+absl::Status KbenchService::DoListVariants(const v1::ListVariantsRequest& request,
+                                           v1::ListVariantsResponse* response) {
+  std::string operation;
+  if (!request.operation().empty()) {
+    KBENCH_ASSIGN_OR_RETURN(const kernels::Operation* op, OperationNamed(request.operation()));
+    operation = op->name;
+  }
+  KBENCH_ASSIGN_OR_RETURN(std::vector<store::VariantRecord> records, variants_->List(operation));
+  for (const store::VariantRecord& r : records) {
+    KBENCH_ASSIGN_OR_RETURN(*response->add_variants(), VariantOf(r, /*with_kernel=*/false));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status KbenchService::DoDeleteVariant(const auth::Identity& caller,
+                                            const v1::DeleteVariantRequest& request) {
+  KBENCH_ASSIGN_OR_RETURN(const kernels::Operation* op, OperationNamed(request.operation()));
+  std::lock_guard lock(variants_mu_);
+  KBENCH_ASSIGN_OR_RETURN(std::optional<store::VariantRecord> record,
+                          variants_->Get(op->name, request.name()));
+  if (!record) return NotFound(op->name, request.name());
+  const absl::Status decision =
+      auth::Authorizer::DecideOwnVariant(caller, "remove", record->name, record->owner);
+  auth::Authorizer::AuditOutcome(caller, "DeleteVariant", absl::StrCat(op->name, "/", record->name),
+                                 decision);
+  KBENCH_RETURN_IF_ERROR(decision);
+  KBENCH_ASSIGN_OR_RETURN(const bool removed, variants_->Remove(op->name, record->name));
+  if (!removed) return NotFound(op->name, request.name());
+  return absl::OkStatus();
+}
+
+// The four handlers: authenticate, bound the request, then the Do* above.
+#define KBENCH_VARIANT_HANDLER(Method, ...)                                               \
+  const auto start = Clock::now();                                                        \
+  absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, #Method);           \
+  if (!caller.ok()) return Finish(#Method, start, caller.status());                       \
+  absl::Status checked = CheckRequestSize(*request);                                      \
+  if (!checked.ok()) return Finish(#Method, start, checked);                              \
+  if (variants_ == nullptr) {                                                             \
+    return Finish(#Method, start,                                                         \
+                  absl::UnimplementedError("this kbenchd keeps no registered variants")); \
+  }                                                                                       \
+  return Finish(#Method, start, __VA_ARGS__)
+
+grpc::Status KbenchService::AddVariant(grpc::ServerContext* context,
+                                       const v1::AddVariantRequest* request,
+                                       v1::AddVariantResponse* response) {
+  KBENCH_VARIANT_HANDLER(AddVariant, DoAddVariant(*caller, *request, response));
+}
+
+grpc::Status KbenchService::GetVariant(grpc::ServerContext* context,
+                                       const v1::GetVariantRequest* request,
+                                       v1::GetVariantResponse* response) {
+  KBENCH_VARIANT_HANDLER(GetVariant, DoGetVariant(*caller, *request, response));
+}
+
+grpc::Status KbenchService::ListVariants(grpc::ServerContext* context,
+                                         const v1::ListVariantsRequest* request,
+                                         v1::ListVariantsResponse* response) {
+  KBENCH_VARIANT_HANDLER(ListVariants, DoListVariants(*request, response));
+}
+
+grpc::Status KbenchService::DeleteVariant(grpc::ServerContext* context,
+                                          const v1::DeleteVariantRequest* request,
+                                          v1::DeleteVariantResponse* /*response*/) {
+  KBENCH_VARIANT_HANDLER(DeleteVariant, DoDeleteVariant(*caller, *request));
+}
+
+#undef KBENCH_VARIANT_HANDLER
+
+}  // namespace kbench::api
