@@ -118,10 +118,8 @@ void AddSpecFlags(CLI::App* app, SubmitCommand command, SpecFlags* f) {
       ->type_name("TYPE");
   AddTextOption(app, "--device", &f->device, "cpu, cuda:N or cuda:any (default: the daemon's)")
       ->type_name("DEVICE");
-  if (command == SubmitCommand::kCompile) {
-    AddUserKernelFlags(app, &f->user, /*compile=*/true);
-  } else if (command != SubmitCommand::kProfile) {
-    AddUserKernelFlags(app, &f->user, /*compile=*/false);
+  AddUserKernelFlags(app, &f->user, /*compile=*/command == SubmitCommand::kCompile);
+  if (command != SubmitCommand::kCompile && command != SubmitCommand::kProfile) {
     AddTextOption(app, "--mode", &f->mode,
                   "cold (L2 flushed per sample), hot, graph (default: cold on CUDA, hot on cpu)")
         ->type_name("MODE");
@@ -136,6 +134,9 @@ void AddSpecFlags(CLI::App* app, SubmitCommand command, SpecFlags* f) {
     AddTextOption(app, "--timeout-s", &f->timeout_s,
                   "Stop sampling after this long, seconds or 1m (default 15)")
         ->type_name("SECONDS");
+    app->add_flag("--sanitize", f->sanitize,
+                  "First run the user kernel under compute-sanitizer memcheck (report saved as "
+                  "an artifact; a memory error fails the job)");
   } else {
     AddTextOption(app, "--iterations", &f->iterations,
                   "Launches of each variant traced (default 10)")
@@ -194,6 +195,7 @@ absl::StatusOr<v1::SubmitJobRequest> BuildSubmitRequest(const SpecFlags& f, Subm
     if (spec->device().empty()) spec->set_device("cpu");
   } else if (command != SubmitCommand::kProfile) {
     KBENCH_RETURN_IF_ERROR(FillStopping(f, spec->mutable_stopping()));
+    spec->set_sanitize(f.sanitize);
   } else {
     if (f.iterations.has_value()) {
       KBENCH_ASSIGN_OR_RETURN(int64_t n, ParseInt("--iterations", *f.iterations, 1,

@@ -38,6 +38,7 @@ struct SpecFlags {
   std::string idempotency_key;
   std::optional<std::string> iterations;
   bool ncu = false;
+  bool sanitize = false;  // bench, compare: user kernels under compute-sanitizer first
   bool no_wait = false;
   // bench, compare, compile: a user's own kernel (issue 10).
   UserKernelFlags user;

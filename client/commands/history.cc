@@ -10,6 +10,7 @@
 #include "client/errors.h"
 #include "client/format/history_view.h"
 #include "common/status_macros.h"
+#include "report/history_plot.h"
 
 namespace kbench::client {
 namespace {
@@ -27,6 +28,7 @@ struct HistoryFlags {
   std::string limit;
   std::string page_token;
   bool all = false;
+  std::string plot;  // --plot FILE.svg|FILE.png
 };
 
 absl::StatusOr<v1::ListHistoryRequest> BuildHistoryRequest(const HistoryFlags& f) {
@@ -54,6 +56,18 @@ absl::StatusOr<v1::ListHistoryRequest> BuildHistoryRequest(const HistoryFlags& f
   return request;
 }
 
+// --plot: the matching results drawn over time into a file, instead of the table.
+absl::Status PlotHistory(Session& session, const HistoryFlags& flags,
+                         const v1::ListHistoryResponse& history) {
+  std::string title = absl::StrCat(flags.kernel, ": median time of each result");
+  if (!flags.variant.empty()) absl::StrAppend(&title, ", ", flags.variant);
+  if (!flags.device.empty()) absl::StrAppend(&title, " on ", flags.device);
+  KBENCH_RETURN_IF_ERROR(report::DrawHistoryPlot(history, title, flags.plot, {}));
+  session.Note(absl::StrCat("kbctl: plotted ", history.entries_size(), " results to ", flags.plot,
+                            history.next_page_token().empty() ? "" : " (more exist: --all)"));
+  return absl::OkStatus();
+}
+
 absl::Status RunHistory(Session& session, const HistoryFlags& flags) {
   KBENCH_ASSIGN_OR_RETURN(v1::ListHistoryRequest request, BuildHistoryRequest(flags));
   v1::ListHistoryResponse all;
@@ -68,6 +82,7 @@ absl::Status RunHistory(Session& session, const HistoryFlags& flags) {
     }
     request.set_page_token(page.next_page_token());
   }
+  if (!flags.plot.empty()) return PlotHistory(session, flags, all);
   if (session.json()) return session.PrintJson(all);
   if (all.entries().empty()) {
     session.Note("kbctl: no results match");
@@ -162,6 +177,10 @@ void AddHistoryCommands(CLI::App& app, Action* action) {
   cmd->add_option("--page-token", flags->page_token, "Continue after an earlier page")
       ->type_name("TOKEN");
   cmd->add_flag("--all", flags->all, "Follow the page tokens to the last page");
+  cmd->add_option("--plot", flags->plot,
+                  "Draw the results over time (median, 95% CI bars; one line per variant, shape, "
+                  "dtype, mode and device model) into FILE.svg or FILE.png, instead of the table")
+      ->type_name("FILE");
   cmd->callback(
       [flags, action] { *action = [flags](Session& s) { return RunHistory(s, *flags); }; });
   AddLeaderboardCommand(app, action);

@@ -51,6 +51,12 @@ std::string RenderUserModules(const v1::JobResult& result) {
                     absl::StrJoin(m.launch().grid(), ", "), "] block ", Dims(m.block()), " smem ",
                     m.dynamic_smem_bytes(), "; ", m.compiler(), " ", m.compiler_version(), " ",
                     m.arch(), m.cache_hit() ? " (cached)" : "", "\n");
+    if (m.has_sanitizer()) {
+      const v1::SanitizerRecord& san = m.sanitizer();
+      absl::StrAppend(&out, "    compute-sanitizer ", san.tool(), ": ", san.errors(), " errors (",
+                      absl::StrFormat("%.1f", san.seconds()), " s; report: artifact ",
+                      san.report_artifact(), ")\n");
+    }
   }
   if (out.empty()) return out;
   return absl::StrCat("User kernels (what was timed):\n", out);

@@ -206,6 +206,22 @@ absl::Status CheckDeviceMemory(const v1::DeviceInfo& device, const SubmitLimits&
   return absl::OkStatus();
 }
 
+// `sanitize` runs a benchmark's user kernels under compute-sanitizer before timing them.
+absl::Status ValidateSanitize(const v1::JobSpec& spec) {
+  if (!spec.sanitize()) return absl::OkStatus();
+  if (spec.kind() != v1::JOB_KIND_BENCHMARK) {
+    return absl::InvalidArgumentError(
+        "sanitize: applies to benchmarks (kbctl bench, compare) of user kernels, not to " +
+        v1::JobKind_Name(spec.kind()));
+  }
+  if (spec.user_kernels().empty()) {
+    return absl::InvalidArgumentError(
+        "sanitize: checks user kernels and this job has none (give --source FILE or an "
+        "@registered variant)");
+  }
+  return absl::OkStatus();
+}
+
 // A compile job (issue 10, item 4) runs nothing: its one user kernel and the problem its launch
 // expressions are evaluated for (the default shape when none is given).
 absl::Status ValidateCompileJob(const v1::DeviceInfo& device, v1::JobSpec* spec) {
@@ -227,6 +243,7 @@ absl::Status ValidateAndNormalize(const v1::DeviceInfo& device, const SubmitLimi
   KBENCH_RETURN_IF_ERROR(NormalizeEnums(spec));
   KBENCH_RETURN_IF_ERROR(ValidateStopping(spec->stopping(), limits));
   KBENCH_RETURN_IF_ERROR(ValidateOperation(*spec));
+  KBENCH_RETURN_IF_ERROR(ValidateSanitize(*spec));
   if (spec->kind() == v1::JOB_KIND_COMPILE) return ValidateCompileJob(device, spec);
   KBENCH_RETURN_IF_ERROR(ValidateUserKernels(device, spec));
   KBENCH_RETURN_IF_ERROR(ValidateForDevice(device, limits, *spec));

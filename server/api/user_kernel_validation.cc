@@ -261,11 +261,6 @@ absl::Status ValidateUserKernels(const v1::DeviceInfo& device, v1::JobSpec* spec
                                                 spec->user_kernels_size()));
   }
   if (spec->user_kernels_size() == 0) return absl::OkStatus();
-  if (spec->kind() == v1::JOB_KIND_PROFILE) {
-    return absl::UnimplementedError(
-        "user_kernels: profile jobs of user kernels are not supported "
-        "yet; benchmark or compile them");
-  }
   if (!compile && device.kind() != v1::DEVICE_KIND_CUDA) {
     return absl::FailedPreconditionError(absl::StrCat(
         "user_kernels: user kernels run on CUDA devices; ", device.id(), " is not one"));

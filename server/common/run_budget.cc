@@ -11,6 +11,7 @@ double JobRunBudgetSeconds(const v1::JobSpec& spec) {
   if (spec.kind() == v1::JOB_KIND_PROFILE && spec.profile().ncu()) {
     budget += 2 * kNcuRunTimeoutSeconds;
   }
+  if (spec.sanitize()) budget += spec.user_kernels_size() * kSanitizerRunTimeoutSeconds;
   return budget;
 }
 

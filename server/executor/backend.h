@@ -18,6 +18,9 @@ struct JobContext {
   const internal::v1::RunJob* job = nullptr;
   std::function<void(const v1::Progress&)> progress;
   const std::atomic<bool>* cancelled = nullptr;
+  // Artifacts the job keeps even when it fails (a memcheck report that explains the failure);
+  // the executor returns them with the error. May be null.
+  std::vector<internal::v1::ArtifactFile>* kept_on_failure = nullptr;
 };
 
 struct JobRun {

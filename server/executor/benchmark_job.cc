@@ -278,6 +278,22 @@ v1::Correctness CompareWithReference(const Reference& reference, const CheckedOu
   return c;
 }
 
+absl::StatusOr<std::unique_ptr<PreparedVariant>> PrepareJobVariant(DeviceRunner& runner,
+                                                                   const JobContext& context,
+                                                                   const kernels::Problem& problem,
+                                                                   uint64_t seed,
+                                                                   v1::MeasureMode mode) {
+  if (!kernels::IsUserVariantName(problem.variant)) return runner.Prepare(problem, seed, mode);
+  for (const v1::UserKernel& uk : context.job->spec().user_kernels()) {
+    if (uk.name() == problem.variant) {
+      return runner.PrepareUserVariant(problem, uk, seed, mode, context.job->artifact_dir(),
+                                       context.cancelled);
+    }
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("variants: '", problem.variant, "' names no user kernel of the job"));
+}
+
 absl::StatusOr<v1::Correctness> CheckVariant(PreparedVariant& variant,
                                              const kernels::Problem& problem, uint64_t seed) {
   KBENCH_ASSIGN_OR_RETURN(const kernels::HostTensors inputs, variant.Inputs());
@@ -375,18 +391,8 @@ absl::Status BenchmarkRun::Initialize() {
 
 absl::StatusOr<std::unique_ptr<PreparedVariant>> BenchmarkRun::PrepareVariant(
     const kernels::Problem& problem) {
-  if (!kernels::IsUserVariantName(problem.variant)) {
-    return runner_.Prepare(problem, seed_, mode_);
-  }
   // A user kernel (issue 10) goes through the same checks and sampling as catalogue variants.
-  for (const v1::UserKernel& uk : spec_.user_kernels()) {
-    if (uk.name() == problem.variant) {
-      return runner_.PrepareUserVariant(problem, uk, seed_, mode_, context_.job->artifact_dir(),
-                                        context_.cancelled);
-    }
-  }
-  return absl::InvalidArgumentError(
-      absl::StrCat("variants: '", problem.variant, "' names no user kernel of the job"));
+  return PrepareJobVariant(runner_, context_, problem, seed_, mode_);
 }
 
 absl::Status BenchmarkRun::PrepareAndCheckVariants() {

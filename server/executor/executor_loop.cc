@@ -111,6 +111,8 @@ class ExecutorLoop {
       *m.mutable_progress()->mutable_progress() = p;
       Send(m);
     };
+    std::vector<internal::v1::ArtifactFile> kept_on_failure;
+    ctx.kept_on_failure = &kept_on_failure;
     ExecutorMessage m;
     internal::v1::JobOutcome* outcome = m.mutable_outcome();
     outcome->set_job_id(job.job_id());
@@ -130,6 +132,7 @@ class ExecutorLoop {
       outcome->set_message(std::string(run.status().message()));
       outcome->set_cancelled(absl::IsCancelled(run.status()));
       outcome->set_restart_executor(backend_->NeedsRestart());
+      for (const auto& a : kept_on_failure) *outcome->add_artifacts() = a;
     }
     Send(m);
   }

@@ -126,5 +126,30 @@ TEST(ValidateAndNormalize, CountsTheCpuDevicesOwnBuffersBesideItsCheck) {
   EXPECT_TRUE(ValidateAndNormalize(Cpu(), limits, &s).ok());
 }
 
+// Issue 10, item 6: `sanitize` runs user kernels under compute-sanitizer before a benchmark.
+TEST(ValidateAndNormalize, SanitizeNeedsAUserKernel) {
+  v1::JobSpec s = Spec("softmax", "fused");
+  s.add_shape(64);
+  s.add_shape(64);
+  s.set_sanitize(true);
+  const absl::Status status = ValidateAndNormalize(Gpu(int64_t{80} << 30), {}, &s);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(status.message().find("sanitize: checks user kernels and this job has none"),
+            std::string::npos)
+      << status;
+}
+
+TEST(ValidateAndNormalize, SanitizeIsForBenchmarks) {
+  v1::JobSpec s = Spec("softmax", "@mine");
+  s.add_shape(64);
+  s.add_shape(64);
+  s.set_kind(v1::JOB_KIND_PROFILE);
+  s.set_sanitize(true);
+  s.add_user_kernels()->set_name("@mine");
+  const absl::Status status = ValidateAndNormalize(Gpu(int64_t{80} << 30), {}, &s);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(status.message().find("sanitize: applies to benchmarks"), std::string::npos) << status;
+}
+
 }  // namespace
 }  // namespace kbench::api

@@ -1,8 +1,14 @@
 // GPU tests of users' own kernels (issue 10) through a real kbenchd: the catalogue's fused
 // softmax pasted into a file and compared interleaved with the built-in (CUDA source, then the
 // PTX and cubin the compile job produced); a faulting kernel fails only its job; a hanging one is
-// killed at its deadline. Labelled `gpu`; they skip without a CUDA device.
+// killed at its deadline; `sanitize` passes the pasted kernel and fails an out-of-bounds writer
+// with memcheck's report; profiles (CUPTI and Nsight Compute) of a user kernel. Labelled `gpu`;
+// they skip without a CUDA device (and the sanitizer and ncu tests without those tools).
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -227,6 +233,121 @@ TEST_F(UserKernelGpu, HangingKernelIsKilledAtItsDeadline) {
   next.clear_variants();
   next.add_variants("fused");
   EXPECT_EQ(RunToEnd(daemon_, next).state(), v1::JOB_STATE_SUCCEEDED);
+}
+
+// Issue 10, item 6: `sanitize` runs the user kernel under compute-sanitizer's memcheck first.
+bool HasComputeSanitizer() {
+  const char* explicit_path = std::getenv("KBENCH_COMPUTE_SANITIZER");
+  return access(explicit_path != nullptr ? explicit_path : "/usr/local/cuda/bin/compute-sanitizer",
+                X_OK) == 0;
+}
+
+TEST_F(UserKernelGpu, SanitizedPastedSoftmaxHasNoMemoryErrorAndKeepsTheReport) {
+  if (!HasComputeSanitizer()) GTEST_SKIP() << "no compute-sanitizer";
+  v1::JobSpec spec = CompareSpec(SoftmaxUserKernel(v1::USER_KERNEL_FORM_CUDA, kFusedSoftmax));
+  spec.set_sanitize(true);
+  const v1::Job job = RunToEnd(daemon_, spec);
+  ASSERT_EQ(job.state(), v1::JOB_STATE_SUCCEEDED) << job.error();
+  const v1::SanitizerRecord& san = job.result().variants(1).user_module().sanitizer();
+  EXPECT_EQ(san.tool(), "memcheck");
+  EXPECT_EQ(san.errors(), 0);
+  EXPECT_EQ(san.report_artifact(), "memcheck_user.txt");
+  EXPECT_GT(san.seconds(), 0);
+  const std::string report = Artifact(daemon_, job.id(), "memcheck_user.txt");
+  EXPECT_NE(report.find("ERROR SUMMARY: 0 errors"), std::string::npos) << report;
+  std::printf("RESULT sanitize clean: memcheck %.1f s\n", san.seconds());
+}
+
+TEST_F(UserKernelGpu, SanitizeFailsAKernelThatWritesOutOfBoundsAndKeepsTheReport) {
+  if (!HasComputeSanitizer()) GTEST_SKIP() << "no compute-sanitizer";
+  // Correct output, plus one write far past the end of `out`.
+  v1::UserKernel uk = SoftmaxUserKernel(
+      v1::USER_KERNEL_FORM_CUDA,
+      R"(extern "C" __global__ void softmax_fused_user(const float* in, float* out, long long rows,
+                                                      long long cols) {
+           const long long r = blockIdx.x;
+           float m = -INFINITY, s = 0;
+           for (long long c = threadIdx.x; c < cols; c += blockDim.x) m = fmaxf(m, in[r * cols + c]);
+           __shared__ float red[256];
+           red[threadIdx.x] = m; __syncthreads();
+           for (int k = 128; k > 0; k /= 2) {
+             if (threadIdx.x < k) red[threadIdx.x] = fmaxf(red[threadIdx.x], red[threadIdx.x + k]);
+             __syncthreads();
+           }
+           m = red[0]; __syncthreads();
+           for (long long c = threadIdx.x; c < cols; c += blockDim.x) s += __expf(in[r * cols + c] - m);
+           red[threadIdx.x] = s; __syncthreads();
+           for (int k = 128; k > 0; k /= 2) {
+             if (threadIdx.x < k) red[threadIdx.x] += red[threadIdx.x + k];
+             __syncthreads();
+           }
+           s = red[0];
+           for (long long c = threadIdx.x; c < cols; c += blockDim.x)
+             out[r * cols + c] = __expf(in[r * cols + c] - m) / s;
+           if (r == 0 && threadIdx.x == 0) out[rows * cols * 64] = 0.0f;
+         })");
+  v1::JobSpec spec = CompareSpec(uk);
+  spec.clear_variants();
+  spec.add_variants("@user");
+  spec.set_sanitize(true);
+  const v1::Job job = RunToEnd(daemon_, spec);
+  ASSERT_EQ(job.state(), v1::JOB_STATE_FAILED);
+  EXPECT_EQ(job.error_code(), "FAILED_PRECONDITION") << job.error();
+  EXPECT_NE(job.error().find("sanitize: compute-sanitizer memcheck found"), std::string::npos)
+      << job.error();
+  EXPECT_NE(job.error().find("Invalid __global__ write"), std::string::npos) << job.error();
+  const std::string report = Artifact(daemon_, job.id(), "memcheck_user.txt");
+  EXPECT_NE(report.find("Invalid __global__ write"), std::string::npos) << report;
+  std::printf("RESULT sanitize out-of-bounds: %s\n", job.error().c_str());
+  // The executor and the device are fine for the next job.
+  v1::JobSpec next = CompareSpec(uk);
+  next.clear_user_kernels();
+  next.clear_variants();
+  next.add_variants("fused");
+  EXPECT_EQ(RunToEnd(daemon_, next).state(), v1::JOB_STATE_SUCCEEDED);
+}
+
+// Issue 10, item 7: a user variant profiles like a catalogue variant.
+TEST_F(UserKernelGpu, ProfileOfAUserKernelTracesItBesideTheBuiltIn) {
+  v1::JobSpec spec = CompareSpec(SoftmaxUserKernel(v1::USER_KERNEL_FORM_CUDA, kFusedSoftmax));
+  spec.set_kind(v1::JOB_KIND_PROFILE);
+  spec.clear_stopping();
+  spec.mutable_profile()->set_iterations(20);
+  const v1::Job job = RunToEnd(daemon_, spec);
+  ASSERT_EQ(job.state(), v1::JOB_STATE_SUCCEEDED) << job.error();
+  ASSERT_EQ(job.result().variants_size(), 2);
+  const v1::VariantResult& fused = job.result().variants(0);
+  const v1::VariantResult& user = job.result().variants(1);
+  EXPECT_EQ(user.variant(), "@user");
+  EXPECT_TRUE(user.correctness().passed());
+  EXPECT_EQ(user.stats().samples(), 20);
+  // The same kernel: one iteration's GPU time within 5% (20 traced launches, not a benchmark).
+  EXPECT_NEAR(user.stats().median_seconds() / fused.stats().median_seconds(), 1.0, 0.05);
+  const std::string trace = Artifact(daemon_, job.id(), "trace.json");
+  EXPECT_NE(trace.find("softmax_fused_user"), std::string::npos);
+  std::printf("RESULT profile: fused %.2f us, @user %.2f us per iteration\n",
+              fused.stats().median_seconds() * 1e6, user.stats().median_seconds() * 1e6);
+}
+
+TEST_F(UserKernelGpu, NsightComputeProfilesAUserKernel) {
+  const char* ncu = std::getenv("KBENCH_NCU");
+  if (access(ncu != nullptr ? ncu : "/usr/local/cuda/bin/ncu", X_OK) != 0) {
+    GTEST_SKIP() << "no ncu";
+  }
+  v1::JobSpec spec = CompareSpec(SoftmaxUserKernel(v1::USER_KERNEL_FORM_CUDA, kFusedSoftmax));
+  spec.set_kind(v1::JOB_KIND_PROFILE);
+  spec.clear_stopping();
+  spec.clear_variants();
+  spec.add_variants("@user");
+  spec.mutable_profile()->set_iterations(3);
+  spec.mutable_profile()->set_ncu(true);
+  const v1::Job job = RunToEnd(daemon_, spec);
+  ASSERT_EQ(job.state(), v1::JOB_STATE_SUCCEEDED) << job.error();
+  ASSERT_GT(job.result().profile().ncu_size(), 0);
+  const v1::NcuMetrics& m = job.result().profile().ncu(0);
+  EXPECT_NE(m.kernel().find("softmax_fused_user"), std::string::npos) << m.kernel();
+  EXPECT_GT(m.duration_seconds(), 0);
+  std::printf("RESULT ncu @user: %s %.2f us\n", m.kernel().c_str(), m.duration_seconds() * 1e6);
 }
 
 }  // namespace

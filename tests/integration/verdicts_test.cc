@@ -1,6 +1,6 @@
 // Integration: results over time against a real kbenchd on the cpu device — history of several
-// jobs, regression verdicts with `kbctl diff` and `--baseline`, `--fail-on` exit codes, and a
-// leaderboard over three shapes.
+// jobs and its plot, regression verdicts with `kbctl diff` and `--baseline`, `--fail-on` exit
+// codes, and a leaderboard over three shapes.
 #include <sys/wait.h>
 
 #include <array>
@@ -9,10 +9,12 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <sstream>
 #include <string>
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "report/bounded_process.h"
 #include "tests/integration/daemon.h"
 
 namespace kbench::testing {
@@ -78,6 +80,24 @@ TEST_F(VerdictsTest, HistoryListsTheResultsOfSeveralJobsNewestFirst) {
   KbctlRun missing_op = Kbctl("history ''");
   EXPECT_EQ(missing_op.exit_code, 3) << missing_op.err;
   EXPECT_NE(missing_op.err.find("INVALID_ARGUMENT"), std::string::npos) << missing_op.err;
+}
+
+TEST_F(VerdictsTest, HistoryPlotsTheResultsOverTime) {
+  if (report::FindProgram("gnuplot").empty()) GTEST_SKIP() << "gnuplot is not installed";
+  ASSERT_FALSE(Bench("square", "host_loop", "64x64").empty());
+  ASSERT_FALSE(Bench("square", "host_loop", "64x64").empty());
+  const std::string svg = dir_.path() + "/history.svg";
+  KbctlRun plot = Kbctl("history square --variant host_loop --shape 64x64 --plot " + svg);
+  ASSERT_EQ(plot.exit_code, 0) << plot.err;
+  EXPECT_NE(plot.err.find("plotted 2 results to " + svg), std::string::npos) << plot.err;
+  std::ifstream f(svg);
+  std::stringstream text;
+  text << f.rdbuf();
+  EXPECT_NE(text.str().find("<svg"), std::string::npos);
+  EXPECT_NE(text.str().find("host_loop [64x64] f32 hot"), std::string::npos);
+  KbctlRun bad = Kbctl("history square --plot " + dir_.path() + "/history.pdf");
+  EXPECT_NE(bad.exit_code, 0) << bad.err;
+  EXPECT_NE(bad.err.find("must end in .svg or .png"), std::string::npos) << bad.err;
 }
 
 TEST_F(VerdictsTest, DiffOfAJobWithItselfIsSameWithNoChange) {

@@ -27,5 +27,16 @@ TEST(JobRunBudget, AllowsBothNsightComputeRunsOfAProfileWithNcu) {
   EXPECT_EQ(JobRunBudgetSeconds(spec), 10 + 2 * kNcuRunTimeoutSeconds);
 }
 
+TEST(JobRunBudget, AllowsOneSanitizerRunPerUserKernel) {
+  v1::JobSpec spec;
+  spec.set_kind(v1::JOB_KIND_BENCHMARK);
+  spec.mutable_stopping()->set_timeout_seconds(10);
+  spec.add_user_kernels()->set_name("@a");
+  spec.add_user_kernels()->set_name("@b");
+  EXPECT_EQ(JobRunBudgetSeconds(spec), 10);
+  spec.set_sanitize(true);
+  EXPECT_EQ(JobRunBudgetSeconds(spec), 10 + 2 * kSanitizerRunTimeoutSeconds);
+}
+
 }  // namespace
 }  // namespace kbench

@@ -167,13 +167,18 @@ if want triton; then
       --shape 4096x4096 --dtype f32 --device cuda:0 --mode cold
   done
   timeout 90 python3 tools/triton/do_bench_peer.py tools/triton/examples/vector_add.py \
-    --shape 16777216 --dtype f32
+    --shape 16777216 --dtype f32 --ptx-out "$out/jit_vector_add.ptx"
   timeout 90 python3 tools/triton/do_bench_peer.py tools/triton/examples/softmax_row.py \
-    --shape 4096 4096 --dtype f32
+    --shape 4096 4096 --dtype f32 --ptx-out "$out/jit_softmax_row.ptx"
+  # What the JIT specialised that the AOT cubin (int64 dims, kbench's ABI) does not.
+  for f in "$out"/jit_*.ptx "$out"/triton_*/*.ptx; do
+    echo "$f: $(grep -c 'ld.global' "$f") ld.global, $(grep -c 'ld.global.v4' "$f") v4," \
+      "$(grep -cE '\.(s|u)64' "$f") 64-bit ops, params: $(grep -oE '\.param \.[us](32|64)' "$f" |
+      sort | uniq -c | tr '\n' ' ')"
+  done
   # A shape that breaks the divisibility the kernel was compiled with is refused.
-  T=30 kbctl bench softmax --variant @aot_divisible \
-    --source "$out/triton_softmax_row_divisible/kernel.json" --name @aot_divisible \
-    --shape 4096x4004 --dtype f32 --device cuda:0
+  T=30 kbctl bench softmax --source "$out/triton_softmax_row_divisible/kernel.json" \
+    --name @aot_divisible --shape 4096x4004 --dtype f32 --device cuda:0
   echo "refused rc=$?"
 fi
 cp "$data"/*.db "$out/" 2>/dev/null  # the store, for history and reports made elsewhere

@@ -15,7 +15,9 @@ import argparse
 import json
 import math
 import os
+import shutil
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compile_for_kbench  # noqa: E402
@@ -42,8 +44,23 @@ def reference(desc, torch, inputs):
     raise ValueError(f"no reference for {desc['operation']}")
 
 
-def run(desc, shape, dtype, warmup_ms, rep_ms):
+def keep_jit_ptx(cache_dir, ptx_out):
+    """Copies the PTX Triton's JIT wrote into its cache for this launch to `ptx_out`, to read
+    against the ahead-of-time PTX (what the JIT specialised: i32 dims, divisibility)."""
+    found = []
+    for root, _dirs, files in os.walk(cache_dir):
+        found += [os.path.join(root, f) for f in files if f.endswith(".ptx")]
+    if len(found) != 1:
+        raise RuntimeError(f"--ptx-out: expected one PTX in Triton's cache, found {len(found)}")
+    shutil.copyfile(found[0], ptx_out)
+
+
+def run(desc, shape, dtype, warmup_ms, rep_ms, ptx_out=None):
     triton_compat.require_triton()
+    cache_dir = None
+    if ptx_out:  # a fresh cache, so the launch below compiles and leaves its PTX there
+        cache_dir = tempfile.mkdtemp(prefix="kbench-triton-cache-")
+        os.environ["TRITON_CACHE_DIR"] = cache_dir
     import torch
     import triton
 
@@ -63,6 +80,9 @@ def run(desc, shape, dtype, warmup_ms, rep_ms):
 
     launch()
     torch.cuda.synchronize()
+    if ptx_out:
+        keep_jit_ptx(cache_dir, ptx_out)
+        shutil.rmtree(cache_dir, ignore_errors=True)
     want = reference(desc, torch, inputs)
     error = (torch.linalg.norm(outputs[0].double() - want) / torch.linalg.norm(want)).item()
     median_ms = triton.testing.do_bench(launch, warmup=warmup_ms, rep=rep_ms,
@@ -91,11 +111,13 @@ def main(argv=None):
     p.add_argument("--dtype", default="f32", choices=sorted(ELEMENT_BYTES))
     p.add_argument("--warmup-ms", type=float, default=25)
     p.add_argument("--rep-ms", type=float, default=100)
+    p.add_argument("--ptx-out", help="also write the PTX Triton's JIT compiled to this file")
     args = p.parse_args(argv)
     try:
         desc = compile_for_kbench.load_descriptor(args.module)
         compile_for_kbench.check_abi(desc, args.dtype)
-        print(json.dumps(run(desc, args.shape, args.dtype, args.warmup_ms, args.rep_ms)))
+        print(json.dumps(run(desc, args.shape, args.dtype, args.warmup_ms, args.rep_ms,
+                             args.ptx_out)))
     except (compile_for_kbench.AbiError, RuntimeError, ValueError) as e:
         print(f"do_bench_peer: {e}", file=sys.stderr)
         return 2

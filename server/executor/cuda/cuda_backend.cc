@@ -4,6 +4,10 @@
 
 #include <cuda_runtime.h>
 
+#include <map>
+#include <string>
+#include <vector>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
@@ -12,6 +16,7 @@
 #include "server/executor/cuda/cuda_runner.h"
 #include "server/executor/cuda/device_info.h"
 #include "server/executor/profile/profile_job.h"
+#include "server/executor/profile/sanitize_job.h"
 
 namespace kbench::executor {
 namespace {
@@ -35,7 +40,7 @@ class CudaBackend : public DeviceBackend {
     switch (context.job->spec().kind()) {
       case v1::JOB_KIND_UNSPECIFIED:
       case v1::JOB_KIND_BENCHMARK:
-        run = RunBenchmarkJob(runner_, context);
+        run = RunBenchmark(context);
         break;
       case v1::JOB_KIND_PROFILE:
         run = RunProfileJob(runner_, context);
@@ -51,6 +56,24 @@ class CudaBackend : public DeviceBackend {
   bool NeedsRestart() const override { return runner_.NeedsRestart(); }
 
  private:
+  // A benchmark, after its `sanitize` pass when it asks for one (issue 10, item 6).
+  absl::StatusOr<JobRun> RunBenchmark(const JobContext& context) {
+    if (!context.job->spec().sanitize()) return RunBenchmarkJob(runner_, context);
+    std::vector<internal::v1::ArtifactFile> reports;
+    absl::StatusOr<std::map<std::string, v1::SanitizerRecord>> records =
+        profile::SanitizeUserVariants(context, runner_.ordinal(), &reports);
+    if (!records.ok()) {
+      if (context.kept_on_failure != nullptr) {
+        for (auto& r : reports) context.kept_on_failure->push_back(std::move(r));
+      }
+      return records.status();
+    }
+    KBENCH_ASSIGN_OR_RETURN(JobRun run, RunBenchmarkJob(runner_, context));
+    profile::AttachSanitizerRecords(*records, &run.result);
+    for (auto& r : reports) run.artifacts.push_back(std::move(r));
+    return run;
+  }
+
   cuda::CudaRunner runner_;
 };
 

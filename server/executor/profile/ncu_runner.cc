@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -19,43 +18,25 @@
 namespace kbench::executor::profile {
 namespace {
 
-bool IsExecutableFile(const std::string& path) {
-  return !path.empty() && access(path.c_str(), X_OK) == 0;
-}
-
 constexpr size_t kLogTail = 1500;
 
 }  // namespace
 
+NcuSearch::NcuSearch() {
+  name = "ncu";
+  field = "profile.ncu";
+  env_var = "KBENCH_NCU";
+  install_hint = "install Nsight Compute";
+  fallbacks = {"/usr/local/cuda/bin/ncu"};
+}
+
 NcuSearch NcuSearchFromEnvironment() {
   NcuSearch search;
-  if (const char* v = std::getenv("KBENCH_NCU"); v != nullptr) search.explicit_path = v;
-  if (const char* v = std::getenv("PATH"); v != nullptr) search.path_env = v;
+  static_cast<ToolSearch&>(search) = WithEnvironment(search);
   return search;
 }
 
-absl::StatusOr<std::string> FindNcu(const NcuSearch& search) {
-  if (!search.explicit_path.empty()) {
-    if (IsExecutableFile(search.explicit_path)) return search.explicit_path;
-    return absl::FailedPreconditionError(
-        absl::StrCat("profile.ncu: ncu not found (KBENCH_NCU=", search.explicit_path,
-                     " is not an executable file)"));
-  }
-  std::vector<std::string> looked;
-  for (absl::string_view dir : absl::StrSplit(search.path_env, ':', absl::SkipEmpty())) {
-    const std::string candidate = absl::StrCat(dir, "/ncu");
-    if (IsExecutableFile(candidate)) return candidate;
-    looked.push_back(std::string(dir));
-  }
-  for (const std::string& f : search.fallbacks) {
-    if (IsExecutableFile(f)) return f;
-    looked.push_back(f);
-  }
-  return absl::FailedPreconditionError(
-      absl::StrCat("profile.ncu: ncu not found (looked in KBENCH_NCU (unset), PATH: ",
-                   looked.empty() ? "(empty)" : absl::StrJoin(looked, ", "),
-                   "); install Nsight Compute or set KBENCH_NCU to its ncu"));
-}
+absl::StatusOr<std::string> FindNcu(const NcuSearch& search) { return FindTool(search); }
 
 std::vector<std::string> NcuProfileArgv(const NcuRequest& r) {
   return {r.ncu,

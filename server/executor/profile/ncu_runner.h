@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "kbench/v1/types.pb.h"
 #include "server/common/run_budget.h"
+#include "server/executor/profile/tool_search.h"
 
 namespace kbench::executor::profile {
 
@@ -18,12 +19,9 @@ inline constexpr char kNcuRangeName[] = "kbench_ncu";
 // kbenchd's command-line switch for the target mode: `kbenchd --ncu-target SPEC_FILE`.
 inline constexpr char kNcuTargetFlag[] = "--ncu-target";
 
-// Where to look for ncu, in order: an explicit path (KBENCH_NCU; when set it must work, no
-// fallback), each directory of PATH, then the fallbacks.
-struct NcuSearch {
-  std::string explicit_path;
-  std::string path_env;
-  std::vector<std::string> fallbacks = {"/usr/local/cuda/bin/ncu"};
+// Where to look for ncu: KBENCH_NCU, PATH, then the CUDA toolkit's.
+struct NcuSearch : ToolSearch {
+  NcuSearch();
 };
 
 // The search this process's environment asks for (KBENCH_NCU, PATH).

@@ -1,4 +1,4 @@
-// The Nsight Compute target mode's state and its spec file (the target itself:
+// The tool target mode's state and its spec file (the target itself:
 // cuda/ncu_target_main.cc).
 #include "server/executor/profile/ncu_target.h"
 
@@ -28,10 +28,12 @@ bool InNcuTargetMode() { return g_ncu_target_mode.load(); }
 
 void EnterNcuTargetMode() { g_ncu_target_mode.store(true); }
 
-absl::Status WriteNcuTargetSpec(const internal::v1::RunJob& job, const std::string& variant,
-                                int iterations, int device, const std::string& path) {
+absl::Status WriteToolTargetSpec(const internal::v1::RunJob& job, const std::string& variant,
+                                 int iterations, int device, const std::string& path) {
   internal::v1::RunJob target = job;
   v1::JobSpec* spec = target.mutable_spec();
+  spec->set_kind(v1::JOB_KIND_PROFILE);
+  spec->set_sanitize(false);
   spec->clear_variants();
   spec->add_variants(variant);
   spec->mutable_profile()->set_iterations(iterations);

@@ -106,11 +106,19 @@ absl::StatusOr<Plan> MakePlan(DeviceRunner& runner, const v1::JobSpec& spec) {
   return plan;
 }
 
-// What Nsight Compute's target process does: the kernels, inside the range ncu filters on.
-absl::StatusOr<JobRun> RunNcuTargetJob(DeviceRunner& runner, const Plan& plan) {
+// What a tool's target process does (Nsight Compute, compute-sanitizer): the checked launch,
+// then the warm-up and the iterations inside the range ncu filters on.
+absl::StatusOr<JobRun> RunToolTargetJob(DeviceRunner& runner, const JobContext& context,
+                                        const Plan& plan) {
   for (const kernels::Problem& problem : plan.problems) {
     KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<PreparedVariant> pv,
-                            runner.Prepare(problem, plan.seed, plan.mode));
+                            PrepareJobVariant(runner, context, problem, plan.seed, plan.mode));
+    KBENCH_ASSIGN_OR_RETURN(const v1::Correctness check, CheckVariant(*pv, problem, plan.seed));
+    if (!check.passed()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("correctness: ", problem.variant,
+                       " does not match the float64 reference: ", check.detail()));
+    }
     KBENCH_RETURN_IF_ERROR(pv->Warmup());
     profile::NvtxRange range(profile::kNcuRangeName);
     for (int i = 0; i < plan.iterations; ++i) KBENCH_RETURN_IF_ERROR(pv->RunOnce());
@@ -182,7 +190,7 @@ class ProfileRun {
     absl::StatusOr<v1::Correctness> check;
     {
       PhaseRecorder::Scope scope = recorder_.Enter(profile::kPhasePrepare, name);
-      pv = runner_.Prepare(problem, plan_.seed, plan_.mode);
+      pv = PrepareJobVariant(runner_, context_, problem, plan_.seed, plan_.mode);
     }
     if (pv.ok()) {
       PhaseRecorder::Scope scope = recorder_.Enter(profile::kPhaseCheck, name);
@@ -313,7 +321,7 @@ absl::Status RunNcuPhase(const JobContext& context, const Plan& plan, const std:
   const std::string dir = job.artifact_dir();
   const std::string spec_path = dir + "/ncu_target.textproto";
   KBENCH_RETURN_IF_ERROR(
-      profile::WriteNcuTargetSpec(job, variant, kNcuIterations, device, spec_path));
+      profile::WriteToolTargetSpec(job, variant, kNcuIterations, device, spec_path));
   profile::NcuRequest request;
   request.ncu = ncu;
   request.target_executable = self;
@@ -419,7 +427,7 @@ absl::StatusOr<JobRun> profile::RunProfileJobWith(DeviceRunner& runner, const Jo
                                                   const ActivityRecorderFactory& start_recorder) {
   const v1::JobSpec& spec = context.job->spec();
   KBENCH_ASSIGN_OR_RETURN(const Plan plan, MakePlan(runner, spec));
-  if (profile::InNcuTargetMode()) return RunNcuTargetJob(runner, plan);
+  if (profile::InNcuTargetMode()) return RunToolTargetJob(runner, context, plan);
   KBENCH_ASSIGN_OR_RETURN(const std::string ncu, FindNcuIfAsked(spec));
 
   JobRun run;
