@@ -20,6 +20,8 @@ const Operation* FindOperation(const std::string& name);
 // Users' own variants (issue 10) are named with a leading '@' ("@user"), so that they never
 // shadow a catalogue variant; ValidateProblem accepts any dtype of the operation for them.
 bool IsUserVariantName(const std::string& variant);
+// The name of a job's user kernel that gives none.
+inline constexpr char kDefaultUserVariantName[] = "@user";
 
 // Checks a problem against the catalogue: known op and variant, shape rank, positive and
 // non-overflowing dims, a dtype the variant supports, params in range. Fills in default params.

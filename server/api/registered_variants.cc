@@ -48,7 +48,10 @@ absl::StatusOr<v1::RegisteredVariant> VariantOf(const store::VariantRecord& reco
 absl::Status ResolveRegisteredVariants(store::VariantStore& variants, v1::JobSpec* spec,
                                        ResolvedVariants* cache) {
   std::set<std::string> provided;
-  for (const v1::UserKernel& uk : spec->user_kernels()) provided.insert(uk.name());
+  // An unnamed user kernel is the job's "@user" (named so when it is validated).
+  for (const v1::UserKernel& uk : spec->user_kernels()) {
+    provided.insert(uk.name().empty() ? kernels::kDefaultUserVariantName : uk.name());
+  }
   ResolvedVariants local;
   ResolvedVariants& known = cache != nullptr ? *cache : local;
   for (const std::string& name : spec->variants()) {

@@ -210,7 +210,7 @@ absl::Status ValidateOne(const v1::DeviceInfo& device, const kernels::Operation&
                          v1::JobSpec* spec) {
   const std::string f = absl::StrCat("user_kernels[", i, "]");
   v1::UserKernel* uk = spec->mutable_user_kernels(i);
-  if (uk->name().empty()) uk->set_name("@user");
+  if (uk->name().empty()) uk->set_name(kernels::kDefaultUserVariantName);
   if (!kernels::IsUserVariantName(uk->name()) || uk->name().size() > 64) {
     return Invalid(f + ".name", absl::StrCat("'", uk->name().substr(0, 64),
                                              "' must start with '@' (at most 64 characters)"));

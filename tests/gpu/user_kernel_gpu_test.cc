@@ -261,9 +261,10 @@ TEST_F(UserKernelGpu, SanitizedPastedSoftmaxHasNoMemoryErrorAndKeepsTheReport) {
 TEST_F(UserKernelGpu, SanitizeFailsAKernelThatWritesOutOfBoundsAndKeepsTheReport) {
   if (!HasComputeSanitizer()) GTEST_SKIP() << "no compute-sanitizer";
   // Correct output, plus one write far past the end of `out`.
-  v1::UserKernel uk = SoftmaxUserKernel(
-      v1::USER_KERNEL_FORM_CUDA,
-      R"(extern "C" __global__ void softmax_fused_user(const float* in, float* out, long long rows,
+  v1::UserKernel uk =
+      SoftmaxUserKernel(v1::USER_KERNEL_FORM_CUDA,
+                        R"(#define INFINITY __int_as_float(0x7f800000)  // NVRTC has no math.h
+         extern "C" __global__ void softmax_fused_user(const float* in, float* out, long long rows,
                                                       long long cols) {
            const long long r = blockIdx.x;
            float m = -INFINITY, s = 0;

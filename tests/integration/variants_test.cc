@@ -2,7 +2,8 @@
 // 3) — add, list, show (with the code to its owner), rm; a name taken twice, a bad launch
 // expression and the per-owner limit refused at registration; and a job listing `@name`
 // resolved from the registry (on the cpu device it then meets the "CUDA devices only" rule,
-// which shows the kernel was found) or refused NOT_FOUND naming the name.
+// which shows the kernel was found) or refused NOT_FOUND naming the name; a job's own unnamed
+// kernel is its "@user", never looked up.
 #include <csignal>
 #include <fstream>
 #include <sstream>
@@ -122,6 +123,26 @@ TEST_F(VariantsTest, AJobListingARegisteredNameGetsItsKernel) {
       Kbctl("sweep square --variants host_loop,@nobody --axis dim0=1024:4096:*2 --device cpu");
   EXPECT_EQ(sweep.exit_code, 3);
   EXPECT_NE(sweep.err.find("@nobody"), std::string::npos) << sweep.err;
+}
+
+// A job's own unnamed user kernel is its "@user", not a registered name to look up (the GPU tests
+// list it so; a NOT_FOUND here broke every one of them).
+TEST_F(VariantsTest, AnUnnamedUserKernelIsTheJobsAtUserNotARegisteredName) {
+  v1::JobSpec spec;
+  spec.set_kernel("square");
+  spec.add_variants("host_loop");
+  spec.add_variants("@user");
+  spec.add_shape(4096);
+  spec.set_device("cpu");
+  v1::UserKernel* uk = spec.add_user_kernels();
+  uk->set_form(v1::USER_KERNEL_FORM_CUDA);
+  uk->set_code(kSquareSource);
+  uk->set_entry("sq");
+  uk->mutable_launch()->add_grid("cdiv(n, 256)");
+  uk->mutable_launch()->add_block("256");
+  const absl::StatusOr<v1::Job> job = Submit(daemon_->stub(), spec);
+  EXPECT_EQ(job.status().code(), absl::StatusCode::kFailedPrecondition) << job.status();
+  EXPECT_NE(job.status().message().find("CUDA devices"), std::string::npos) << job.status();
 }
 
 TEST_F(VariantsTest, SurviveARestart) {

@@ -8,6 +8,7 @@
 #   contend   the `contended` flag with a second process on the GPU, and the idle gate (13)
 #   sweep     the softmax sweep over cols 256..65536 with its plots and report (issue 13)
 #   aa        A/A calibration and the power to see a 3 % slower copy (issue 13), N=$AA_PAIRS
+#   gaps      a profile's kernel durations and launch gaps beside hot/graph/cold medians (16)
 #   triton    Triton's AOT softmax and vector add against do_bench, with and without the
 #             dims' divisibility specialised as Triton's JIT does (issue 10)
 # usage: STEPS="tests nvrtc ..." owed_proofs.sh PACK_DIR OUT_DIR
@@ -27,6 +28,7 @@ step() { echo "== $1 ($(date -u +%H:%M:%S))"; }
 
 gate=()
 want contend && gate=(--idle-gate cuda:0=10,90)
+want gaps && export KBENCH_PROFILE_KEEP_ACTIVITY=1  # the raw records, for the gaps step
 data=$(mktemp -d)
 "$pack/bin/kbenchd" --listen 127.0.0.1:0 --data-dir "$data" "${gate[@]}" \
   >"$out/kbenchd.stdout" 2>"$out/kbenchd.log" &
@@ -61,7 +63,7 @@ if want overhead; then
   step "overhead: 10 jobs of built-in fused vs 10 of @pasted, softmax 1024x1024, cold, min-time 0.05"
   for kind in builtin user; do
     for i in $(seq 1 10); do
-      if [[ $kind == builtin ]]; then extra=(--variant fused); else extra=(--variant @pasted "${user[@]}"); fi
+      if [[ $kind == builtin ]]; then extra=(--variant fused); else extra=("${user[@]}"); fi
       kbctl -o json bench softmax "${extra[@]}" --shape 1024x1024 --device cuda:0 \
         --min-time 0.05 >"$out/overhead_${kind}_$i.json"
     done
@@ -110,6 +112,33 @@ torch.cuda.synchronize()' >"$out/contender.log" 2>&1 &
     >"$out/alone.json"
   jq -c '{state, c: .result.variants[0].contention, g: .result.variants[0].idle_gate,
           e: (.result.environment | {contention, idle_gate})}' "$out/alone.json"
+fi
+
+if want gaps; then
+  step "gaps: a profile's kernel durations and the gaps between back-to-back launches, beside hot and graph benchmarks (issue 16 item 3)"
+  id=$(T=120 kbctl profile softmax --variants naive,fused --shape 4096x4096 --device cuda:0 \
+    --iterations 50 --no-wait | head -1)
+  T=120 kbctl watch "$id" >/dev/null
+  kbctl artifacts get "$id" activity.json -o "$out/activity.json" >/dev/null
+  /usr/bin/python3 - "$out/activity.json" <<'EOF2'
+import json, statistics, sys
+a = json.load(open(sys.argv[1]))
+ks = sorted(a["kernels"], key=lambda k: k["start_ns"])
+by = {}
+for k in ks:
+    by.setdefault(k["name"][:60], []).append(k)
+for name, v in by.items():
+    d = [(k["end_ns"] - k["start_ns"]) / 1e3 for k in v]
+    g = [(b["start_ns"] - a["end_ns"]) / 1e3 for a, b in zip(ks, ks[1:]) if a["name"][:60] == name]
+    g = [x for x in g if x < 50]
+    print(f"{name}: {len(v)} kernels, duration median {statistics.median(d):.2f} us, "
+          f"gap to the next kernel median {statistics.median(g) if g else float('nan'):.2f} us "
+          f"(min {min(g) if g else float('nan'):.2f}, {len(g)} back-to-back)")
+EOF2
+  for mode in hot graph cold; do
+    kbctl bench softmax --variant fused --shape 4096x4096 --device cuda:0 --mode $mode \
+      --min-time 0.2 | grep -E "^fused"
+  done
 fi
 
 if want sweep; then
@@ -184,8 +213,8 @@ fi
 cp "$data"/*.db "$out/" 2>/dev/null  # the store, for history and reports made elsewhere
 kill $pid 2>/dev/null; wait $pid 2>/dev/null
 run_tests() {
-  for t in measure_test cuda_host_test nvml_gpu_test cuda_harness_test cheating_kernels_test \
-           profile_gpu_test user_kernel_gpu_test cuda_variants_gpu_test; do
+  for t in ${TESTS:-measure_test cuda_host_test nvml_gpu_test cuda_harness_test \
+           cheating_kernels_test profile_gpu_test user_kernel_gpu_test cuda_variants_gpu_test}; do
     step "$t"
     timeout 240 "$pack/bin/$t" >"$out/$t.log" 2>&1
     echo "rc=$?"; grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$out/$t.log" | sort | uniq -c

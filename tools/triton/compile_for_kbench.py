@@ -278,10 +278,16 @@ def compile_with_triton(desc, dtype, target):
     return triton.compile(src, target=gpu, options=options), version
 
 
-def write_outputs(out_dir, desc, metadata, cubin):
+def write_outputs(out_dir, desc, metadata, cubin, ptx=None):
+    """The cubin, kernel.json and, when given, the PTX beside the cubin (to read what Triton
+    generated; kbench runs the cubin)."""
     os.makedirs(out_dir, exist_ok=True)
-    with open(os.path.join(out_dir, metadata["binary"]["path"]), "wb") as f:
+    binary = os.path.join(out_dir, metadata["binary"]["path"])
+    with open(binary, "wb") as f:
         f.write(cubin)
+    if ptx is not None:
+        with open(os.path.splitext(binary)[0] + ".ptx", "w") as f:
+            f.write(ptx)
     path = os.path.join(out_dir, "kernel.json")
     with open(path, "w") as f:
         json.dump(metadata, f, indent=2)
@@ -336,7 +342,7 @@ def main(argv=None):
         facts = compiled_facts(compiled)
         metadata = build_metadata(desc, args.dtype, target, facts, f"{desc['name']}.cubin",
                                   version)
-        path = write_outputs(args.out_dir, desc, metadata, facts["cubin"])
+        path = write_outputs(args.out_dir, desc, metadata, facts["cubin"], facts["ptx"])
     except (AbiError, RuntimeError) as e:
         print(f"compile_for_kbench: {e}", file=sys.stderr)
         return 2
