@@ -67,6 +67,34 @@ TEST(ParseMemcheckReport, ReadsACleanRunAndOneError) {
   EXPECT_EQ(one.first_errors, "Program hit cudaErrorIllegalAddress");
 }
 
+// As an H100 reported a write far past an allocation (2026-11-25): the access, then every later
+// API call failing alike; the excerpt keeps the access and the first failed call only.
+TEST(ParseMemcheckReport, KeepsOneOfTheFailedCallsThatFollowAFault) {
+  const MemcheckReport r = ParseMemcheckReport(
+      "========= COMPUTE-SANITIZER\n"
+      "========= Invalid __global__ write of size 4 bytes\n"
+      "=========     at softmax_fused_user+0xe10\n"
+      "=========     by thread (0,0,0) in block (0,0,0)\n"
+      "=========     Access to 0x7f5964000000 is out of bounds\n"
+      "========= \n"
+      "========= Program hit cudaErrorLaunchFailure (error 719) due to \"unspecified launch "
+      "failure\" on CUDA API call to cudaStreamSynchronize.\n"
+      "=========     Saved host backtrace up to driver entry point at error\n"
+      "=========         Host Frame: [0x1] in libcuda.so.1\n"
+      "========= \n"
+      "========= Program hit cudaErrorLaunchFailure (error 719) due to \"unspecified launch "
+      "failure\" on CUDA API call to cudaFree.\n"
+      "========= \n"
+      "========= ERROR SUMMARY: 3 errors\n",
+      4096);
+  EXPECT_EQ(r.errors, 3);
+  EXPECT_EQ(r.first_errors,
+            "Invalid __global__ write of size 4 bytes; at softmax_fused_user+0xe10; by thread "
+            "(0,0,0) in block (0,0,0); Access to 0x7f5964000000 is out of bounds | Program hit "
+            "cudaErrorLaunchFailure (error 719) due to \"unspecified launch failure\" on CUDA API "
+            "call to cudaStreamSynchronize.");
+}
+
 TEST(ParseMemcheckReport, SaysUnknownWithoutASummary) {
   EXPECT_EQ(ParseMemcheckReport("", 100).errors, -1);
   EXPECT_EQ(ParseMemcheckReport("========= COMPUTE-SANITIZER\n", 100).errors, -1);

@@ -21,6 +21,7 @@ constexpr size_t kOutputTail = 1500;
 // Every line of compute-sanitizer's report starts with it.
 constexpr absl::string_view kLinePrefix = "========= ";
 constexpr absl::string_view kSummary = "ERROR SUMMARY: ";
+constexpr absl::string_view kApiError = "Program hit ";
 
 std::string ReadWhole(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
@@ -52,6 +53,7 @@ MemcheckReport ParseMemcheckReport(const std::string& text, size_t max_excerpt_b
   MemcheckReport report;
   bool in_error = false;
   bool cut = false;  // the excerpt leaves something out
+  bool api_error_seen = false;
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
     if (!absl::ConsumePrefix(&line, kLinePrefix)) continue;
     if (absl::ConsumePrefix(&line, kSummary)) {
@@ -65,7 +67,15 @@ MemcheckReport ParseMemcheckReport(const std::string& text, size_t max_excerpt_b
     const bool indented = absl::StartsWith(line, " ");
     if (absl::StrContains(line, "Host Frame") || absl::StrContains(line, "host backtrace"))
       continue;
-    if (!indented) in_error = !absl::StartsWith(line, "COMPUTE-SANITIZER") && !line.empty();
+    if (!indented) {
+      in_error = !absl::StartsWith(line, "COMPUTE-SANITIZER") && !line.empty();
+      // After a faulting access every later CUDA call fails alike ("Program hit
+      // cudaErrorLaunchFailure ... on CUDA API call to cudaFree"): the first says it.
+      if (absl::StartsWith(line, kApiError)) {
+        if (api_error_seen) in_error = false;
+        api_error_seen = true;
+      }
+    }
     if (!in_error) continue;
     if (report.first_errors.size() >= max_excerpt_bytes) {
       cut = true;
