@@ -84,7 +84,9 @@ class FleetTest : public ::testing::Test {
 TEST_F(FleetTest, AJobForAnotherNodesCpuRunsThereAndTheFirstNodeWatchesIt) {
   Daemon& a = StartNode("node-a");
   StartNode("node-b");
-  v1::JobSpec spec = QuickCpuSpec();
+  // Long enough to be seen running: a watch sends the job as it is at each poll, so a job that
+  // starts and ends between two polls is seen only ended (one in three quick jobs, here).
+  v1::JobSpec spec = LongCpuSpec(1.0);
   spec.set_device("node-b/cpu");
   absl::StatusOr<v1::Job> job = Submit(a.stub(), spec);
   ASSERT_TRUE(job.ok()) << job.status();

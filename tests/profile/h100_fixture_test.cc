@@ -2,6 +2,10 @@
 // f32, 20 iterations each) taken on an H100 by profile_gpu_test, warm-up records trimmed
 // (fixtures/trim_activity.py), and Nsight Compute's raw page for the fused kernel from a later
 // run of the same test.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
 #include <map>
 
 #include "gtest/gtest.h"
@@ -105,6 +109,26 @@ TEST(H100Recording, ReadsNsightComputesRawPage) {
   EXPECT_NEAR(m[0].sm_throughput_percent(), (31.28 + 31.83 + 31.70) / 3, 1e-9);
   EXPECT_NEAR(m[0].achieved_occupancy_percent(), (68.31 + 68.24 + 68.11) / 3, 1e-9);
   EXPECT_NEAR(m[0].l2_hit_rate_percent(), (49.64 + 49.71 + 49.67) / 3, 1e-9);
+}
+
+// Issue 12, item 8: what a job writes (event by event) is the document BuildChromeTrace makes.
+TEST(H100Recording, WritesTheSameTraceEventByEvent) {
+  const ActivityLog log = LoadH100();
+  TraceOptions options;
+  options.metadata = {{"job_id", "j-1"}, {"kernel", "softmax"}};
+  char tmpl[] = "/tmp/kbench_trace_XXXXXX";
+  const int fd = mkstemp(tmpl);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  ASSERT_TRUE(WriteChromeTrace(log, Attribute(log), options, tmpl).ok());
+  std::ifstream f(tmpl);
+  const nlohmann::json written = nlohmann::json::parse(f);
+  unlink(tmpl);
+  const nlohmann::json built = BuildChromeTrace(log, Attribute(log), options);
+  ASSERT_GT(built["traceEvents"].size(), 100u);
+  EXPECT_EQ(written, built);
+  EXPECT_EQ(WriteChromeTrace(log, Attribute(log), options, "/nonexistent/dir/trace.json").code(),
+            absl::StatusCode::kInternal);
 }
 
 TEST(H100Recording, LinksEveryRecordedKernelToItsLaunchCall) {

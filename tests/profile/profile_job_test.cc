@@ -27,6 +27,7 @@ struct FakeDevice {
   // NoteLaunches calls, with the phase the device was in: "on@<kernels so far>".
   std::vector<std::string> noting;
   uint64_t dropped = 0;
+  uint64_t over_limit = 0;
 };
 
 class FakeVariant : public PreparedVariant {
@@ -133,6 +134,7 @@ class FakeRecorder : public profile::ActivityRecorder {
   absl::StatusOr<profile::ActivityLog> Stop() override {
     profile::ActivityLog log = device_->log;
     log.dropped_records = device_->dropped;
+    log.records_over_limit = device_->over_limit;
     return log;
   }
 
@@ -323,6 +325,18 @@ TEST_F(ProfileJobTest, FailsWhenCuptiDroppedRecords) {
   absl::StatusOr<JobRun> run = Run();
   EXPECT_EQ(run.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_NE(run.status().message().find("dropped 12"), std::string::npos) << run.status();
+}
+
+// Issue 12, item 8: the collector keeps at most kMaxActivityRecords and counts the rest.
+TEST_F(ProfileJobTest, FailsARecordingPastTheRecordLimitNamingIterations) {
+  device_.over_limit = 345;
+  absl::StatusOr<JobRun> run = Run();
+  EXPECT_EQ(run.status().code(), absl::StatusCode::kResourceExhausted);
+  const std::string message(run.status().message());
+  EXPECT_NE(message.find("passed 500000 activity records (345 more were not kept)"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("lower profile.iterations"), std::string::npos) << message;
 }
 
 TEST_F(ProfileJobTest, KeepsTheRawActivityWhenAsked) {

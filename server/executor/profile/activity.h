@@ -108,6 +108,12 @@ struct FunctionAttributes {
 };
 
 // Everything one profile recorded.
+// The most activity records one recording keeps (issue 12, item 8): a bound on the executor's
+// memory, since the trace holds each record's event (under 1 KiB) before writing it. A
+// 1000-iteration profile (the most a job may ask) of four variants of five kernels each
+// records about 60,000 (a kernel and its runtime and driver calls per launch).
+inline constexpr uint64_t kMaxActivityRecords = 500'000;
+
 struct ActivityLog {
   std::vector<KernelActivity> kernels;
   std::vector<TransferActivity> transfers;
@@ -118,6 +124,13 @@ struct ActivityLog {
   std::map<std::string, FunctionAttributes> functions;
   // Records CUPTI dropped because its buffers were full (0 when nothing was lost).
   uint64_t dropped_records = 0;
+  // Records delivered once the log held kMaxActivityRecords, and not kept.
+  uint64_t records_over_limit = 0;
+
+  // The records kept (spans and functions aside).
+  uint64_t RecordCount() const {
+    return kernels.size() + transfers.size() + api_calls.size() + syncs.size() + overheads.size();
+  }
 };
 
 }  // namespace kbench::executor::profile

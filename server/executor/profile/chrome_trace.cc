@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <map>
+#include <ostream>
 #include <set>
 #include <string>
 #include <vector>
@@ -95,33 +97,59 @@ class TraceBuilder {
   }
 
   json Build() {
+    Collect();
+    json events = json::array();
+    for (json& e : metadata_) events.push_back(std::move(e));
+    for (Slice_& s : slices_) events.push_back(std::move(s.event));
+    for (json& e : flows_) events.push_back(std::move(e));
+    json trace;
+    trace["traceEvents"] = std::move(events);
+    trace["displayTimeUnit"] = "ns";
+    trace["otherData"] = OtherData();
+    return trace;
+  }
+
+  // The same document, event by event: the trace is never held whole as text.
+  void Write(std::ostream& out) {
+    Collect();
+    out << "{\"traceEvents\":[";
+    bool first = true;
+    const auto emit = [&](json& e) {
+      out << (first ? "\n" : ",\n") << e.dump();
+      first = false;
+      e = nullptr;  // its memory goes as it is written
+    };
+    for (json& e : metadata_) emit(e);
+    for (Slice_& s : slices_) emit(s.event);
+    for (json& e : flows_) emit(e);
+    out << "\n],\"displayTimeUnit\":\"ns\",\"otherData\":" << OtherData().dump() << "}\n";
+  }
+
+ private:
+  // Every event, in the order written: metadata, slices by time (parents before children at
+  // equal timestamps, so viewers nest them), then flows.
+  void Collect() {
     AddSpans();
     AddApiCalls();
     AddSyncs();
     AddOverheads();
     AddKernels();
     AddTransfers();
-    // Parents before children at equal timestamps, so viewers nest them.
     std::stable_sort(slices_.begin(), slices_.end(), [](const Slice_& a, const Slice_& b) {
       if (a.ts != b.ts) return a.ts < b.ts;
       return a.dur > b.dur;
     });
-    json events = json::array();
-    AddMetadata(&events);
-    for (Slice_& s : slices_) events.push_back(std::move(s.event));
-    for (json& e : flows_) events.push_back(std::move(e));
-    json trace;
-    trace["traceEvents"] = std::move(events);
-    trace["displayTimeUnit"] = "ns";
+    AddMetadata(&metadata_);
+  }
+
+  json OtherData() const {
     json other = {{"base_time_ns", base_ns_},
                   {"clock", absl::StrCat(kTraceClockName, " (CUPTI timestamp callback), ns")},
                   {"dropped_records", log_.dropped_records}};
     for (const auto& [k, v] : options_.metadata) other[k] = v;
-    trace["otherData"] = std::move(other);
-    return trace;
+    return other;
   }
 
- private:
   // Microseconds since base, rounded to the nanosecond.
   double Us(uint64_t ns) const {
     const int64_t rel = static_cast<int64_t>(ns) - static_cast<int64_t>(base_ns_);
@@ -293,13 +321,14 @@ class TraceBuilder {
     }
   }
 
-  void Meta(const char* what, int64_t pid, std::optional<int64_t> tid, json args, json* events) {
+  void Meta(const char* what, int64_t pid, std::optional<int64_t> tid, json args,
+            std::vector<json>* events) {
     json e = {{"ph", "M"}, {"name", what}, {"pid", pid}, {"args", std::move(args)}};
     if (tid.has_value()) e["tid"] = *tid;
     events->push_back(std::move(e));
   }
 
-  void AddMetadata(json* events) {
+  void AddMetadata(std::vector<json>* events) {
     if (host_pid_ != 0 || !host_threads_.empty()) {
       Meta("process_name", host_pid_, std::nullopt,
            {{"name", absl::StrCat("kbench executor (pid ", host_pid_, ")")}}, events);
@@ -338,6 +367,7 @@ class TraceBuilder {
     double ts, dur;
     json event;
   };
+  std::vector<json> metadata_;
   std::vector<Slice_> slices_;
   std::vector<json> flows_;
 };
@@ -347,6 +377,16 @@ class TraceBuilder {
 json BuildChromeTrace(const ActivityLog& log, const AttributedLog& attribution,
                       const TraceOptions& options) {
   return TraceBuilder(log, attribution, options).Build();
+}
+
+absl::Status WriteChromeTrace(const ActivityLog& log, const AttributedLog& attribution,
+                              const TraceOptions& options, const std::string& path) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return absl::InternalError(absl::StrCat("cannot write ", path));
+  TraceBuilder(log, attribution, options).Write(out);
+  out.close();
+  if (!out) return absl::InternalError(absl::StrCat("write failed: ", path));
+  return absl::OkStatus();
 }
 
 }  // namespace kbench::executor::profile

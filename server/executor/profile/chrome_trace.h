@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "absl/status/status.h"
 #include "nlohmann/json.hpp"
 #include "server/executor/profile/activity.h"
 #include "server/executor/profile/attribution.h"
@@ -36,5 +37,10 @@ struct TraceOptions {
 // CLOCK_MONOTONIC_RAW, trace_clock.h), with nanosecond resolution.
 nlohmann::json BuildChromeTrace(const ActivityLog& log, const AttributedLog& attribution,
                                 const TraceOptions& options);
+
+// The same trace written to `path` event by event (what a job does: the document is never held
+// whole as text, only its events).
+absl::Status WriteChromeTrace(const ActivityLog& log, const AttributedLog& attribution,
+                              const TraceOptions& options, const std::string& path);
 
 }  // namespace kbench::executor::profile

@@ -286,6 +286,10 @@ void CUPTIAPI OnBufferCompleted(CUcontext context, uint32_t stream_id, uint8_t* 
     CUpti_Activity* record = nullptr;
     while (r->active && valid_size > 0 &&
            cuptiActivityGetNextRecord(buffer, valid_size, &record) == CUPTI_SUCCESS) {
+      if (r->log.RecordCount() >= kMaxActivityRecords) {
+        ++r->log.records_over_limit;  // counted, not kept: the job fails with the count
+        continue;
+      }
       Convert(r, record);
     }
     size_t dropped = 0;

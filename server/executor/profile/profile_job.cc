@@ -359,6 +359,13 @@ absl::StatusOr<profile::ActivityLog> RecordActivity(
   KBENCH_RETURN_IF_ERROR(profile_run.RecordVariants(run));
   KBENCH_ASSIGN_OR_RETURN(profile::ActivityLog log, recorder->Stop());
   runner.ReadClocks(env->mutable_after());
+  if (log.records_over_limit > 0) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("profile: the recording passed ", profile::kMaxActivityRecords,
+                     " activity records (", log.records_over_limit,
+                     " more were not kept), more than a trace can hold; lower profile.iterations (",
+                     plan.iterations, ") or profile fewer variants at once"));
+  }
   if (log.dropped_records > 0) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "profile: CUPTI dropped ", log.dropped_records,
@@ -403,9 +410,9 @@ absl::Status WriteArtifacts(const JobContext& context, const Plan& plan, DeviceR
                             const std::optional<profile::DeviceLimits>& limits,
                             const profile::ProfileSummary& summary, JobRun* run) {
   const profile::TraceOptions trace_options = MakeTraceOptions(context, plan, runner, limits);
-  KBENCH_RETURN_IF_ERROR(
-      WriteArtifact("trace.json", profile::BuildChromeTrace(log, attribution, trace_options).dump(),
-                    "application/json", context, run));
+  const std::string trace_path = context.job->artifact_dir() + "/trace.json";
+  KBENCH_RETURN_IF_ERROR(profile::WriteChromeTrace(log, attribution, trace_options, trace_path));
+  AddArtifact(run, "trace.json", trace_path, "application/json");
   const std::string title = Title(context.job->spec(), plan, runner.info());
   KBENCH_RETURN_IF_ERROR(WriteArtifact("summary.txt", profile::FormatSummaryText(summary, title),
                                        "text/plain", context, run));
