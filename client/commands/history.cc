@@ -9,6 +9,7 @@
 #include "client/commands/commands.h"
 #include "client/errors.h"
 #include "client/format/history_view.h"
+#include "client/pages.h"
 #include "common/status_macros.h"
 #include "report/history_plot.h"
 
@@ -70,18 +71,14 @@ absl::Status PlotHistory(Session& session, const HistoryFlags& flags,
 
 absl::Status RunHistory(Session& session, const HistoryFlags& flags) {
   KBENCH_ASSIGN_OR_RETURN(v1::ListHistoryRequest request, BuildHistoryRequest(flags));
-  v1::ListHistoryResponse all;
-  while (true) {
-    KBENCH_ASSIGN_OR_RETURN(v1::ListHistoryResponse page,
-                            session.connection().ListHistory(request));
-    for (v1::HistoryEntry& e : *page.mutable_entries()) *all.add_entries() = std::move(e);
-    all.set_next_page_token(page.next_page_token());
-    if (!flags.all || page.next_page_token().empty()) break;
-    if (page.next_page_token() == request.page_token()) {
-      return absl::InternalError("ListHistory returned the page token it was given; stopping");
-    }
-    request.set_page_token(page.next_page_token());
-  }
+  KBENCH_ASSIGN_OR_RETURN(
+      const v1::ListHistoryResponse all,
+      FetchPages<v1::ListHistoryResponse>(
+          request, flags.all, "ListHistory",
+          [&](const v1::ListHistoryRequest& r) { return session.connection().ListHistory(r); },
+          [](const v1::ListHistoryResponse& page, v1::ListHistoryResponse* all) {
+            all->mutable_entries()->MergeFrom(page.entries());
+          }));
   if (!flags.plot.empty()) return PlotHistory(session, flags, all);
   if (session.json()) return session.PrintJson(all);
   if (all.entries().empty()) {

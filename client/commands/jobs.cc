@@ -8,6 +8,7 @@
 #include "client/commands/commands.h"
 #include "client/format/job_view.h"
 #include "client/job_wait.h"
+#include "client/pages.h"
 #include "client/sweep_wait.h"
 #include "common/status_macros.h"
 
@@ -47,18 +48,14 @@ absl::StatusOr<v1::ListJobsRequest> BuildListRequest(const ListFlags& f) {
 
 absl::Status RunJobs(Session& session, const ListFlags& flags) {
   KBENCH_ASSIGN_OR_RETURN(v1::ListJobsRequest request, BuildListRequest(flags));
-  v1::ListJobsResponse all;
-  while (true) {
-    KBENCH_ASSIGN_OR_RETURN(v1::ListJobsResponse page, session.connection().ListJobs(request));
-    for (v1::Job& job : *page.mutable_jobs()) *all.add_jobs() = std::move(job);
-    all.set_next_page_token(page.next_page_token());
-    if (!flags.all || page.next_page_token().empty()) break;
-    if (page.next_page_token() == request.page_token()) {
-      return absl::InternalError(absl::StrCat("ListJobs returned the page token it was given (\"",
-                                              request.page_token(), "\"); stopping"));
-    }
-    request.set_page_token(page.next_page_token());
-  }
+  KBENCH_ASSIGN_OR_RETURN(
+      const v1::ListJobsResponse all,
+      FetchPages<v1::ListJobsResponse>(
+          request, flags.all, "ListJobs",
+          [&](const v1::ListJobsRequest& r) { return session.connection().ListJobs(r); },
+          [](const v1::ListJobsResponse& page, v1::ListJobsResponse* all) {
+            all->mutable_jobs()->MergeFrom(page.jobs());
+          }));
   if (session.json()) return session.PrintJson(all);
   if (all.jobs().empty()) {
     session.Note("kbctl: no jobs match");
