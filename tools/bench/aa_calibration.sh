@@ -4,19 +4,24 @@
 # give the power to detect a 3 % slowdown. On the cpu device the slower problem is a shape with
 # 1.03x the rows; on a GPU, a copy of 1.03x the bytes.
 #
-# Usage: aa_calibration.sh [-n N] [-d DEVICE] [-t MIN_TIME_S] [-e MIN_EFFECT_PCT]
+# Usage: aa_calibration.sh [-n N] [-d DEVICE] [-t MIN_TIME_S] [-e MIN_EFFECT_PCT] [-o ROUNDS]
 #   KBENCH_SERVER (or kbctl's context) names the daemon; KBCTL overrides the kbctl binary;
 #   BENCH_ARGS adds bench flags (default "--timeout-s 2": each job samples 0.2 to 2 s).
+#   -o ROUNDS appends each round, as it ends, to a JSON-lines file, and the summary covers every
+#   round in it: a calibration longer than one sitting (200 rounds of ~12 s on an H100 outlast
+#   a 10-minute device call) is run in parts against the same file.
 # Prints one summary line per comparison kind and a JSON summary on the last line.
 set -euo pipefail
-n=50 device=cpu min_time=0.2 min_effect=""
-while getopts "n:d:t:e:" opt; do
+n=50 device=cpu min_time=0.2 min_effect="" rounds=""
+while getopts "n:d:t:e:o:" opt; do
   case $opt in
     n) n=$OPTARG ;;
     d) device=$OPTARG ;;
     t) min_time=$OPTARG ;;
     e) min_effect=$OPTARG ;;
-    *) echo "usage: $0 [-n N] [-d DEVICE] [-t MIN_TIME_S] [-e MIN_EFFECT_PCT]" >&2; exit 2 ;;
+    o) rounds=$OPTARG ;;
+    *) echo "usage: $0 [-n N] [-d DEVICE] [-t MIN_TIME_S] [-e MIN_EFFECT_PCT] [-o ROUNDS]" >&2
+       exit 2 ;;
   esac
 done
 kbctl=${KBCTL:-kbctl}
@@ -27,6 +32,11 @@ else
 fi
 effect_flag=()
 [[ -n $min_effect ]] && effect_flag=(--min-effect "$min_effect")
+if [[ -z $rounds ]]; then  # this call's rounds only
+  rounds=$(mktemp)
+  trap 'rm -f "$rounds"' EXIT
+fi
+touch "$rounds"
 
 bench() {  # bench SHAPE -> job id
   "$kbctl" -o json bench "$op" --variant "$variant" --shape "$1" --device "$device" \
@@ -37,31 +47,47 @@ verdict() {  # verdict BASELINE CANDIDATE -> "SAME|FASTER|SLOWER|UNSURE CHANGE_P
     jq -r '.variants[0] | "\(.verdict | sub("^VERDICT_"; "")) \(.change_percent)"'
 }
 
-declare -A aa=([SAME]=0 [FASTER]=0 [SLOWER]=0 [UNSURE]=0)
-declare -A slow=([SAME]=0 [FASTER]=0 [SLOWER]=0 [UNSURE]=0)
-aa_changes=()
 start=$(date +%s)
 for i in $(seq 1 "$n"); do
   a=$(bench "$base_shape"); b=$(bench "$base_shape"); c=$(bench "$slow_shape")
-  read -r v change < <(verdict "$a" "$b"); aa[$v]=$((aa[$v] + 1)); aa_changes+=("$change")
-  read -r v change < <(verdict "$a" "$c"); slow[$v]=$((slow[$v] + 1))
-  if ((i % 10 == 0)); then echo "pair $i/$n: A/A ${aa[*]@K}; 1.03x ${slow[*]@K}" >&2; fi
+  read -r aa_v aa_change < <(verdict "$a" "$b")
+  read -r slow_v slow_change < <(verdict "$a" "$c")
+  jq -cn --arg device "$device" --arg op "$op" --arg shape "$base_shape" --arg aa "$aa_v" \
+    --arg slow "$slow_v" --argjson aa_change "$aa_change" --argjson slow_change "$slow_change" \
+    --arg jobs "$a $b $c" --arg at "$(date -u +%FT%TZ)" \
+    '{at: $at, device: $device, op: $op, shape: $shape, aa: $aa, aa_change: $aa_change,
+      slow: $slow, slow_change: $slow_change, jobs: $jobs}' >>"$rounds"
+  if ((i % 10 == 0)); then
+    echo "round $i/$n: $(jq -rs '"A/A \(map(.aa) | group_by(.) | map("\(.[0]) \(length)") |
+      join(", ")); 1.03x \(map(.slow) | group_by(.) | map("\(.[0]) \(length)") | join(", "))"' \
+      "$rounds") (all rounds in the file)" >&2
+  fi
 done
 elapsed=$(($(date +%s) - start))
-echo "A/A ($n pairs, $op $variant $base_shape on $device): SAME ${aa[SAME]} FASTER ${aa[FASTER]} SLOWER ${aa[SLOWER]} UNSURE ${aa[UNSURE]}"
-echo "1.03x ($n pairs, $base_shape -> $slow_shape): SLOWER ${slow[SLOWER]} SAME ${slow[SAME]} UNSURE ${slow[UNSURE]} FASTER ${slow[FASTER]}"
-# The 95th percentile of |A/A change| is the smallest --min-effect that these A/A pairs would
-# not have called a regression 95 % of the time: a calibrated threshold for this device.
-/usr/bin/python3 -c '
+# Every round in the file, this call's and earlier ones'. The 95th percentile of |A/A change| is
+# the smallest --min-effect that these A/A pairs would not have called a regression 95 % of the
+# time: a calibrated threshold for this device.
+/usr/bin/python3 - "$rounds" "$elapsed" <<'PY'
 import json, sys
-n = int(sys.argv[1]); aa = [int(x) for x in sys.argv[2:6]]; sl = [int(x) for x in sys.argv[6:10]]
-changes = sorted(abs(float(x)) for x in sys.argv[11:])
-p95 = changes[min(len(changes) - 1, int(0.95 * len(changes)))] if changes else None
-print(json.dumps({"pairs": n, "false_slower_rate": aa[2] / n, "false_faster_rate": aa[1] / n,
-                  "aa_same_rate": aa[0] / n, "aa_unsure_rate": aa[3] / n,
-                  "power_slower_3pct": sl[2] / n, "slower_3pct_counts": {"SLOWER": sl[2],
-                  "SAME": sl[0], "UNSURE": sl[3], "FASTER": sl[1]},
-                  "aa_abs_change_p95_percent": p95, "elapsed_seconds": int(sys.argv[10])}))' \
-  "$n" "${aa[SAME]}" "${aa[FASTER]}" "${aa[SLOWER]}" "${aa[UNSURE]}" \
-  "${slow[SAME]}" "${slow[FASTER]}" "${slow[SLOWER]}" "${slow[UNSURE]}" "$elapsed" \
-  "${aa_changes[@]}"
+rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+n = len(rows)
+count = lambda key, v: sum(1 for r in rows if r[key] == v)
+changes = sorted(abs(float(r["aa_change"])) for r in rows)
+p95 = changes[min(n - 1, int(0.95 * n))] if changes else None
+first = rows[0] if rows else {}
+print(f"A/A ({n} pairs, {first.get('op')} {first.get('shape')} on {first.get('device')}): "
+      f"SAME {count('aa', 'SAME')} FASTER {count('aa', 'FASTER')} "
+      f"SLOWER {count('aa', 'SLOWER')} UNSURE {count('aa', 'UNSURE')}")
+print(f"1.03x ({n} pairs): SLOWER {count('slow', 'SLOWER')} SAME {count('slow', 'SAME')} "
+      f"UNSURE {count('slow', 'UNSURE')} FASTER {count('slow', 'FASTER')}")
+print(json.dumps({"pairs": n,
+                  "false_slower_rate": count("aa", "SLOWER") / n if n else None,
+                  "false_faster_rate": count("aa", "FASTER") / n if n else None,
+                  "aa_same_rate": count("aa", "SAME") / n if n else None,
+                  "aa_unsure_rate": count("aa", "UNSURE") / n if n else None,
+                  "power_slower_3pct": count("slow", "SLOWER") / n if n else None,
+                  "slower_3pct_counts": {v: count("slow", v)
+                                         for v in ("SLOWER", "SAME", "UNSURE", "FASTER")},
+                  "aa_abs_change_p95_percent": p95,
+                  "elapsed_seconds_this_call": int(sys.argv[2])}))
+PY

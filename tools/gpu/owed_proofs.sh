@@ -170,8 +170,12 @@ fi
 
 if want aa; then
   step "A/A calibration on cuda:0, ${AA_PAIRS:-200} rounds"
+  # Rounds append to the repository's record of every H100 round so far (a calibration of 200
+  # rounds outlasts one device call); the file comes back in OUT, to be committed.
+  rounds=${AA_ROUNDS:-docs/data/aa_h100_rounds.jsonl}
   KBCTL="$pack/bin/kbctl" timeout "${AA_TIMEOUT:-420}" bash tools/bench/aa_calibration.sh \
-    -n "${AA_PAIRS:-200}" -d cuda:0 -t "${AA_MIN_TIME:-0.1}" 2>&1 | tail -30
+    -n "${AA_PAIRS:-200}" -d cuda:0 -t "${AA_MIN_TIME:-0.1}" -o "$rounds" 2>&1 | tail -30
+  cp "$rounds" "$out/"
 fi
 
 if want triton; then
