@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "absl/strings/ascii.h"
@@ -48,6 +49,24 @@ absl::StatusOr<v1::UserKernelForm> FormOf(const UserKernelFlags& f) {
 
 // The Triton tool's metadata (tools/triton): the cubin's path (relative to the JSON file) or its
 // base64, num_warps, shared memory and the trailing scratch pointers of Triton 3.x.
+// The dims' and params' type in abi.params: all "i64" (kbench's ABI) or all "i32" (compiled
+// with --specialize-for, as Triton's JIT would).
+absl::Status ReadScalarType(const UserKernelFlags& f, const nlohmann::json& abi,
+                            v1::TritonMetadata* t) {
+  std::set<std::string> types;
+  for (const nlohmann::json& p : abi.value("params", nlohmann::json::array())) {
+    const std::string role = p.value("role", std::string());
+    if (role == "dim" || role == "param") types.insert(p.value("type", std::string("i64")));
+  }
+  if (types.size() > 1 ||
+      (types.size() == 1 && *types.begin() != "i64" && *types.begin() != "i32")) {
+    return UsageError(
+        absl::StrCat("--source: '", f.source, "': its dims and params must all be i64 or all i32"));
+  }
+  t->set_int32_scalars(types.size() == 1 && *types.begin() == "i32");
+  return absl::OkStatus();
+}
+
 absl::Status ReadTritonMetadata(const UserKernelFlags& f, const std::string& text,
                                 v1::UserKernel* uk) {
   const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
@@ -82,6 +101,7 @@ absl::Status ReadTritonMetadata(const UserKernelFlags& f, const std::string& tex
   for (const nlohmann::json& name : abi.value("divisible_by_16", nlohmann::json::array())) {
     if (name.is_string()) t->add_divisible_by_16(name.get<std::string>());
   }
+  KBENCH_RETURN_IF_ERROR(ReadScalarType(f, abi, t));
   // The grid the kernel was compiled for, unless --grid says otherwise.
   if (f.grid.empty()) {
     for (const nlohmann::json& g :

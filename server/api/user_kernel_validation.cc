@@ -2,6 +2,8 @@
 #include "server/api/user_kernel_validation.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <set>
 #include <string>
@@ -155,6 +157,23 @@ absl::Status ValidateDivisibility(const std::string& f, const v1::TritonMetadata
   return absl::OkStatus();
 }
 
+// A Triton kernel that takes its dims and params as int32 would read a truncated value for one
+// past 2^31: such a problem is refused.
+absl::Status ValidateInt32Scalars(const std::string& f, const v1::TritonMetadata& t,
+                                  const std::map<std::string, int64_t>& values) {
+  if (!t.int32_scalars()) return absl::OkStatus();
+  for (const auto& [name, value] : values) {
+    if (value > std::numeric_limits<int32_t>::max() ||
+        value < std::numeric_limits<int32_t>::min()) {
+      return Invalid(
+          f + ".triton.int32_scalars",
+          absl::StrCat("the kernel takes its dims and params as int32, but ", name, " = ", value,
+                       " does not fit; compile it without --specialize-for (int64)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 bool IsBinaryForm(v1::UserKernelForm form) {
   return form == v1::USER_KERNEL_FORM_CUBIN || form == v1::USER_KERNEL_FORM_TRITON;
 }
@@ -225,8 +244,10 @@ absl::Status ValidateOne(const v1::DeviceInfo& device, const kernels::Operation&
     return absl::OkStatus();
   }
   KBENCH_ASSIGN_OR_RETURN(const auto values, ExpressionValues(op, *spec));
-  if (uk->form() == v1::USER_KERNEL_FORM_TRITON)
+  if (uk->form() == v1::USER_KERNEL_FORM_TRITON) {
     KBENCH_RETURN_IF_ERROR(ValidateDivisibility(f, uk->triton(), values));
+    KBENCH_RETURN_IF_ERROR(ValidateInt32Scalars(f, uk->triton(), values));
+  }
   return ValidateLaunch(f, *uk, values);
 }
 

@@ -18,7 +18,8 @@ struct FakeLister {
     tokens_seen.push_back(request.page_token());
     const int start = request.page_token().empty() ? 0 : std::stoi(request.page_token().substr(1));
     v1::ListJobsResponse page;
-    for (int i = start; i < start + 2 && i < 5; ++i) page.add_jobs()->set_id("j" + std::to_string(i));
+    for (int i = start; i < start + 2 && i < 5; ++i)
+      page.add_jobs()->set_id("j" + std::to_string(i));
     if (start + 2 < 5) page.set_next_page_token(stuck ? "p1" : "p" + std::to_string(start + 2));
     return page;
   }

@@ -64,6 +64,26 @@ TEST_F(TritonMetadataTest, ReadsTheToolsOutput) {
   EXPECT_EQ(uk->launch().grid(0), "rows");
 }
 
+TEST_F(TritonMetadataTest, ReadsWhetherItsDimsAreInt32) {
+  absl::StatusOr<v1::UserKernel> uk = BuildUserKernel(Flags(kToolOutput));
+  ASSERT_TRUE(uk.ok()) << uk.status();
+  EXPECT_FALSE(uk->triton().int32_scalars());  // no types given: kbench's int64
+  std::string json = kToolOutput;
+  const std::string i32 =
+      R"("abi": {"params": [{"name": "in", "role": "input", "type": "*fp32"},
+                            {"name": "rows", "role": "dim", "type": "i32"},
+                            {"name": "cols", "role": "dim", "type": "i32"}],)";
+  json.replace(json.find("\"abi\": {"), 8, i32);
+  uk = BuildUserKernel(Flags(json));
+  ASSERT_TRUE(uk.ok()) << uk.status();
+  EXPECT_TRUE(uk->triton().int32_scalars());
+  json.replace(json.find("\"i32\"}]"), 5, "\"i64\"");
+  uk = BuildUserKernel(Flags(json));
+  ASSERT_FALSE(uk.ok());
+  EXPECT_NE(uk.status().message().find("must all be i64 or all i32"), std::string::npos)
+      << uk.status();
+}
+
 TEST_F(TritonMetadataTest, AGridOnTheCommandLineWins) {
   UserKernelFlags f = Flags(kToolOutput);
   f.grid = {"cdiv(rows, 2)"};

@@ -208,6 +208,30 @@ TEST_F(CompileJob, TritonKernelSpecialisedForDivisibleDimsRefusesOtherShapes) {
   EXPECT_EQ(SubmitStatus(daemon_, spec).error_code(), grpc::StatusCode::OK);
 }
 
+// A Triton cubin whose dims and params are int32 (tools/triton --specialize-for, as Triton's
+// JIT types them) is refused for a problem whose value does not fit: square's n is the element
+// count, 2^32 for 65536x65536.
+TEST_F(CompileJob, TritonKernelWithInt32ScalarsRefusesValuesPastInt32) {
+  v1::JobSpec spec = CompileSpec("square", v1::USER_KERNEL_FORM_TRITON,
+                                 ReadFile(KBENCH_TEST_SQUARE_SM90A_CUBIN), "square_kernel");
+  v1::UserKernel* uk = spec.mutable_user_kernels(0);
+  uk->mutable_launch()->add_grid("cdiv(n, 128)");
+  uk->mutable_triton()->set_num_warps(4);
+  uk->mutable_triton()->set_int32_scalars(true);
+  spec.add_shape(65536);
+  spec.add_shape(65536);
+  const grpc::Status s = SubmitStatus(daemon_, spec);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << s.error_message();
+  EXPECT_NE(s.error_message().find("user_kernels[0].triton.int32_scalars"), std::string::npos)
+      << s.error_message();
+  EXPECT_NE(s.error_message().find("n = 4294967296 does not fit"), std::string::npos)
+      << s.error_message();
+  spec.clear_shape();
+  spec.add_shape(4096);
+  spec.add_shape(4096);
+  EXPECT_EQ(SubmitStatus(daemon_, spec).error_code(), grpc::StatusCode::OK);
+}
+
 #else  // a build without the CUDA toolkit
 
 TEST_F(CompileJob, FailsSayingTheBuildHasNoCudaToolkit) {

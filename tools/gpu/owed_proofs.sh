@@ -9,8 +9,8 @@
 #   sweep     the softmax sweep over cols 256..65536 with its plots and report (issue 13)
 #   aa        A/A calibration and the power to see a 3 % slower copy (issue 13), N=$AA_PAIRS
 #   gaps      a profile's kernel durations and launch gaps beside hot/graph/cold medians (16)
-#   triton    Triton's AOT softmax and vector add against do_bench, with and without the
-#             dims' divisibility specialised as Triton's JIT does (issue 10)
+#   triton    Triton's AOT softmax and vector add against do_bench, plain and specialised for
+#             the shape as Triton's JIT does (dims divisible by 16, and i32) (issue 10)
 # usage: STEPS="tests nvrtc ..." owed_proofs.sh PACK_DIR OUT_DIR
 set -uo pipefail
 pack=$(cd "$1" && pwd); out=$2

@@ -75,8 +75,9 @@ def abi_params(desc, dtype):
     params = [{"name": t, "role": "input", "type": POINTER_TYPES[dtype]} for t in desc["inputs"]]
     params += [{"name": t, "role": "output", "type": POINTER_TYPES[dtype]}
                for t in desc["outputs"]]
-    params += [{"name": d, "role": "dim", "type": "i64"} for d in desc["dims"]]
-    params += [{"name": p, "role": "param", "type": "i64"} for p in desc["params"]]
+    scalar = desc.get("scalar_type", "i64")
+    params += [{"name": d, "role": "dim", "type": scalar} for d in desc["dims"]]
+    params += [{"name": p, "role": "param", "type": scalar} for p in desc["params"]]
     return params
 
 
@@ -236,6 +237,17 @@ def divisible_names(desc, shape, names):
     return sorted(set(chosen), key=known.index)
 
 
+def scalar_type(chosen, specialize_for):
+    """The dims' and params' Triton type: as chosen, else i32 when compiling for a shape (the
+    JIT's type for every int below 2^31, and a shape's dims are), else kbench's i64."""
+    if chosen:
+        return chosen
+    if not specialize_for:
+        return "i64"
+    fits = all(int(x) < 2**31 for x in specialize_for.lower().split("x"))
+    return "i32" if fits else "i64"
+
+
 def triton_version_tuple(version):
     """(major, minor) of a version string such as "3.2.0" or "3.4.0+git1234"."""
     match = re.match(r"(\d+)\.(\d+)", version)
@@ -310,6 +322,10 @@ def parse_args(argv):
                         "refuses shapes where such a dim is not")
     p.add_argument("--divisible", action="append", default=[], metavar="NAME",
                    help="declare a dim or param divisible by 16 (repeatable)")
+    p.add_argument("--scalars", choices=("i64", "i32"),
+                   help="the dims' and params' type: i64 (kbench's ABI; the default) or i32, as "
+                        "Triton's JIT types a Python int below 2^31 (the default with "
+                        "--specialize-for); kbench refuses values that do not fit")
     p.add_argument("--num-warps", type=int)
     p.add_argument("--num-stages", type=int)
     return p.parse_args(argv)
@@ -324,7 +340,8 @@ def apply_overrides(desc, args):
                            f"{list(constexprs)}")
         constexprs[name] = int(value)
     desc = dict(desc, constexprs=constexprs,
-                divisible_by_16=divisible_names(desc, args.specialize_for, args.divisible))
+                divisible_by_16=divisible_names(desc, args.specialize_for, args.divisible),
+                scalar_type=scalar_type(args.scalars, args.specialize_for))
     if args.num_warps:
         desc["num_warps"] = args.num_warps
     if args.num_stages is not None:

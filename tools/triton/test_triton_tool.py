@@ -110,6 +110,22 @@ class TritonSignature(unittest.TestCase):
         desc = dict(desc, divisible_by_16=["cols"])
         self.assertEqual(sorted(ck.divisibility_attrs(desc, "f32")), [(0, ), (1, ), (3, )])
 
+    def test_specialising_for_a_shape_types_dims_as_the_jit_does(self):
+        # Triton's JIT types a Python int below 2^31 as i32; kbench's ABI default is i64.
+        self.assertEqual(ck.scalar_type(None, None), "i64")
+        self.assertEqual(ck.scalar_type(None, "4096x4096"), "i32")
+        self.assertEqual(ck.scalar_type(None, "4096x2147483648"), "i64")
+        self.assertEqual(ck.scalar_type("i64", "4096x4096"), "i64")
+        desc = dict(ck.load_descriptor(SOFTMAX), scalar_type="i32")
+        self.assertEqual(ck.triton_signature(desc, "f32"),
+                         {"in_ptr": "*fp32", "out_ptr": "*fp32", "rows": "i32", "cols": "i32",
+                          "BLOCK_SIZE": "constexpr"})
+        facts = ck.compiled_facts(fake_compiled())
+        md = ck.build_metadata(desc, "f32", {"backend": "cuda", "arch": 90, "warp_size": 32},
+                               facts, "softmax_row.cubin", "3.6.0")
+        self.assertEqual([p["type"] for p in md["abi"]["params"] if p["role"] == "dim"],
+                         ["i32", "i32"])
+
     def test_specialising_refuses_unknown_names_and_wrong_ranks(self):
         desc = ck.load_descriptor(SOFTMAX)
         with self.assertRaisesRegex(ck.AbiError, "dims and params"):

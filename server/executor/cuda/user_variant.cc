@@ -52,10 +52,12 @@ absl::Status Load(const kernels::SmArch& arch, LoadedUserModule* m) {
   return absl::OkStatus();
 }
 
-// The arguments in ABI order: input and output pointers, dims and params as int64, then the
-// trailing null pointers a Triton kernel takes.
+// The arguments in ABI order: input and output pointers, dims and params as int64 (or int32
+// for a Triton kernel compiled so; kbenchd refused values that do not fit), then the trailing
+// null pointers a Triton kernel takes.
 struct AbiArguments {
   std::vector<int64_t> scalars;
+  bool int32_scalars = false;
   int trailing_nulls = 0;
 };
 
@@ -66,9 +68,13 @@ absl::Status LaunchUser(cudaKernel_t kernel, const usermodule::EvaluatedLaunch& 
   const size_t tensors = pointers.size();
   pointers.resize(tensors + static_cast<size_t>(abi.trailing_nulls), nullptr);
   std::vector<int64_t> scalars = abi.scalars;
+  std::vector<int32_t> scalars32(scalars.begin(), scalars.end());
   std::vector<void*> argv;
   for (size_t i = 0; i < tensors; ++i) argv.push_back(&pointers[i]);
-  for (int64_t& s : scalars) argv.push_back(&s);
+  for (size_t i = 0; i < scalars.size(); ++i) {
+    argv.push_back(abi.int32_scalars ? static_cast<void*>(&scalars32[i])
+                                     : static_cast<void*>(&scalars[i]));
+  }
   for (size_t i = tensors; i < pointers.size(); ++i) argv.push_back(&pointers[i]);
 
   cudaLaunchConfig_t config{};
@@ -181,8 +187,9 @@ absl::StatusOr<VariantLauncher> MakeUserLauncher(const LoadedUserModule& module,
   AbiArguments abi;
   abi.scalars = kernels::AbiDimValues(*op, problem);
   for (const kernels::ParamDesc& p : op->params) abi.scalars.push_back(problem.params.at(p.name));
-  abi.trailing_nulls =
-      uk.form() == v1::USER_KERNEL_FORM_TRITON ? uk.triton().trailing_null_pointers() : 0;
+  const bool triton = uk.form() == v1::USER_KERNEL_FORM_TRITON;
+  abi.trailing_nulls = triton ? uk.triton().trailing_null_pointers() : 0;
+  abi.int32_scalars = triton && uk.triton().int32_scalars();
   VariantLauncher launcher;
   const cudaKernel_t kernel = module.kernel;
   launcher.launch = [kernel, launch, abi](const kernels::Problem&,
