@@ -20,9 +20,9 @@ absl::StatusOr<v1::SanitizerRecord> SanitizeOne(
     std::vector<internal::v1::ArtifactFile>* artifacts) {
   const internal::v1::RunJob& job = *context.job;
   const std::string dir = job.artifact_dir();
-  // "@my.kernel" -> memcheck_my_kernel.txt: an artifact name holds no "..".
+  // "@my.kernel" -> memcheck_my.kernel.txt; an artifact name holds no "..".
   const std::string report_name =
-      absl::StrCat("memcheck_", absl::StrReplaceAll(variant.substr(1), {{".", "_"}}), ".txt");
+      absl::StrCat("memcheck_", absl::StrReplaceAll(variant.substr(1), {{"..", "._"}}), ".txt");
   MemcheckRequest request;
   request.sanitizer = sanitizer;
   KBENCH_ASSIGN_OR_RETURN(request.target_executable, SelfExecutable());
