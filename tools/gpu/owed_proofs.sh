@@ -203,6 +203,15 @@ if want triton; then
     --shape 16777216 --dtype f32 --ptx-out "$out/jit_vector_add.ptx"
   timeout 90 python3 tools/triton/do_bench_peer.py tools/triton/examples/softmax_row.py \
     --shape 4096 4096 --dtype f32 --ptx-out "$out/jit_softmax_row.ptx"
+  # The same AOT kernels kbench timed, under do_bench through Triton's launcher.
+  for spec in plain divisible; do
+    flags=(); [[ $spec == divisible ]] && flags=(--specialize-for 4096x4096)
+    timeout 90 python3 tools/triton/do_bench_peer.py tools/triton/examples/softmax_row.py \
+      --shape 4096 4096 --dtype f32 --aot "${flags[@]}"
+    flags=(); [[ $spec == divisible ]] && flags=(--specialize-for 16777216)
+    timeout 90 python3 tools/triton/do_bench_peer.py tools/triton/examples/vector_add.py \
+      --shape 16777216 --dtype f32 --aot "${flags[@]}"
+  done
   # What the JIT specialised that the AOT cubin (int64 dims, kbench's ABI) does not.
   for f in "$out"/jit_*.ptx "$out"/triton_*/*.ptx; do
     echo "$f: $(grep -c 'ld.global' "$f") ld.global, $(grep -c 'ld.global.v4' "$f") v4," \

@@ -55,7 +55,25 @@ def keep_jit_ptx(cache_dir, ptx_out):
     shutil.copyfile(found[0], ptx_out)
 
 
-def run(desc, shape, dtype, warmup_ms, rep_ms, ptx_out=None):
+def aot_launcher(desc, dtype, grid):
+    """Launches the ahead-of-time kernel compile_for_kbench.py builds for `desc` (the cubin
+    kbench times, i64 or i32 dims alike) through Triton's own CompiledKernel launcher, so that
+    do_bench times the same kernel as kbench, not the JIT's."""
+    target = {"backend": "cuda", "arch": 90, "warp_size": 32}
+    import torch
+    major, minor = torch.cuda.get_device_capability()
+    target["arch"] = major * 10 + minor
+    compiled, _ = compile_for_kbench.compile_with_triton(desc, dtype, target)
+    constexprs = list(desc["constexprs"].values())
+
+    def launch(*args):
+        # Triton 3.3+ launchers take every signature argument, constexprs included.
+        compiled[grid](*args, *constexprs)
+
+    return launch
+
+
+def run(desc, shape, dtype, warmup_ms, rep_ms, ptx_out=None, aot=False):
     triton_compat.require_triton()
     cache_dir = None
     if ptx_out:  # a fresh cache, so the launch below compiles and leaves its PTX there
@@ -74,9 +92,15 @@ def run(desc, shape, dtype, warmup_ms, rep_ms, ptx_out=None):
     dims = dict(zip(desc["dims"], shape))
     grid = launch_grid.grid(desc["grid"], dims)
 
-    def launch():
-        desc["kernel"][grid](*inputs, *outputs, *shape, **desc["constexprs"],
-                             num_warps=desc["num_warps"], num_stages=desc["num_stages"])
+    if aot:
+        aot_launch = aot_launcher(desc, dtype, grid)
+
+        def launch():
+            aot_launch(*inputs, *outputs, *shape)
+    else:
+        def launch():
+            desc["kernel"][grid](*inputs, *outputs, *shape, **desc["constexprs"],
+                                 num_warps=desc["num_warps"], num_stages=desc["num_stages"])
 
     launch()
     torch.cuda.synchronize()
@@ -90,6 +114,8 @@ def run(desc, shape, dtype, warmup_ms, rep_ms, ptx_out=None):
     nbytes = model_bytes(desc, shape, dtype)
     return {
         "tool": "triton.testing.do_bench",
+        "launched": "the AOT kernel (CompiledKernel)" if aot else "Triton's JIT",
+        "scalars": desc.get("scalar_type", "i64") if aot else "the JIT's",
         "operation": desc["operation"],
         "kernel": desc["name"],
         "shape": list(shape),
@@ -112,12 +138,24 @@ def main(argv=None):
     p.add_argument("--warmup-ms", type=float, default=25)
     p.add_argument("--rep-ms", type=float, default=100)
     p.add_argument("--ptx-out", help="also write the PTX Triton's JIT compiled to this file")
+    p.add_argument("--aot", action="store_true",
+                   help="time the ahead-of-time kernel kbench runs (compiled as "
+                        "compile_for_kbench.py compiles it, with --specialize-for/--scalars) "
+                        "through Triton's launcher, instead of the JIT's")
+    p.add_argument("--specialize-for", metavar="SHAPE",
+                   help="with --aot: as compile_for_kbench.py --specialize-for")
+    p.add_argument("--scalars", choices=("i64", "i32"),
+                   help="with --aot: as compile_for_kbench.py --scalars")
     args = p.parse_args(argv)
     try:
         desc = compile_for_kbench.load_descriptor(args.module)
+        if args.aot:
+            desc = dict(desc, divisible_by_16=compile_for_kbench.divisible_names(
+                desc, args.specialize_for, []),
+                scalar_type=compile_for_kbench.scalar_type(args.scalars, args.specialize_for))
         compile_for_kbench.check_abi(desc, args.dtype)
         print(json.dumps(run(desc, args.shape, args.dtype, args.warmup_ms, args.rep_ms,
-                             args.ptx_out)))
+                             args.ptx_out, args.aot)))
     except (compile_for_kbench.AbiError, RuntimeError, ValueError) as e:
         print(f"do_bench_peer: {e}", file=sys.stderr)
         return 2
