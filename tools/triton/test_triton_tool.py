@@ -5,6 +5,8 @@ Run: /usr/bin/python3 -m unittest discover -s tools/triton -p 'test_*.py'"""
 
 import hashlib
 import json
+import contextlib
+import io
 import os
 import sys
 import tempfile
@@ -232,6 +234,19 @@ class WithoutTriton(unittest.TestCase):
         with tempfile.TemporaryDirectory() as out:
             self.assertEqual(ck.main([SOFTMAX, "--out-dir", out]), 2)
             self.assertEqual(os.listdir(out), [])
+
+    def test_the_peer_says_triton_is_missing_and_checks_its_flags_first(self):
+        import do_bench_peer
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            self.assertEqual(do_bench_peer.main(
+                [SOFTMAX, "--shape", "64", "64", "--aot", "--specialize-for", "64x64"]), 2)
+        self.assertIn("Triton 3.x is not installed", err.getvalue())
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):  # a shape of the wrong rank, before any Triton
+            self.assertEqual(do_bench_peer.main(
+                [SOFTMAX, "--shape", "64", "--aot", "--specialize-for", "64"]), 2)
+        self.assertIn("has dims ['rows', 'cols']", err.getvalue())
 
 
 if __name__ == "__main__":
