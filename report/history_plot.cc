@@ -12,36 +12,19 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_replace.h"
 #include "absl/strings/strip.h"
 #include "common/status_macros.h"
 #include "report/bounded_process.h"
+#include "report/gnuplot_text.h"
+#include "report/sweep_table.h"
 
 namespace kbench::report {
 namespace {
-
-std::string Quote(const std::string& s) {
-  return absl::StrCat("\"", absl::StrReplaceAll(s, {{"\\", "\\\\"}, {"\"", "\\\""}}), "\"");
-}
-
-std::string DTypeName(v1::DType d) {
-  absl::string_view name = v1::DType_Name(d);
-  absl::ConsumePrefix(&name, "DTYPE_");
-  return absl::AsciiStrToLower(name);
-}
 
 std::string ModeName(v1::MeasureMode m) {
   absl::string_view name = v1::MeasureMode_Name(m);
   absl::ConsumePrefix(&name, "MEASURE_MODE_");
   return absl::AsciiStrToLower(name);
-}
-
-// A unit for medians up to `max` seconds: (factor, "us").
-std::pair<double, std::string> TimeScale(double max) {
-  if (max < 1e-6) return {1e9, "ns"};
-  if (max < 1e-3) return {1e6, "us"};
-  if (max < 1) return {1e3, "ms"};
-  return {1, "s"};
 }
 
 }  // namespace
@@ -88,13 +71,10 @@ std::string HistoryPlotScript(const v1::ListHistoryResponse& history, const std:
     absl::StrAppend(&script, "EOD\n");
   }
   const bool png = absl::EndsWith(output_path, ".png");
-  absl::StrAppend(&script,
-                  png ? "set terminal pngcairo size 1140,660 noenhanced font \"sans,11\"\n"
-                      : "set terminal svg size 760,440 noenhanced font \"sans,11\" "
-                        "background rgb \"white\"\n",
-                  "set output ", Quote(output_path), "\n", "set title ", Quote(title),
+  absl::StrAppend(&script, GnuplotTerminal(png), "set output ", GnuplotQuote(output_path), "\n",
+                  "set title ", GnuplotQuote(title),
                   " noenhanced\nset xlabel \"finished (UTC)\"\nset ylabel ",
-                  Quote(absl::StrCat("median time (", unit, "), 95% CI")),
+                  GnuplotQuote(absl::StrCat("median time (", unit, "), 95% CI")),
                   "\nset xdata time\nset timefmt \"%s\"\nset format x \"%m-%d\\n%H:%M\"\n"
                   "set grid\nset key below noenhanced\nset yrange [0:*]\nset offsets graph "
                   "0.02, graph 0.02, 0, 0\n");
@@ -102,7 +82,7 @@ std::string HistoryPlotScript(const v1::ListHistoryResponse& history, const std:
   for (size_t i = 0; i < order.size(); ++i) {
     plots.push_back(absl::StrCat("$s", i, " using 1:2 with lines lw 2 lc ", i + 1, " notitle, $s",
                                  i, " using 1:2:3:4 with yerrorbars pt 7 lc ", i + 1, " title ",
-                                 Quote(order[i])));
+                                 GnuplotQuote(order[i])));
   }
   absl::StrAppend(&script, "plot ", absl::StrJoin(plots, ", \\\n  "), "\nunset output\n");
   return script;

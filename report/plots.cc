@@ -15,6 +15,7 @@
 #include "absl/strings/str_replace.h"
 #include "common/status_macros.h"
 #include "report/bounded_process.h"
+#include "report/gnuplot_text.h"
 
 namespace kbench::report {
 namespace {
@@ -81,18 +82,9 @@ std::vector<Series> SeriesOf(const SweepTable& table, const XAxis& x, const Metr
   return series;
 }
 
-std::string Quote(const std::string& s) {
-  return absl::StrCat("\"", absl::StrReplaceAll(s, {{"\\", "\\\\"}, {"\"", "\\\""}}), "\"");
-}
-
 // A scale for numbers up to `max`: (factor, unit prefix) so that values read in 1..1000s.
 std::pair<double, std::string> ScaleOf(double max, bool time) {
-  if (time) {
-    if (max < 1e-6) return {1e9, "ns"};
-    if (max < 1e-3) return {1e6, "us"};
-    if (max < 1) return {1e3, "ms"};
-    return {1, "s"};
-  }
+  if (time) return TimeScale(max);
   if (max >= 1e12) return {1e-12, "T"};
   if (max >= 1e9) return {1e-9, "G"};
   if (max >= 1e6) return {1e-6, "M"};
@@ -125,7 +117,7 @@ void AppendPlot(const SweepTable& table, const XAxis& x, PlotSpec spec,
     absl::StrAppend(&body, "$", spec.stem, i, " << EOD\n");
     for (size_t p = 0; p < spec.series[i].points.size(); ++p) {
       const auto& [at, y] = spec.series[i].points[p];
-      absl::StrAppend(&body, x.axis >= 0 ? at : absl::StrCat(p, " ", Quote(at)), " ",
+      absl::StrAppend(&body, x.axis >= 0 ? at : absl::StrCat(p, " ", GnuplotQuote(at)), " ",
                       absl::StrFormat("%.9g", y * factor), "\n");
     }
     absl::StrAppend(&body, "EOD\n");
@@ -134,17 +126,17 @@ void AppendPlot(const SweepTable& table, const XAxis& x, PlotSpec spec,
   for (size_t i = 0; i < spec.series.size(); ++i) {
     plots.push_back(
         absl::StrCat("$", spec.stem, i, x.axis >= 0 ? " using 1:2" : " using 1:3:xtic(2)",
-                     " with linespoints lw 2 pt 7 title ", Quote(spec.series[i].title)));
+                     " with linespoints lw 2 pt 7 title ", GnuplotQuote(spec.series[i].title)));
   }
   for (const Ceiling& c : spec.ceilings) {
     plots.push_back(absl::StrFormat("%.9g with lines dt 2 lw 2 lc rgb \"#b22222\" title %s",
-                                    c.value * factor, Quote(c.label)));
+                                    c.value * factor, GnuplotQuote(c.label)));
   }
   if (spec.stem == "speedup") plots.push_back("1 with lines dt 3 lc rgb \"#555555\" notitle");
   std::string settings = absl::StrCat(
-      "reset\nset title ", Quote(absl::StrCat(table.kernel, ": ", spec.title)), " noenhanced\n",
-      "set xlabel ", Quote(x.label), " noenhanced\nset ylabel ", Quote(ylabel),
-      " noenhanced\nset grid\nset key below noenhanced\nset yrange [0:*]\n");
+      "reset\nset title ", GnuplotQuote(absl::StrCat(table.kernel, ": ", spec.title)),
+      " noenhanced\n", "set xlabel ", GnuplotQuote(x.label), " noenhanced\nset ylabel ",
+      GnuplotQuote(ylabel), " noenhanced\nset grid\nset key below noenhanced\nset yrange [0:*]\n");
   if (x.log) absl::StrAppend(&settings, "set logscale x 2\n");
   if (spec.log_y) absl::StrAppend(&settings, "set yrange [*:*]\nset logscale y\n");
   const std::string plot = absl::StrCat("plot ", absl::StrJoin(plots, ", \\\n  "), "\n");
@@ -154,11 +146,8 @@ void AppendPlot(const SweepTable& table, const XAxis& x, PlotSpec spec,
     if (!is_svg && !png) continue;
     const std::string name = absl::StrCat(spec.stem, ".", ext);
     const std::string path = (std::filesystem::path(directory) / name).string();
-    absl::StrAppend(script,
-                    is_svg ? "set terminal svg size 760,440 noenhanced font \"sans,11\" "
-                             "background rgb \"white\"\n"
-                           : "set terminal pngcairo size 1140,660 noenhanced font \"sans,11\"\n",
-                    "set output ", Quote(path), "\n", settings, plot, "unset output\n");
+    absl::StrAppend(script, GnuplotTerminal(!is_svg), "set output ", GnuplotQuote(path), "\n",
+                    settings, plot, "unset output\n");
     files->push_back({name, path, spec.title, is_svg ? "image/svg+xml" : "image/png"});
   }
 }

@@ -1,0 +1,26 @@
+// Shared gnuplot script pieces (gnuplot_text.h).
+#include "report/gnuplot_text.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+
+namespace kbench::report {
+
+std::string GnuplotQuote(const std::string& s) {
+  return absl::StrCat("\"", absl::StrReplaceAll(s, {{"\\", "\\\\"}, {"\"", "\\\""}}), "\"");
+}
+
+std::pair<double, std::string> TimeScale(double max) {
+  if (max < 1e-6) return {1e9, "ns"};
+  if (max < 1e-3) return {1e6, "us"};
+  if (max < 1) return {1e3, "ms"};
+  return {1, "s"};
+}
+
+std::string GnuplotTerminal(bool png) {
+  return png ? "set terminal pngcairo size 1140,660 noenhanced font \"sans,11\"\n"
+             : "set terminal svg size 760,440 noenhanced font \"sans,11\" "
+               "background rgb \"white\"\n";
+}
+
+}  // namespace kbench::report
