@@ -9,6 +9,7 @@
 #include <map>
 #include <ostream>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -96,20 +97,7 @@ class TraceBuilder {
     for (const auto& s : log.spans) host_pid_ = host_pid_ != 0 ? host_pid_ : s.process_id;
   }
 
-  json Build() {
-    Collect();
-    json events = json::array();
-    for (json& e : metadata_) events.push_back(std::move(e));
-    for (Slice_& s : slices_) events.push_back(std::move(s.event));
-    for (json& e : flows_) events.push_back(std::move(e));
-    json trace;
-    trace["traceEvents"] = std::move(events);
-    trace["displayTimeUnit"] = "ns";
-    trace["otherData"] = OtherData();
-    return trace;
-  }
-
-  // The same document, event by event: the trace is never held whole as text.
+  // The document, event by event: the trace is never held whole as text.
   void Write(std::ostream& out) {
     Collect();
     out << "{\"traceEvents\":[";
@@ -376,7 +364,9 @@ class TraceBuilder {
 
 json BuildChromeTrace(const ActivityLog& log, const AttributedLog& attribution,
                       const TraceOptions& options) {
-  return TraceBuilder(log, attribution, options).Build();
+  std::stringstream text;
+  TraceBuilder(log, attribution, options).Write(text);
+  return json::parse(text.str());
 }
 
 absl::Status WriteChromeTrace(const ActivityLog& log, const AttributedLog& attribution,

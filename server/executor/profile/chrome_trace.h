@@ -38,8 +38,8 @@ struct TraceOptions {
 nlohmann::json BuildChromeTrace(const ActivityLog& log, const AttributedLog& attribution,
                                 const TraceOptions& options);
 
-// The same trace written to `path` event by event (what a job does: the document is never held
-// whole as text, only its events).
+// The trace written to `path` event by event (what a job does: the document is never held
+// whole as text, only its events). BuildChromeTrace is this document, parsed.
 absl::Status WriteChromeTrace(const ActivityLog& log, const AttributedLog& attribution,
                               const TraceOptions& options, const std::string& path);
 
