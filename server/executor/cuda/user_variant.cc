@@ -68,7 +68,8 @@ absl::Status LaunchUser(cudaKernel_t kernel, const usermodule::EvaluatedLaunch& 
   const size_t tensors = pointers.size();
   pointers.resize(tensors + static_cast<size_t>(abi.trailing_nulls), nullptr);
   std::vector<int64_t> scalars = abi.scalars;
-  std::vector<int32_t> scalars32(scalars.begin(), scalars.end());
+  std::vector<int32_t> scalars32;  // only for a kernel that takes int32 scalars
+  if (abi.int32_scalars) scalars32.assign(scalars.begin(), scalars.end());
   std::vector<void*> argv;
   for (size_t i = 0; i < tensors; ++i) argv.push_back(&pointers[i]);
   for (size_t i = 0; i < scalars.size(); ++i) {
