@@ -333,7 +333,6 @@ class BenchmarkRun {
  private:
   void Report(v1::ProgressPhase phase, const std::string& variant, int64_t samples = 0,
               double noise = 0, double elapsed = 0) const;
-  absl::StatusOr<std::unique_ptr<PreparedVariant>> PrepareVariant(const kernels::Problem& problem);
   absl::Status FailCorrectness(const VariantRun& v, const v1::Correctness& c,
                                const char* which) const;
   void SummarizeVariant(size_t i, double first_median);
@@ -389,12 +388,6 @@ absl::Status BenchmarkRun::Initialize() {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<PreparedVariant>> BenchmarkRun::PrepareVariant(
-    const kernels::Problem& problem) {
-  // A user kernel (issue 10) goes through the same checks and sampling as catalogue variants.
-  return PrepareJobVariant(runner_, context_, problem, seed_, mode_);
-}
-
 absl::Status BenchmarkRun::PrepareAndCheckVariants() {
   for (const std::string& name : spec_.variants()) {
     VariantRun& v = variants_.emplace_back();
@@ -402,7 +395,9 @@ absl::Status BenchmarkRun::PrepareAndCheckVariants() {
     KBENCH_ASSIGN_OR_RETURN(v.problem, ProblemFromSpec(spec_, name));
     KBENCH_RETURN_IF_ERROR(kernels::ValidateProblem(&v.problem));
     Report(v1::PROGRESS_PHASE_CHECK, name);
-    KBENCH_ASSIGN_OR_RETURN(v.prepared, PrepareVariant(v.problem));
+    // A user kernel (issue 10) goes through the same checks and sampling as catalogue variants.
+    KBENCH_ASSIGN_OR_RETURN(v.prepared,
+                            PrepareJobVariant(runner_, context_, v.problem, seed_, mode_));
     // Checked on inputs from the secret seed, then timed on the spec's.
     KBENCH_ASSIGN_OR_RETURN(const Reference reference, FreshInputs(v, check_seed_));
     KBENCH_ASSIGN_OR_RETURN(const CheckedOutput out, v.prepared->RunChecked());
