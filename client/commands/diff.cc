@@ -1,5 +1,6 @@
 // kbctl diff JOB_A JOB_B: regression verdicts of a candidate job against a baseline, from
 // their raw samples; --fail-on makes a CI pipeline fail on them.
+#include <map>
 #include <memory>
 #include <string>
 
@@ -12,6 +13,7 @@
 #include "client/format/verdict_view.h"
 #include "client/verdict/diff_flags.h"
 #include "client/verdict/fail_on.h"
+#include "client/verdict/history_noise.h"
 #include "client/verdict/job_diff.h"
 #include "common/status_macros.h"
 
@@ -24,8 +26,11 @@ absl::Status AddVerdictFlags(CLI::App* cmd, VerdictFlags* flags) {
       ->type_name("VERDICTS");
   cmd->add_option("--min-effect", flags->min_effect,
                   "Smallest change, percent, that counts as FASTER or SLOWER (default: "
-                  "max(1, the measured noise))")
+                  "max(1, the measured noise): the medians' intervals and the spread of the "
+                  "baseline's earlier results under the same key, from its history)")
       ->type_name("PCT");
+  cmd->add_flag("--no-history-noise", flags->no_history_noise,
+                "Measure the noise from the two jobs alone, not from the history of their key");
   return absl::OkStatus();
 }
 
@@ -42,6 +47,26 @@ absl::StatusOr<double> ParseMinEffect(const std::string& text) {
   return percent;
 }
 
+// The between-job noise of each of the baseline's variants, the two jobs left out. A history
+// that cannot be read (an older kbenchd, a job without a result) leaves the noise to the jobs'
+// own intervals, as before there was a history, and says so.
+std::map<std::string, HistoryNoise> HistoryNoiseOf(Session& session, const v1::Job& baseline,
+                                                   const v1::Job& candidate) {
+  std::map<std::string, HistoryNoise> noise;
+  if (baseline.state() != v1::JOB_STATE_SUCCEEDED) return noise;  // CompareJobs says why
+  for (const v1::VariantResult& v : baseline.result().variants()) {
+    absl::StatusOr<HistoryNoise> n = FetchHistoryNoise(session.connection(), baseline, v.variant(),
+                                                       {baseline.id(), candidate.id()});
+    if (!n.ok()) {
+      session.err() << "kbctl: the history of " << v.variant() << " could not be read ("
+                    << n.status().message() << "); the minimum effect uses the jobs' own noise\n";
+      continue;
+    }
+    noise[v.variant()] = *n;
+  }
+  return noise;
+}
+
 }  // namespace
 
 absl::Status CheckVerdictFlags(const VerdictFlags& flags) {
@@ -56,6 +81,9 @@ absl::Status CompareAndReport(Session& session, const v1::Job& baseline, const v
   DiffOptions options;
   if (!flags.min_effect.empty()) {
     KBENCH_ASSIGN_OR_RETURN(options.min_effect_percent, ParseMinEffect(flags.min_effect));
+  }
+  if (flags.min_effect.empty() && !flags.no_history_noise) {
+    options.history_noise = HistoryNoiseOf(session, baseline, candidate);
   }
   absl::StatusOr<v1::JobComparison> compared = CompareJobs(baseline, candidate, options);
   // The jobs arrived but cannot be compared (not succeeded, no common variant): exit 1.

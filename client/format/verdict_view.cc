@@ -59,6 +59,13 @@ std::string RenderComparison(const v1::JobComparison& comparison) {
   absl::StrAppend(&out, table.Render());
   for (const v1::VariantComparison& c : comparison.variants()) {
     if (!c.problem().empty()) absl::StrAppend(&out, VariantCell(c), ": ", c.problem(), "\n");
+    if (c.history_noise_percent() > 0) {
+      absl::StrAppend(&out, VariantCell(c), ": ", c.history_results(),
+                      " earlier results of the baseline's key differ by up to ",
+                      absl::StrFormat("%.2f%%", c.history_noise_percent()),
+                      " (95th percentile between two of them); the minimum effect is at least "
+                      "that\n");
+    }
   }
   return out;
 }

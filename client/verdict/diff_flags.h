@@ -14,6 +14,8 @@ namespace kbench::client {
 struct VerdictFlags {
   std::string fail_on;
   std::string min_effect;
+  // Leave the key's history out of the default minimum effect (history_noise.h).
+  bool no_history_noise = false;
 };
 
 absl::Status AddVerdictFlags(CLI::App* cmd, VerdictFlags* flags);

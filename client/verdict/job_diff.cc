@@ -97,7 +97,12 @@ v1::VariantComparison ComparePair(const v1::Job& a, const v1::Job& b, const Pair
   analysis::VerdictOptions verdict_options;
   verdict_options.alpha = options.alpha;
   verdict_options.min_effect_percent = options.min_effect_percent;
-  verdict_options.noise_percent = MeasuredNoisePercent(va, vb);
+  const auto history = options.history_noise.find(va.variant());
+  const HistoryNoise noise =
+      history == options.history_noise.end() ? HistoryNoise{} : history->second;
+  c.set_history_noise_percent(noise.p95_change_percent);
+  c.set_history_results(noise.results);
+  verdict_options.noise_percent = MeasuredNoisePercent(va, vb, noise);
   c.set_min_effect_percent(analysis::MinimumEffectPercent(verdict_options));
   absl::StatusOr<analysis::Comparison> r = analysis::Compare(
       std::span<const double>(va.sample_seconds().data(), va.sample_seconds_size()),
@@ -121,8 +126,10 @@ v1::VariantComparison ComparePair(const v1::Job& a, const v1::Job& b, const Pair
 
 }  // namespace
 
-double MeasuredNoisePercent(const v1::VariantResult& a, const v1::VariantResult& b) {
-  return 100 * std::max(a.median_precision(), b.median_precision());
+double MeasuredNoisePercent(const v1::VariantResult& a, const v1::VariantResult& b,
+                            const HistoryNoise& history) {
+  return std::max(100 * std::max(a.median_precision(), b.median_precision()),
+                  history.p95_change_percent);
 }
 
 absl::StatusOr<v1::JobComparison> CompareJobs(const v1::Job& baseline, const v1::Job& candidate,

@@ -11,6 +11,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -143,6 +144,36 @@ TEST_F(VerdictsTest, DiffOfASixteenTimesLargerShapeIsSlowerAndFailsOnSlower) {
       small + " --fail-on slower");
   EXPECT_EQ(baseline.exit_code, 1) << baseline.out << baseline.err;
   EXPECT_NE(baseline.out.find("SLOWER"), std::string::npos) << baseline.out;
+}
+
+TEST_F(VerdictsTest, DiffTakesTheMinimumEffectFromTheSpreadOfTheKeysHistory) {
+  // Ten jobs of one spec: a diff of two of them reads the other eight from the key's history
+  // and holds its minimum effect to their spread (the 95th percentile of |change| between two
+  // of their medians), which the result reports; an explicit --min-effect, or
+  // --no-history-noise, reads none.
+  std::vector<std::string> jobs;
+  for (int i = 0; i < 10; ++i) jobs.push_back(Bench("square", "host_loop", "48x48", 0.02));
+  const std::string pair = jobs[3] + " " + jobs[7];
+
+  KbctlRun with_history = Kbctl("-o json diff " + pair);
+  ASSERT_EQ(with_history.exit_code, 0) << with_history.out << with_history.err;
+  const nlohmann::json v = OnlyVariant(with_history);
+  EXPECT_EQ(v["history_results"], 8) << with_history.out;
+  const double history_noise = v.value("history_noise_percent", 0.0);
+  EXPECT_GT(history_noise, 0) << "ten cpu jobs with identical medians: " << with_history.out;
+  EXPECT_GE(v["min_effect_percent"].get<double>(), history_noise);
+  EXPECT_GE(v["min_effect_percent"].get<double>(), 1.0);
+  KbctlRun table = Kbctl("diff " + pair);
+  EXPECT_NE(table.out.find("8 earlier results of the baseline's key"), std::string::npos)
+      << table.out;
+
+  for (const char* flag : {" --no-history-noise", " --min-effect 50"}) {
+    KbctlRun without = Kbctl("-o json diff " + pair + flag);
+    ASSERT_EQ(without.exit_code, 0) << flag << without.out << without.err;
+    const nlohmann::json w = OnlyVariant(without);
+    EXPECT_EQ(w.value("history_results", 0), 0) << flag << without.out;
+    EXPECT_EQ(w.value("history_noise_percent", 0.0), 0.0) << flag;
+  }
 }
 
 TEST_F(VerdictsTest, DiffRefusesBadInput) {

@@ -9,7 +9,8 @@
 #   BENCH_ARGS adds bench flags (default "--timeout-s 2": each job samples 0.2 to 2 s).
 #   -o ROUNDS appends each round, as it ends, to a JSON-lines file, and the summary covers every
 #   round in it: a calibration longer than one sitting (200 rounds of ~12 s on an H100 outlast
-#   a 10-minute device call) is run in parts against the same file.
+#   a 10-minute device call) is run in parts against the same file. AA_GPU, where set, is
+#   recorded in each round (the card's model and PCI bus id, when parts run on several cards).
 # Prints one summary line per comparison kind and a JSON summary on the last line.
 set -euo pipefail
 n=50 device=cpu min_time=0.2 min_effect="" rounds=""
@@ -54,9 +55,10 @@ for i in $(seq 1 "$n"); do
   read -r slow_v slow_change < <(verdict "$a" "$c")
   jq -cn --arg device "$device" --arg op "$op" --arg shape "$base_shape" --arg aa "$aa_v" \
     --arg slow "$slow_v" --argjson aa_change "$aa_change" --argjson slow_change "$slow_change" \
-    --arg jobs "$a $b $c" --arg at "$(date -u +%FT%TZ)" \
+    --arg jobs "$a $b $c" --arg at "$(date -u +%FT%TZ)" --arg gpu "${AA_GPU:-}" \
     '{at: $at, device: $device, op: $op, shape: $shape, aa: $aa, aa_change: $aa_change,
-      slow: $slow, slow_change: $slow_change, jobs: $jobs}' >>"$rounds"
+      slow: $slow, slow_change: $slow_change, jobs: $jobs}
+     + (if $gpu == "" then {} else {gpu: $gpu} end)' >>"$rounds"
   if ((i % 10 == 0)); then
     echo "round $i/$n: $(jq -rs '"A/A \(map(.aa) | group_by(.) | map("\(.[0]) \(length)") |
       join(", ")); 1.03x \(map(.slow) | group_by(.) | map("\(.[0]) \(length)") | join(", "))"' \

@@ -11,6 +11,8 @@
 #   gaps      a profile's kernel durations and launch gaps beside hot/graph/cold medians (16)
 #   triton    Triton's AOT softmax and vector add against do_bench, plain and specialised for
 #             the shape as Triton's JIT does (dims divisible by 16, and i32) (issue 10)
+#   spread    the specialised softmax three times under each harness, alternating, with
+#             do_bench repeated and kbench's cold protocol timed from PyTorch (issue 10)
 # usage: STEPS="tests nvrtc ..." owed_proofs.sh PACK_DIR OUT_DIR
 set -uo pipefail
 pack=$(cd "$1" && pwd); out=$2
@@ -173,6 +175,10 @@ if want aa; then
   # Rounds append to the repository's record of every H100 round so far (a calibration of 200
   # rounds outlasts one device call); the file comes back in OUT, to be committed.
   rounds=${AA_ROUNDS:-docs/data/aa_h100_rounds.jsonl}
+  # The card that cuda:0 is here (CUDA_VISIBLE_DEVICES picks one card of several; NVML does not
+  # read it, so the card is looked up by its index there).
+  AA_GPU=$(nvidia-smi -i "${CUDA_VISIBLE_DEVICES:-0}" --query-gpu=name,pci.bus_id \
+    --format=csv,noheader 2>/dev/null | tr -d '\n') \
   KBCTL="$pack/bin/kbctl" timeout "${AA_TIMEOUT:-420}" bash tools/bench/aa_calibration.sh \
     -n "${AA_PAIRS:-200}" -d cuda:0 -t "${AA_MIN_TIME:-0.1}" -o "$rounds" 2>&1 | tail -30
   cp "$rounds" "$out/"
@@ -223,6 +229,28 @@ if want triton; then
     --name @aot_divisible --shape 4096x4004 --dtype f32 --device cuda:0
   echo "refused rc=$?"
 fi
+if want spread; then
+  step "spread: the Triton softmax (i32, divisible) three times in each harness, alternating"
+  # One H100 run (2026-11-25) timed this kernel 3.3 % faster under kbench than under do_bench
+  # with identical PTX; an H200 run, 2.3 % slower. Alternating the harnesses, repeating do_bench
+  # in one process and timing kbench's cold protocol from PyTorch tell run-to-run and
+  # placement spread from a difference of protocol.
+  aot=$out/triton_softmax_row_divisible
+  [[ -f $aot/kernel.json ]] || timeout 90 python3 tools/triton/compile_for_kbench.py \
+    tools/triton/examples/softmax_row.py --dtype f32 --arch 90 --specialize-for 4096x4096 \
+    --out-dir "$aot" >"$out/spread.compile.log" 2>&1
+  for i in 1 2 3; do
+    T=90 kbctl compare softmax --variants fused --source "$aot/kernel.json" --name @aot \
+      --shape 4096x4096 --dtype f32 --device cuda:0 --mode cold | grep -E "^(fused|@aot) "
+    for launcher in jit aot; do
+      flags=(); [[ $launcher == aot ]] && flags=(--aot --specialize-for 4096x4096)
+      timeout 120 python3 tools/triton/do_bench_peer.py tools/triton/examples/softmax_row.py \
+        --shape 4096 4096 --dtype f32 --repeats 3 --quiesced 300 "${flags[@]}" |
+        jq -c '{launched, scalars, median_us, repeat_medians_us, quiesced_median_us}'
+    done
+  done
+fi
+
 cp "$data"/*.db "$out/" 2>/dev/null  # the store, for history and reports made elsewhere
 kill $pid 2>/dev/null; wait $pid 2>/dev/null
 run_tests() {

@@ -73,7 +73,33 @@ def aot_launcher(desc, dtype, grid):
     return launch
 
 
-def run(desc, shape, dtype, warmup_ms, rep_ms, ptx_out=None, aot=False):
+def quiesced_median_ms(torch, launch, reps):
+    """Times `launch` as kbench's cold mode does, not as do_bench does: the L2 is cleared by
+    writing 256 MB (as do_bench), then the stream is synchronised and a sleep kernel holds it
+    while the start event, the launch and the stop event are queued, so the launch starts on a
+    quiet memory system with no host latency inside the events. do_bench records its start
+    event right behind the clearing write, whose traffic may still be draining. With both
+    numbers from one process on the same tensors, a gap between kbench and do_bench can be
+    put on this difference or not."""
+    cache = torch.empty(int(256e6 // 4), dtype=torch.int, device="cuda")
+    times = []
+    for _ in range(reps):
+        cache.zero_()
+        torch.cuda.synchronize()
+        torch.cuda._sleep(100_000)  # ~50 us at 2 GHz: longer than queueing the three below
+        start = torch.cuda.Event(enable_timing=True)
+        stop = torch.cuda.Event(enable_timing=True)
+        start.record()
+        launch()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop))
+    times.sort()
+    return times[len(times) // 2]
+
+
+def run(desc, shape, dtype, warmup_ms, rep_ms, ptx_out=None, aot=False, repeats=1,
+        quiesced_reps=0):
     triton_compat.require_triton()
     cache_dir = None
     if ptx_out:  # a fresh cache, so the launch below compiles and leaves its PTX there
@@ -109,10 +135,18 @@ def run(desc, shape, dtype, warmup_ms, rep_ms, ptx_out=None, aot=False):
         shutil.rmtree(cache_dir, ignore_errors=True)
     want = reference(desc, torch, inputs)
     error = (torch.linalg.norm(outputs[0].double() - want) / torch.linalg.norm(want)).item()
-    median_ms = triton.testing.do_bench(launch, warmup=warmup_ms, rep=rep_ms,
-                                        return_mode="median")
+    # Repeats on the same tensors: do_bench's spread within one process, to set beside the
+    # spread between processes (fresh allocations) and between harnesses.
+    medians_ms = [triton.testing.do_bench(launch, warmup=warmup_ms, rep=rep_ms,
+                                          return_mode="median") for _ in range(repeats)]
+    median_ms = medians_ms[0]
     nbytes = model_bytes(desc, shape, dtype)
-    return {
+    extra = {}
+    if repeats > 1:
+        extra["repeat_medians_us"] = [m * 1e3 for m in medians_ms]
+    if quiesced_reps:
+        extra["quiesced_median_us"] = quiesced_median_ms(torch, launch, quiesced_reps) * 1e3
+    return extra | {
         "tool": "triton.testing.do_bench",
         "launched": "the AOT kernel (CompiledKernel)" if aot else "Triton's JIT",
         "scalars": desc.get("scalar_type", "i64") if aot else "the JIT's",
@@ -127,7 +161,7 @@ def run(desc, shape, dtype, warmup_ms, rep_ms, ptx_out=None, aot=False):
         "device": torch.cuda.get_device_name(),
         "triton": triton.__version__,
         "torch": torch.__version__,
-    }
+    } | extra
 
 
 def main(argv=None):
@@ -146,7 +180,16 @@ def main(argv=None):
                    help="with --aot: as compile_for_kbench.py --specialize-for")
     p.add_argument("--scalars", choices=("i64", "i32"),
                    help="with --aot: as compile_for_kbench.py --scalars")
+    p.add_argument("--repeats", type=int, default=1,
+                   help="run do_bench this many times on the same tensors; all medians are "
+                        "printed (repeat_medians_us), median_us is the first")
+    p.add_argument("--quiesced", type=int, metavar="REPS", default=0,
+                   help="also time REPS launches as kbench's cold mode does (L2 cleared, "
+                        "stream synchronised, a sleep kernel ahead of the events): "
+                        "quiesced_median_us")
     args = p.parse_args(argv)
+    if args.repeats < 1 or args.quiesced < 0:
+        p.error("--repeats must be at least 1 and --quiesced not negative")
     try:
         desc = compile_for_kbench.load_descriptor(args.module)
         if args.aot:
@@ -155,7 +198,7 @@ def main(argv=None):
                 scalar_type=compile_for_kbench.scalar_type(args.scalars, args.specialize_for))
         compile_for_kbench.check_abi(desc, args.dtype)
         print(json.dumps(run(desc, args.shape, args.dtype, args.warmup_ms, args.rep_ms,
-                             args.ptx_out, args.aot)))
+                             args.ptx_out, args.aot, args.repeats, args.quiesced)))
     except (compile_for_kbench.AbiError, RuntimeError, ValueError) as e:
         print(f"do_bench_peer: {e}", file=sys.stderr)
         return 2

@@ -228,6 +228,17 @@ class Grid(unittest.TestCase):
                 launch_grid.evaluate(bad, {"n": 8})
 
 
+class PeerFlags(unittest.TestCase):
+    def test_repeats_below_one_and_negative_quiesced_reps_are_usage_errors(self):
+        import do_bench_peer
+        for bad in (["--repeats", "0"], ["--quiesced", "-1"]):
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err), self.assertRaises(SystemExit) as exit_:
+                do_bench_peer.main([SOFTMAX, "--shape", "64", "64", *bad])
+            self.assertEqual(exit_.exception.code, 2, bad)
+            self.assertIn("--repeats must be at least 1", err.getvalue())
+
+
 @unittest.skipIf(triton_compat.HAVE_TRITON, "Triton is installed here")
 class WithoutTriton(unittest.TestCase):
     def test_compiling_says_triton_is_missing(self):
