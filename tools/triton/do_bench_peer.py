@@ -86,7 +86,7 @@ def quiesced_median_ms(torch, launch, reps):
     for _ in range(reps):
         cache.zero_()
         torch.cuda.synchronize()
-        torch.cuda._sleep(100_000)  # ~50 us at 2 GHz: longer than queueing the three below
+        torch.cuda._sleep(200_000)  # ~100 us at 2 GHz: longer than queueing the three below
         start = torch.cuda.Event(enable_timing=True)
         stop = torch.cuda.Event(enable_timing=True)
         start.record()
@@ -146,7 +146,7 @@ def run(desc, shape, dtype, warmup_ms, rep_ms, ptx_out=None, aot=False, repeats=
         extra["repeat_medians_us"] = [m * 1e3 for m in medians_ms]
     if quiesced_reps:
         extra["quiesced_median_us"] = quiesced_median_ms(torch, launch, quiesced_reps) * 1e3
-    return extra | {
+    return {
         "tool": "triton.testing.do_bench",
         "launched": "the AOT kernel (CompiledKernel)" if aot else "Triton's JIT",
         "scalars": desc.get("scalar_type", "i64") if aot else "the JIT's",
