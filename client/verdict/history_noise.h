@@ -26,8 +26,8 @@ inline constexpr int kMinHistoryResults = 8;
 inline constexpr int kHistoryWindow = 200;
 
 struct HistoryNoise {
-  int results = 0;                 // earlier results the estimate used
-  double p95_change_percent = 0;   // 0 when results < kMinHistoryResults
+  int results = 0;                // earlier results the estimate used
+  double p95_change_percent = 0;  // 0 when results < kMinHistoryResults
 };
 
 // The 95th percentile, over every pair of `medians`, of 100 * |a - b| / min(a, b): the
