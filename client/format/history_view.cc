@@ -1,14 +1,19 @@
 // History and leaderboard tables.
 #include "client/format/history_view.h"
 
+#include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "client/args.h"
 #include "client/format/table.h"
 #include "client/format/units.h"
+#include "client/verdict/history_noise.h"
+#include "google/protobuf/util/message_differencer.h"
 
 namespace kbench::client {
 namespace {
@@ -36,6 +41,40 @@ std::string VariantName(const std::string& variant, const std::string& module_sh
   return absl::StrCat(variant, "@", module_sha256.substr(0, 12));
 }
 
+// The counted medians of each result key in `history`, keys in order of first appearance.
+std::vector<std::pair<const v1::ResultKey*, std::vector<double>>> CountedMediansByKey(
+    const v1::ListHistoryResponse& history) {
+  std::vector<std::pair<const v1::ResultKey*, std::vector<double>>> groups;
+  for (const v1::HistoryEntry& e : history.entries()) {
+    if (!e.correct() || e.impossible() || e.contended()) continue;
+    auto same_key = [&e](const auto& group) {
+      return google::protobuf::util::MessageDifferencer::Equals(*group.first, e.key());
+    };
+    auto group = std::find_if(groups.begin(), groups.end(), same_key);
+    if (group == groups.end()) group = groups.insert(groups.end(), {&e.key(), {}});
+    group->second.push_back(e.median_seconds());
+  }
+  return groups;
+}
+
+// One line per key with enough counted results: how far two of its results lie apart, which is
+// the minimum effect kbctl diff takes for a baseline of that key (verdict/history_noise.h).
+std::string SpreadLines(const v1::ListHistoryResponse& history) {
+  std::string out;
+  for (const auto& [key, medians] : CountedMediansByKey(history)) {
+    const HistoryNoise noise = BetweenJobNoise(medians);
+    if (noise.results < kMinHistoryResults) continue;
+    absl::StrAppend(&out, "spread of ", VariantName(key->variant(), key->module_sha256()), " ",
+                    Shape(key->shape()), " ", DTypeName(key->dtype()), " ", ModeName(key->mode()),
+                    " on ", key->device_model(), ": ", noise.results,
+                    " counted results, two of them differ by up to ",
+                    absl::StrFormat("%.2f%%", noise.p95_change_percent),
+                    " (95th percentile of the pairs; kbctl diff's minimum effect is at least this "
+                    "figure over the newest 200)\n");
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string RenderHistory(const v1::ListHistoryResponse& history) {
@@ -52,7 +91,7 @@ std::string RenderHistory(const v1::ListHistoryResponse& history) {
                       FormatSeconds(e.median_ci_high_seconds())),
          absl::StrCat(e.samples()), Flags(e), e.owner()});
   }
-  return table.Render();
+  return absl::StrCat(table.Render(), SpreadLines(history));
 }
 
 std::string RenderLeaderboard(const v1::GetLeaderboardResponse& board) {

@@ -166,6 +166,10 @@ TEST_F(VerdictsTest, DiffTakesTheMinimumEffectFromTheSpreadOfTheKeysHistory) {
   KbctlRun table = Kbctl("diff " + pair);
   EXPECT_NE(table.out.find("8 earlier results of the baseline's key"), std::string::npos)
       << table.out;
+  KbctlRun history = Kbctl("history square --variant host_loop --shape 48x48 --device cpu");
+  const size_t spread = history.out.find("spread of host_loop 48x48 f32 hot on ");
+  ASSERT_NE(spread, std::string::npos) << history.out;  // then the cpu's model name
+  EXPECT_NE(history.out.find(": 10 counted results", spread), std::string::npos) << history.out;
 
   for (const char* flag : {" --no-history-noise", " --min-effect 50"}) {
     KbctlRun without = Kbctl("-o json diff " + pair + flag);

@@ -1,0 +1,50 @@
+// kbctl history's table ends with the spread of each key that has enough counted results.
+#include "client/format/history_view.h"
+
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace kbench::client {
+namespace {
+
+v1::HistoryEntry Entry(const std::string& job, double median, const std::string& variant) {
+  v1::HistoryEntry e;
+  e.set_job_id(job);
+  e.set_median_seconds(median);
+  e.set_correct(true);
+  e.set_device("cpu");
+  v1::ResultKey* key = e.mutable_key();
+  key->set_kernel("square");
+  key->set_variant(variant);
+  key->add_shape(64);
+  key->add_shape(32);
+  key->set_dtype(v1::DTYPE_F32);
+  key->set_mode(v1::MEASURE_MODE_HOT);
+  key->set_device_model("cpu");
+  return e;
+}
+
+TEST(HistoryViewTest, EndsWithTheSpreadOfEachKeyWithEightCountedResults) {
+  v1::ListHistoryResponse history;
+  // host_loop: seven results at 1.0 us and one at 1.1 us, so the 95th percentile of the 28
+  // pairs' |change| is the outlier's 10 %; a contended result at 5 us does not count.
+  for (int i = 0; i < 7; ++i) *history.add_entries() = Entry("j" + std::to_string(i), 1e-6, "host_loop");
+  *history.add_entries() = Entry("j7", 1.1e-6, "host_loop");
+  v1::HistoryEntry contended = Entry("j8", 5e-6, "host_loop");
+  contended.set_contended(true);
+  *history.add_entries() = contended;
+  // blocked: seven results, one too few for a spread.
+  for (int i = 0; i < 7; ++i) *history.add_entries() = Entry("b" + std::to_string(i), 2e-6, "blocked");
+
+  const std::string out = RenderHistory(history);
+  EXPECT_NE(out.find("spread of host_loop 64x32 f32 hot on cpu: 8 counted results, two of them "
+                     "differ by up to 10.00% (95th percentile"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("spread of blocked"), std::string::npos) << out;
+  EXPECT_NE(out.find("j8"), std::string::npos);  // listed in the table all the same
+}
+
+}  // namespace
+}  // namespace kbench::client
