@@ -29,13 +29,15 @@ TEST(HistoryViewTest, EndsWithTheSpreadOfEachKeyWithEightCountedResults) {
   v1::ListHistoryResponse history;
   // host_loop: seven results at 1.0 us and one at 1.1 us, so the 95th percentile of the 28
   // pairs' |change| is the outlier's 10 %; a contended result at 5 us does not count.
-  for (int i = 0; i < 7; ++i) *history.add_entries() = Entry("j" + std::to_string(i), 1e-6, "host_loop");
+  for (int i = 0; i < 7; ++i)
+    *history.add_entries() = Entry("j" + std::to_string(i), 1e-6, "host_loop");
   *history.add_entries() = Entry("j7", 1.1e-6, "host_loop");
   v1::HistoryEntry contended = Entry("j8", 5e-6, "host_loop");
   contended.set_contended(true);
   *history.add_entries() = contended;
   // blocked: seven results, one too few for a spread.
-  for (int i = 0; i < 7; ++i) *history.add_entries() = Entry("b" + std::to_string(i), 2e-6, "blocked");
+  for (int i = 0; i < 7; ++i)
+    *history.add_entries() = Entry("b" + std::to_string(i), 2e-6, "blocked");
 
   const std::string out = RenderHistory(history);
   EXPECT_NE(out.find("spread of host_loop 64x32 f32 hot on cpu: 8 counted results, two of them "
