@@ -251,8 +251,10 @@ if want spread; then
   done
 fi
 
-cp "$data"/*.db "$out/" 2>/dev/null  # the store, for history and reports made elsewhere
+# The store, for history, diffs and reports made elsewhere: copied after kbenchd has stopped,
+# with its write-ahead log if one is left (a copy of the .db alone while it runs can be empty).
 kill $pid 2>/dev/null; wait $pid 2>/dev/null
+cp "$data"/*.db "$data"/*.db-wal "$out/" 2>/dev/null
 run_tests() {
   for t in ${TESTS:-measure_test cuda_host_test nvml_gpu_test cuda_harness_test \
            cheating_kernels_test profile_gpu_test user_kernel_gpu_test cuda_variants_gpu_test}; do
