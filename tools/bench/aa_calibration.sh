@@ -11,7 +11,9 @@
 #   round in it: a calibration longer than one sitting (200 rounds of ~12 s on an H100 outlast
 #   a 10-minute device call) is run in parts against the same file. AA_GPU, where set, is
 #   recorded in each round (the card's model and PCI bus id, when parts run on several cards).
-# Prints one summary line per comparison kind and a JSON summary on the last line.
+# Prints one summary line per comparison kind and a JSON summary on the last line, with the
+# one-sided 95 % Clopper-Pearson bounds of the false SLOWER rate (upper) and the power (lower).
+# -n 0 -o ROUNDS only summarises the rounds in the file.
 set -euo pipefail
 n=50 device=cpu min_time=0.2 min_effect="" rounds=""
 while getopts "n:d:t:e:o:" opt; do
@@ -70,7 +72,29 @@ elapsed=$(($(date +%s) - start))
 # the smallest --min-effect that these A/A pairs would not have called a regression 95 % of the
 # time: a calibrated threshold for this device.
 /usr/bin/python3 - "$rounds" "$elapsed" <<'PY'
-import json, sys
+import json, math, sys
+
+
+def binomial_cdf(k, n, p):  # P(X <= k) for X ~ Binomial(n, p)
+    return sum(math.comb(n, i) * p**i * (1 - p)**(n - i) for i in range(k + 1))
+
+
+def upper_95(k, n):
+    """Clopper-Pearson one-sided 95 % upper bound of a rate seen k times in n: the largest p
+    under which k or fewer would still happen 5 % of the time (bisection)."""
+    if k >= n:
+        return 1.0
+    lo, hi = k / n, 1.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if binomial_cdf(k, n, mid) > 0.05 else (lo, mid)
+    return lo
+
+
+def lower_95(k, n):  # the same bound from below: of the complement's upper bound
+    return 1.0 - upper_95(n - k, n)
+
+
 rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
 n = len(rows)
 count = lambda key, v: sum(1 for r in rows if r[key] == v)
@@ -84,10 +108,12 @@ print(f"1.03x ({n} pairs): SLOWER {count('slow', 'SLOWER')} SAME {count('slow', 
       f"UNSURE {count('slow', 'UNSURE')} FASTER {count('slow', 'FASTER')}")
 print(json.dumps({"pairs": n,
                   "false_slower_rate": count("aa", "SLOWER") / n if n else None,
+                  "false_slower_upper_95": upper_95(count("aa", "SLOWER"), n) if n else None,
                   "false_faster_rate": count("aa", "FASTER") / n if n else None,
                   "aa_same_rate": count("aa", "SAME") / n if n else None,
                   "aa_unsure_rate": count("aa", "UNSURE") / n if n else None,
                   "power_slower_3pct": count("slow", "SLOWER") / n if n else None,
+                  "power_lower_95": lower_95(count("slow", "SLOWER"), n) if n else None,
                   "slower_3pct_counts": {v: count("slow", v)
                                          for v in ("SLOWER", "SAME", "UNSURE", "FASTER")},
                   "aa_abs_change_p95_percent": p95,
