@@ -1,8 +1,6 @@
 // History and leaderboard tables.
 #include "client/format/history_view.h"
 
-#include <algorithm>
-#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -13,7 +11,6 @@
 #include "client/format/table.h"
 #include "client/format/units.h"
 #include "client/verdict/history_noise.h"
-#include "google/protobuf/util/message_differencer.h"
 
 namespace kbench::client {
 namespace {
@@ -39,22 +36,6 @@ std::string Flags(const v1::HistoryEntry& e) {
 std::string VariantName(const std::string& variant, const std::string& module_sha256) {
   if (module_sha256.empty()) return variant;
   return absl::StrCat(variant, "@", module_sha256.substr(0, 12));
-}
-
-// The counted medians of each result key in `history`, keys in order of first appearance.
-std::vector<std::pair<const v1::ResultKey*, std::vector<double>>> CountedMediansByKey(
-    const v1::ListHistoryResponse& history) {
-  std::vector<std::pair<const v1::ResultKey*, std::vector<double>>> groups;
-  for (const v1::HistoryEntry& e : history.entries()) {
-    if (!e.correct() || e.impossible() || e.contended()) continue;
-    auto same_key = [&e](const auto& group) {
-      return google::protobuf::util::MessageDifferencer::Equals(*group.first, e.key());
-    };
-    auto group = std::find_if(groups.begin(), groups.end(), same_key);
-    if (group == groups.end()) group = groups.insert(groups.end(), {&e.key(), {}});
-    group->second.push_back(e.median_seconds());
-  }
-  return groups;
 }
 
 // One line per key with enough counted results: how far two of its results lie apart, which is

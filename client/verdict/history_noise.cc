@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "google/protobuf/util/message_differencer.h"
 
@@ -28,6 +29,27 @@ HistoryNoise BetweenJobNoise(std::span<const double> medians) {
   return noise;
 }
 
+bool Counted(const v1::HistoryEntry& entry) {
+  return entry.correct() && !entry.impossible() && !entry.contended();
+}
+
+std::vector<KeyMedians> CountedMediansByKey(const v1::ListHistoryResponse& history,
+                                            const std::vector<std::string>& exclude) {
+  std::vector<KeyMedians> groups;
+  for (const v1::HistoryEntry& e : history.entries()) {
+    if (!Counted(e) || std::find(exclude.begin(), exclude.end(), e.job_id()) != exclude.end()) {
+      continue;
+    }
+    auto same_key = [&e](const KeyMedians& group) {
+      return google::protobuf::util::MessageDifferencer::Equals(*group.key, e.key());
+    };
+    auto group = std::find_if(groups.begin(), groups.end(), same_key);
+    if (group == groups.end()) group = groups.insert(groups.end(), KeyMedians{&e.key(), {}});
+    group->medians.push_back(e.median_seconds());
+  }
+  return groups;
+}
+
 std::vector<double> SameKeyMedians(const v1::ListHistoryResponse& history,
                                    const std::string& baseline_id, const std::string& variant,
                                    const std::vector<std::string>& exclude) {
@@ -35,15 +57,13 @@ std::vector<double> SameKeyMedians(const v1::ListHistoryResponse& history,
   for (const v1::HistoryEntry& e : history.entries()) {
     if (e.job_id() == baseline_id && e.key().variant() == variant) key = &e.key();
   }
-  std::vector<double> medians;
-  if (key == nullptr) return medians;
-  for (const v1::HistoryEntry& e : history.entries()) {
-    if (std::find(exclude.begin(), exclude.end(), e.job_id()) != exclude.end()) continue;
-    if (!e.correct() || e.impossible() || e.contended()) continue;
-    if (!google::protobuf::util::MessageDifferencer::Equals(e.key(), *key)) continue;
-    medians.push_back(e.median_seconds());
+  if (key == nullptr) return {};
+  for (KeyMedians& group : CountedMediansByKey(history, exclude)) {
+    if (google::protobuf::util::MessageDifferencer::Equals(*group.key, *key)) {
+      return std::move(group.medians);
+    }
   }
-  return medians;
+  return {};
 }
 
 absl::StatusOr<HistoryNoise> FetchHistoryNoise(Connection& connection, const v1::Job& baseline,

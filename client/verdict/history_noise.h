@@ -34,9 +34,21 @@ struct HistoryNoise {
 // |change| an A/A diff of two of these results would have shown, taken the larger way round.
 HistoryNoise BetweenJobNoise(std::span<const double> medians);
 
+// A result that counts (as leaderboards count them): correct, not impossible, not contended.
+bool Counted(const v1::HistoryEntry& entry);
+
+struct KeyMedians {
+  const v1::ResultKey* key = nullptr;  // into the history it was grouped from
+  std::vector<double> medians;         // in the history's order
+};
+
+// The medians of the counted results in `history`, grouped by result key in order of each
+// key's first appearance, the jobs in `exclude` left out.
+std::vector<KeyMedians> CountedMediansByKey(const v1::ListHistoryResponse& history,
+                                            const std::vector<std::string>& exclude = {});
+
 // The medians in `history` of `variant`'s result key in job `baseline_id` (found by its own
-// entry there; none when it is missing): counted results only (correct, not impossible, not
-// contended), the jobs in `exclude` left out.
+// entry there; none when it is missing): counted results only, the jobs in `exclude` left out.
 std::vector<double> SameKeyMedians(const v1::ListHistoryResponse& history,
                                    const std::string& baseline_id, const std::string& variant,
                                    const std::vector<std::string>& exclude);
