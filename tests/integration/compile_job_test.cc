@@ -102,6 +102,17 @@ std::string ReadFile(const std::string& path) {
   return ss.str();
 }
 
+// The sm_90a square cubin submitted as a Triton kernel of 4 warps over cdiv(n, 128) programs;
+// each test adds what the kernel was specialised for, and the shape.
+v1::JobSpec TritonSquareSpec() {
+  v1::JobSpec spec = CompileSpec("square", v1::USER_KERNEL_FORM_TRITON,
+                                 ReadFile(KBENCH_TEST_SQUARE_SM90A_CUBIN), "square_kernel");
+  v1::UserKernel* uk = spec.mutable_user_kernels(0);
+  uk->mutable_launch()->add_grid("cdiv(n, 128)");
+  uk->mutable_triton()->set_num_warps(4);
+  return spec;
+}
+
 bool HasArtifact(const v1::Job& job, const std::string& name) {
   for (const v1::ArtifactInfo& a : job.artifacts()) {
     if (a.name() == name && a.size_bytes() > 0) return true;
@@ -192,12 +203,8 @@ TEST_F(CompileJob, CubinForAnotherArchitectureIsRefusedNamingBoth) {
 // A Triton cubin compiled with n declared divisible by 16 (tools/triton --specialize-for) is
 // refused for a shape that breaks it, naming the dim, its value and the remedy.
 TEST_F(CompileJob, TritonKernelSpecialisedForDivisibleDimsRefusesOtherShapes) {
-  v1::JobSpec spec = CompileSpec("square", v1::USER_KERNEL_FORM_TRITON,
-                                 ReadFile(KBENCH_TEST_SQUARE_SM90A_CUBIN), "square_kernel");
-  v1::UserKernel* uk = spec.mutable_user_kernels(0);
-  uk->mutable_launch()->add_grid("cdiv(n, 128)");
-  uk->mutable_triton()->set_num_warps(4);
-  uk->mutable_triton()->add_divisible_by_16("n");
+  v1::JobSpec spec = TritonSquareSpec();
+  spec.mutable_user_kernels(0)->mutable_triton()->add_divisible_by_16("n");
   spec.add_shape(1000);
   const grpc::Status s = SubmitStatus(daemon_, spec);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << s.error_message();
@@ -212,12 +219,8 @@ TEST_F(CompileJob, TritonKernelSpecialisedForDivisibleDimsRefusesOtherShapes) {
 // JIT types them) is refused for a problem whose value does not fit: square's n is the element
 // count, 2^32 for 65536x65536.
 TEST_F(CompileJob, TritonKernelWithInt32ScalarsRefusesValuesPastInt32) {
-  v1::JobSpec spec = CompileSpec("square", v1::USER_KERNEL_FORM_TRITON,
-                                 ReadFile(KBENCH_TEST_SQUARE_SM90A_CUBIN), "square_kernel");
-  v1::UserKernel* uk = spec.mutable_user_kernels(0);
-  uk->mutable_launch()->add_grid("cdiv(n, 128)");
-  uk->mutable_triton()->set_num_warps(4);
-  uk->mutable_triton()->set_int32_scalars(true);
+  v1::JobSpec spec = TritonSquareSpec();
+  spec.mutable_user_kernels(0)->mutable_triton()->set_int32_scalars(true);
   spec.add_shape(65536);
   spec.add_shape(65536);
   const grpc::Status s = SubmitStatus(daemon_, spec);
