@@ -9,6 +9,7 @@
 #include "client/args.h"
 #include "client/errors.h"
 #include "client/session.h"
+#include "common/placement_limits.h"
 #include "common/status_macros.h"
 
 namespace kbench::client {
@@ -134,6 +135,11 @@ void AddSpecFlags(CLI::App* app, SubmitCommand command, SpecFlags* f) {
     AddTextOption(app, "--timeout-s", &f->timeout_s,
                   "Stop sampling after this long, seconds or 1m (default 15)")
         ->type_name("SECONDS");
+    AddTextOption(app, "--placements", &f->placements,
+                  "Allocate each variant's tensors N times, at different addresses and gaps, "
+                  "and sample all N interleaved: the median pools them, and each placement's "
+                  "median and their spread are shown (default 1, at most 16)")
+        ->type_name("N");
     app->add_flag("--sanitize", f->sanitize,
                   "First run the user kernel under compute-sanitizer memcheck (report saved as "
                   "an artifact; a memory error fails the job)");
@@ -196,6 +202,11 @@ absl::StatusOr<v1::SubmitJobRequest> BuildSubmitRequest(const SpecFlags& f, Subm
   } else if (command != SubmitCommand::kProfile) {
     KBENCH_RETURN_IF_ERROR(FillStopping(f, spec->mutable_stopping()));
     spec->set_sanitize(f.sanitize);
+    if (f.placements.has_value()) {
+      KBENCH_ASSIGN_OR_RETURN(int64_t n,
+                              ParseInt("--placements", *f.placements, 1, kMaxPlacements));
+      spec->set_placements(static_cast<int32_t>(n));
+    }
   } else {
     if (f.iterations.has_value()) {
       KBENCH_ASSIGN_OR_RETURN(int64_t n, ParseInt("--iterations", *f.iterations, 1,

@@ -31,6 +31,7 @@ struct SpecFlags {
   std::optional<std::string> min_samples;
   std::optional<std::string> min_time;
   std::optional<std::string> timeout_s;
+  std::optional<std::string> placements;  // bench, compare
   std::optional<std::string> seed;
   std::optional<std::string> priority;
   std::string owner;

@@ -278,6 +278,17 @@ void AddCostFields(const v1::VariantResult& v, FieldList* f) {
                         absl::StrFormat("%.2f", v.rotation_over_l2()), " x L2",
                         v.rotation_fits_l2() ? "; UNDER 2 x L2: data partly stays in L2" : ""));
   }
+  if (v.placements_size() > 1) {
+    std::vector<std::string> each;
+    for (const v1::PlacementResult& p : v.placements()) {
+      each.push_back(absl::StrCat(FormatSeconds(p.median_seconds()), " (gap ",
+                                  FormatBytes(p.tensor_gap_bytes()), ")"));
+    }
+    f->Add(
+        "Placements",
+        absl::StrCat(v.placements_size(), ", medians spread ", FormatPercent(v.placement_spread()),
+                     "; the median above pools them: ", absl::StrJoin(each, ", ")));
+  }
   f->Add("Time spent", absl::StrCat(FormatSeconds(v.measured_seconds()), " measured, ",
                                     FormatSeconds(v.wall_seconds()), " wall"));
   if (v.discarded_samples() > 0 || v.throttled()) {
@@ -306,7 +317,7 @@ struct CompareColumns {
   bool bytes = false, flops = false, timed_check = false, flags = false;
 };
 
-// The harness's warnings about one variant's timing (types.proto, VariantResult 103-111):
+// The harness's warnings about one variant's timing (types.proto, VariantResult 103-113):
 // each says why its median deserves a second look.
 std::string TimingFlags(const v1::VariantResult& v) {
   std::vector<std::string> flags;
@@ -315,6 +326,10 @@ std::string TimingFlags(const v1::VariantResult& v) {
                                  FormatSeconds(v.second_half_median_seconds())));
   }
   if (v.host_bound()) flags.push_back("host-bound (try graph mode)");
+  if (v.placements_size() > 1) {
+    flags.push_back(absl::StrCat("placement spread ", FormatPercent(v.placement_spread()), " over ",
+                                 v.placements_size()));
+  }
   if (v.rotation_fits_l2()) {
     flags.push_back(absl::StrFormat("buffers fit L2 (%.1fx)", v.rotation_over_l2()));
   }

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/placement_limits.h"
 #include "common/status_macros.h"
 #include "kernels/catalogue.h"
 #include "server/api/user_kernel_validation.h"
@@ -174,7 +175,12 @@ absl::StatusOr<Footprint> ValidateVariants(const v1::DeviceInfo& device, v1::Job
                        host_variant ? "the cpu device" : "CUDA devices", ", not on ", device.id()));
     }
     for (const auto& [name, value] : problem.params) (*spec->mutable_params())[name] = value;
-    need.buffers += kernels::MemoryFootprint(problem);
+    // Every placement is a copy of the buffers, with gaps of up to kMaxPlacementGapBytes.
+    const int64_t copies = std::max(spec->placements(), 1);
+    const kernels::Layout layout = op->layout(problem);
+    const auto tensors = static_cast<int64_t>(layout.inputs.size() + layout.outputs.size());
+    need.buffers +=
+        copies * kernels::MemoryFootprint(problem) + (copies - 1) * tensors * kMaxPlacementGapBytes;
     // The check runs one variant at a time.
     need.host_check = std::max(need.host_check, HostCheckFootprint(problem));
   }
@@ -188,10 +194,11 @@ absl::Status CheckDeviceMemory(const v1::DeviceInfo& device, const SubmitLimits&
     // Beside the problem's buffers: the L2 flush buffer (2x L2) and the allocator's slack.
     const int64_t need = buffers + 2 * device.l2_bytes() + (int64_t{256} << 20);
     if (device.memory_bytes() > 0 && need > device.memory_bytes()) {
-      return absl::ResourceExhaustedError(
-          absl::StrCat("shape: ", problem, " needs ", Bytes(need), " of device memory for ",
-                       spec.variants_size(), " variant(s); ", device.id(), " has ",
-                       Bytes(device.memory_bytes())));
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "shape: ", problem, " needs ", Bytes(need), " of device memory for ",
+          spec.variants_size(), " variant(s)",
+          spec.placements() > 1 ? absl::StrCat(" at ", spec.placements(), " placements each") : "",
+          "; ", device.id(), " has ", Bytes(device.memory_bytes())));
     }
     return absl::OkStatus();
   }
@@ -222,6 +229,20 @@ absl::Status ValidateSanitize(const v1::JobSpec& spec) {
   return absl::OkStatus();
 }
 
+// `placements` copies a benchmark's buffers to sample them at several addresses.
+absl::Status ValidatePlacements(const v1::JobSpec& spec) {
+  if (spec.placements() < 0 || spec.placements() > kMaxPlacements) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("placements: ", spec.placements(), " is outside [0, ", kMaxPlacements, "]"));
+  }
+  if (spec.placements() > 1 && spec.kind() != v1::JOB_KIND_BENCHMARK) {
+    return absl::InvalidArgumentError(
+        "placements: applies to benchmarks (kbctl bench, compare), not to " +
+        v1::JobKind_Name(spec.kind()));
+  }
+  return absl::OkStatus();
+}
+
 // A compile job (issue 10, item 4) runs nothing: its one user kernel and the problem its launch
 // expressions are evaluated for (the default shape when none is given).
 absl::Status ValidateCompileJob(const v1::DeviceInfo& device, v1::JobSpec* spec) {
@@ -244,6 +265,7 @@ absl::Status ValidateAndNormalize(const v1::DeviceInfo& device, const SubmitLimi
   KBENCH_RETURN_IF_ERROR(ValidateStopping(spec->stopping(), limits));
   KBENCH_RETURN_IF_ERROR(ValidateOperation(*spec));
   KBENCH_RETURN_IF_ERROR(ValidateSanitize(*spec));
+  KBENCH_RETURN_IF_ERROR(ValidatePlacements(*spec));
   if (spec->kind() == v1::JOB_KIND_COMPILE) return ValidateCompileJob(device, spec);
   KBENCH_RETURN_IF_ERROR(ValidateUserKernels(device, spec));
   KBENCH_RETURN_IF_ERROR(ValidateForDevice(device, limits, *spec));

@@ -13,12 +13,14 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/placement_limits.h"
 #include "common/status_macros.h"
 #include "kernels/catalogue.h"
 #include "kernels/check.h"
 #include "server/common/spec_problem.h"
 #include "server/executor/cheat_checks.h"
 #include "server/executor/measure/statistics.h"
+#include "server/executor/placements.h"
 #include "server/executor/progress_phase.h"
 
 namespace kbench::executor {
@@ -91,16 +93,25 @@ void FillStatistics(const measure::SampleStatistics& s, int64_t launches, v1::St
                              : v1::HARNESS_STATISTIC_UNIT_LAUNCH);
 }
 
-absl::Status WriteSamplesCsv(const std::string& path,
-                             const std::vector<measure::VariantSamples>& all) {
+// One stream of samples: a variant at one of its placements (1-based, as printed).
+struct SampleStream {
+  std::string variant;
+  int placement = 1;
+  const measure::VariantSamples* samples = nullptr;
+};
+
+absl::Status WriteSamplesCsv(const std::string& path, const std::vector<SampleStream>& all) {
   std::ofstream f(path);
   if (!f) return absl::InternalError(absl::StrCat("cannot write ", path));
-  f << "variant,sample,seconds,launches,seconds_per_launch,sm_clock_mhz,host_enqueue_seconds\n";
-  for (const auto& vs : all) {
+  f << "variant,sample,seconds,launches,seconds_per_launch,sm_clock_mhz,host_enqueue_seconds,"
+       "placement\n";
+  for (const SampleStream& stream : all) {
+    const measure::VariantSamples& vs = *stream.samples;
     for (size_t i = 0; i < vs.kept.size(); ++i) {
       const measure::Sample& s = vs.kept[i];
-      f << absl::StrFormat("%s,%d,%.9e,%d,%.9e,%.1f,%.9e\n", vs.name, i, s.seconds, s.launches,
-                           s.per_launch(), s.sm_clock_mhz, s.host_enqueue_seconds);
+      f << absl::StrFormat("%s,%d,%.9e,%d,%.9e,%.1f,%.9e,%d\n", stream.variant, i, s.seconds,
+                           s.launches, s.per_launch(), s.sm_clock_mhz, s.host_enqueue_seconds,
+                           stream.placement);
     }
   }
   f.close();
@@ -278,16 +289,16 @@ v1::Correctness CompareWithReference(const Reference& reference, const CheckedOu
   return c;
 }
 
-absl::StatusOr<std::unique_ptr<PreparedVariant>> PrepareJobVariant(DeviceRunner& runner,
-                                                                   const JobContext& context,
-                                                                   const kernels::Problem& problem,
-                                                                   uint64_t seed,
-                                                                   v1::MeasureMode mode) {
-  if (!kernels::IsUserVariantName(problem.variant)) return runner.Prepare(problem, seed, mode);
+absl::StatusOr<std::unique_ptr<PreparedVariant>> PrepareJobVariant(
+    DeviceRunner& runner, const JobContext& context, const kernels::Problem& problem, uint64_t seed,
+    v1::MeasureMode mode, const BufferPlacement& placement) {
+  if (!kernels::IsUserVariantName(problem.variant)) {
+    return runner.Prepare(problem, seed, mode, placement);
+  }
   for (const v1::UserKernel& uk : context.job->spec().user_kernels()) {
     if (uk.name() == problem.variant) {
-      return runner.PrepareUserVariant(problem, uk, seed, mode, context.job->artifact_dir(),
-                                       context.cancelled);
+      return runner.PrepareUserVariant(problem, uk, seed, mode, placement,
+                                       context.job->artifact_dir(), context.cancelled);
     }
   }
   return absl::InvalidArgumentError(
@@ -304,13 +315,21 @@ absl::StatusOr<v1::Correctness> CheckVariant(PreparedVariant& variant,
 
 namespace {
 
-// One variant of the job, from preparation to its result.
+// One variant of the job, from preparation to its result: set up once per buffer placement
+// (JobSpec.placements; one by default), every copy checked and sampled, pooled into one result.
 struct VariantRun {
   std::string name;
   kernels::Problem problem;
-  std::unique_ptr<PreparedVariant> prepared;
+  std::vector<std::unique_ptr<PreparedVariant>> prepared;  // one per placement
   int result_index = 0;
+  // The sampler's streams of this variant, one per placement, into BenchmarkRun::sampled_.
+  size_t first_stream = 0;
 };
+
+// " at placement k of n" where a job has several placements (k 0-based), else "".
+std::string PlacementSuffix(size_t k, size_t n) {
+  return n > 1 ? absl::StrCat(" at placement ", k + 1, " of ", n) : "";
+}
 
 // The steps of one benchmark job, in the order RunBenchmarkJob calls them (the outline of
 // nvbench's measure_cold: one level of abstraction per step).
@@ -334,10 +353,14 @@ class BenchmarkRun {
   void Report(v1::ProgressPhase phase, const std::string& variant, int64_t samples = 0,
               double noise = 0, double elapsed = 0) const;
   absl::Status FailCorrectness(const VariantRun& v, const v1::Correctness& c,
-                               const char* which) const;
+                               const std::string& which) const;
   void SummarizeVariant(size_t i, double first_median);
-  // Fills the variant's inputs from `seed` and computes their float64 reference.
+  // Fills every placement's inputs from `seed`; the float64 reference of the first's (the same
+  // values in each).
   absl::StatusOr<Reference> FreshInputs(VariantRun& v, uint64_t seed) const;
+  // The stream of samples variant `i` took at each of its placements.
+  std::vector<const measure::VariantSamples*> StreamsOf(size_t i) const;
+  std::string StreamName(const VariantRun& v, size_t placement) const;
 
   DeviceRunner& runner_;
   const JobContext& context_;
@@ -348,8 +371,10 @@ class BenchmarkRun {
   uint64_t check_seed_ = 0;
   uint64_t timed_check_seed_ = 0;
   v1::MeasureMode mode_ = v1::MEASURE_MODE_UNSPECIFIED;
+  std::vector<BufferPlacement> placements_;
   JobRun run_;
   std::vector<VariantRun> variants_;
+  // Per variant, per placement, as the sampler took them.
   std::vector<measure::VariantSamples> sampled_;
 };
 
@@ -366,7 +391,7 @@ void BenchmarkRun::Report(v1::ProgressPhase phase, const std::string& variant, i
 }
 
 absl::Status BenchmarkRun::FailCorrectness(const VariantRun& v, const v1::Correctness& c,
-                                           const char* which) const {
+                                           const std::string& which) const {
   return absl::FailedPreconditionError(absl::StrCat("correctness: ", spec_.kernel(), "/", v.name,
                                                     which,
                                                     " does not match the float64 "
@@ -381,6 +406,11 @@ absl::Status BenchmarkRun::Initialize() {
   check_seed_ = DrawCheckSeed();
   timed_check_seed_ = DrawCheckSeed();
   mode_ = spec_.mode() == v1::MEASURE_MODE_UNSPECIFIED ? runner_.default_mode() : spec_.mode();
+  if (spec_.placements() < 0 || spec_.placements() > kMaxPlacements) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("placements: ", spec_.placements(), " is outside [0, ", kMaxPlacements, "]"));
+  }
+  placements_ = DrawPlacements(spec_.placements(), seed_);
   v1::Environment* env = run_.result.mutable_environment();
   runner_.FillEnvironment(env);
   env->set_seed(seed_);
@@ -396,32 +426,56 @@ absl::Status BenchmarkRun::PrepareAndCheckVariants() {
     KBENCH_RETURN_IF_ERROR(kernels::ValidateProblem(&v.problem));
     Report(v1::PROGRESS_PHASE_CHECK, name);
     // A user kernel (issue 10) goes through the same checks and sampling as catalogue variants.
-    KBENCH_ASSIGN_OR_RETURN(v.prepared,
-                            PrepareJobVariant(runner_, context_, v.problem, seed_, mode_));
-    // Checked on inputs from the secret seed, then timed on the spec's.
-    KBENCH_ASSIGN_OR_RETURN(const Reference reference, FreshInputs(v, check_seed_));
-    KBENCH_ASSIGN_OR_RETURN(const CheckedOutput out, v.prepared->RunChecked());
-    KBENCH_RETURN_IF_ERROR(v.prepared->RegenerateInputs(seed_));
+    for (const BufferPlacement& placement : placements_) {
+      KBENCH_ASSIGN_OR_RETURN(
+          v.prepared.emplace_back(),
+          PrepareJobVariant(runner_, context_, v.problem, seed_, mode_, placement));
+    }
     v1::VariantResult* vr = run_.result.add_variants();
     v.result_index = run_.result.variants_size() - 1;
     vr->set_variant(name);
     vr->set_mode(mode_);
-    *vr->mutable_correctness() = CompareWithReference(reference, out);
-    if (!vr->correctness().passed()) return FailCorrectness(v, vr->correctness(), "");
+    // Checked on inputs from the secret seed at every placement, then timed on the spec's.
+    KBENCH_ASSIGN_OR_RETURN(const Reference reference, FreshInputs(v, check_seed_));
+    for (size_t p = 0; p < v.prepared.size(); ++p) {
+      KBENCH_ASSIGN_OR_RETURN(const CheckedOutput out, v.prepared[p]->RunChecked());
+      KBENCH_RETURN_IF_ERROR(v.prepared[p]->RegenerateInputs(seed_));
+      *vr->mutable_correctness() = CompareWithReference(reference, out);
+      if (!vr->correctness().passed()) {
+        return FailCorrectness(v, vr->correctness(), PlacementSuffix(p, v.prepared.size()));
+      }
+    }
   }
   return absl::OkStatus();
 }
 
 absl::StatusOr<Reference> BenchmarkRun::FreshInputs(VariantRun& v, uint64_t seed) const {
-  KBENCH_RETURN_IF_ERROR(v.prepared->RegenerateInputs(seed));
-  KBENCH_ASSIGN_OR_RETURN(kernels::HostTensors inputs, v.prepared->Inputs());
+  for (const std::unique_ptr<PreparedVariant>& prepared : v.prepared) {
+    KBENCH_RETURN_IF_ERROR(prepared->RegenerateInputs(seed));
+  }
+  KBENCH_ASSIGN_OR_RETURN(kernels::HostTensors inputs, v.prepared.front()->Inputs());
   return ComputeReference(v.problem, std::move(inputs), seed);
+}
+
+std::vector<const measure::VariantSamples*> BenchmarkRun::StreamsOf(size_t i) const {
+  std::vector<const measure::VariantSamples*> streams;
+  for (size_t p = 0; p < variants_[i].prepared.size(); ++p) {
+    streams.push_back(&sampled_[variants_[i].first_stream + p]);
+  }
+  return streams;
+}
+
+std::string BenchmarkRun::StreamName(const VariantRun& v, size_t placement) const {
+  if (v.prepared.size() == 1) return v.name;
+  return absl::StrCat(v.name, " [placement ", placement + 1, "/", v.prepared.size(), "]");
 }
 
 absl::Status BenchmarkRun::WarmUp() {
   for (VariantRun& v : variants_) {
-    Report(v1::PROGRESS_PHASE_WARMUP, v.name);
-    KBENCH_RETURN_IF_ERROR(v.prepared->Warmup());
+    for (size_t p = 0; p < v.prepared.size(); ++p) {
+      Report(v1::PROGRESS_PHASE_WARMUP, StreamName(v, p));
+      KBENCH_RETURN_IF_ERROR(v.prepared[p]->Warmup());
+    }
   }
   return absl::OkStatus();
 }
@@ -430,8 +484,11 @@ absl::Status BenchmarkRun::SampleInterleaved() {
   std::vector<std::string> names;
   std::vector<measure::SampleFn> fns;
   for (VariantRun& v : variants_) {
-    names.push_back(v.name);
-    fns.push_back([p = v.prepared.get()] { return p->TakeSample(); });
+    v.first_stream = names.size();
+    for (size_t p = 0; p < v.prepared.size(); ++p) {
+      names.push_back(StreamName(v, p));
+      fns.push_back([prepared = v.prepared[p].get()] { return prepared->TakeSample(); });
+    }
   }
   measure::SamplerHooks hooks;
   hooks.cancelled = context_.cancelled;
@@ -452,13 +509,17 @@ absl::Status BenchmarkRun::CheckTimedLaunches() {
   for (VariantRun& v : variants_) {
     Report(v1::PROGRESS_PHASE_CHECK, v.name);
     // Fresh inputs that no launch has seen: a kernel that computed once and replays its result
-    // (or computes only when it is checked) fails here.
+    // (or computes only when it is checked) fails here, at whichever placement it does so.
     KBENCH_ASSIGN_OR_RETURN(const Reference reference, FreshInputs(v, timed_check_seed_));
-    KBENCH_ASSIGN_OR_RETURN(const TimedCheck timed, v.prepared->TakeCheckedSample());
     v1::VariantResult* vr = run_.result.mutable_variants(v.result_index);
-    *vr->mutable_timed_correctness() = CompareWithReference(reference, timed.output);
-    if (!vr->timed_correctness().passed()) {
-      return FailCorrectness(v, vr->timed_correctness(), "'s timed launch");
+    for (size_t p = 0; p < v.prepared.size(); ++p) {
+      KBENCH_ASSIGN_OR_RETURN(const TimedCheck timed, v.prepared[p]->TakeCheckedSample());
+      *vr->mutable_timed_correctness() = CompareWithReference(reference, timed.output);
+      if (!vr->timed_correctness().passed()) {
+        return FailCorrectness(
+            v, vr->timed_correctness(),
+            absl::StrCat("'s timed launch", PlacementSuffix(p, v.prepared.size())));
+      }
     }
   }
   return absl::OkStatus();
@@ -476,16 +537,18 @@ void BenchmarkRun::Summarize() {
     run_.result.mutable_environment()->set_estimated_sm_clock_mhz(Median(clocks));
   }
   double first_median = 0;
-  for (size_t i = 0; i < sampled_.size(); ++i) {
+  for (size_t i = 0; i < variants_.size(); ++i) {
     SummarizeVariant(i, first_median);
     if (i == 0) first_median = run_.result.variants(0).stats().median_seconds();
   }
 }
 
 void BenchmarkRun::SummarizeVariant(size_t i, double first_median) {
-  const measure::VariantSamples& vs = sampled_[i];
+  const std::vector<const measure::VariantSamples*> streams = StreamsOf(i);
+  const measure::VariantSamples vs = PoolPlacements(streams);
   const VariantRun& v = variants_[i];
   v1::VariantResult* vr = run_.result.mutable_variants(v.result_index);
+  DescribePlacements(placements_, streams, vr);
   const std::vector<double> per_launch = vs.per_launch_seconds();
   const measure::SampleStatistics stats = measure::ComputeStatistics(per_launch);
   FillStatistics(stats, vs.kept.front().launches, vr->mutable_stats());
@@ -515,7 +578,7 @@ void BenchmarkRun::SummarizeVariant(size_t i, double first_median) {
   vr->set_wall_seconds(vs.wall_seconds);
   DescribeDrift(vs, vr);
   DescribeHostEnqueue(vs, vr);
-  v.prepared->DescribeMeasurement(vr);
+  v.prepared.front()->DescribeMeasurement(vr);
   if (vr->rotation_over_l2() > 0) {
     vr->set_rotation_fits_l2(vr->rotation_over_l2() < kMinRotationOverL2);
   }
@@ -543,7 +606,13 @@ void BenchmarkRun::PublishCheckSeeds() {
 
 absl::Status BenchmarkRun::WriteSamplesArtifact() {
   const std::string csv = context_.job->artifact_dir() + "/samples.csv";
-  KBENCH_RETURN_IF_ERROR(WriteSamplesCsv(csv, sampled_));
+  std::vector<SampleStream> streams;
+  for (const VariantRun& v : variants_) {
+    for (size_t p = 0; p < v.prepared.size(); ++p) {
+      streams.push_back({v.name, static_cast<int>(p + 1), &sampled_[v.first_stream + p]});
+    }
+  }
+  KBENCH_RETURN_IF_ERROR(WriteSamplesCsv(csv, streams));
   internal::v1::ArtifactFile* art = &run_.artifacts.emplace_back();
   art->set_name("samples.csv");
   art->set_path(csv);

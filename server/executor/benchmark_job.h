@@ -57,11 +57,9 @@ v1::Correctness CompareWithReference(const Reference& reference, const CheckedOu
 // A job's variant on the runner: a catalogue variant, or (for an '@' name) the job spec's user
 // kernel of that name, compiled or loaded into the job's artifact directory (issue 10).
 // Benchmark, profile and tool-target runs all prepare their variants here.
-absl::StatusOr<std::unique_ptr<PreparedVariant>> PrepareJobVariant(DeviceRunner& runner,
-                                                                   const JobContext& context,
-                                                                   const kernels::Problem& problem,
-                                                                   uint64_t seed,
-                                                                   v1::MeasureMode mode);
+absl::StatusOr<std::unique_ptr<PreparedVariant>> PrepareJobVariant(
+    DeviceRunner& runner, const JobContext& context, const kernels::Problem& problem, uint64_t seed,
+    v1::MeasureMode mode, const BufferPlacement& placement);
 
 // Runs the variant once on poisoned outputs and compares with the float64 reference.
 absl::StatusOr<v1::Correctness> CheckVariant(PreparedVariant& variant,

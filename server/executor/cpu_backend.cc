@@ -6,7 +6,10 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <memory>
+#include <span>
 #include <thread>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -56,15 +59,13 @@ std::string CpuModelName() {
 class CpuPreparedVariant : public PreparedVariant {
  public:
   CpuPreparedVariant(const kernels::Problem& problem, const kernels::Operation& op, uint64_t seed,
-                     v1::MeasureMode mode, double warmup_seconds, std::vector<char>* flush)
+                     v1::MeasureMode mode, const BufferPlacement& placement, double warmup_seconds,
+                     std::vector<char>* flush)
       : problem_(problem), mode_(mode), warmup_seconds_(warmup_seconds), flush_(flush) {
     run_ = op.host_runs.at(problem.variant);
     const kernels::Layout layout = op.layout(problem);
     input_scale_ = static_cast<float>(layout.input_scale);
-    for (const auto& t : layout.inputs) inputs_.emplace_back(t.elements);
-    for (const auto& t : layout.outputs) outputs_.emplace_back(t.elements);
-    for (auto& b : inputs_) input_ptrs_.push_back(b.data());
-    for (auto& b : outputs_) output_ptrs_.push_back(b.data());
+    Allocate(layout, placement);
     FillInputs(seed);
   }
 
@@ -75,7 +76,7 @@ class CpuPreparedVariant : public PreparedVariant {
 
   absl::StatusOr<kernels::HostTensors> Inputs() override {
     kernels::HostTensors out;
-    for (const auto& b : inputs_) out.emplace_back(b.begin(), b.end());
+    for (const std::span<float> b : inputs_) out.emplace_back(b.begin(), b.end());
     return out;
   }
 
@@ -130,9 +131,37 @@ class CpuPreparedVariant : public PreparedVariant {
   }
 
  private:
+  // One arena for all tensors, inputs then outputs, as the CUDA executor lays them out: each
+  // on a 256-byte boundary with the placement's gap after it.
+  void Allocate(const kernels::Layout& layout, const BufferPlacement& placement) {
+    constexpr int64_t kAlignFloats = 256 / sizeof(float);
+    const int64_t gap = (placement.tensor_gap_bytes + 3) / 4;
+    const auto extent = [&](const kernels::TensorSpec& t) {
+      return (t.elements + gap + kAlignFloats - 1) / kAlignFloats * kAlignFloats;
+    };
+    int64_t total = 0;
+    for (const auto* ts : {&layout.inputs, &layout.outputs}) {
+      for (const kernels::TensorSpec& t : *ts) total += extent(t);
+    }
+    arena_.assign(total + kAlignFloats, 0.0f);  // + the slack to start on the boundary
+    void* start = arena_.data();
+    size_t space = arena_.size() * sizeof(float);
+    float* p = static_cast<float*>(std::align(256, total * sizeof(float), start, space));
+    for (const kernels::TensorSpec& t : layout.inputs) {
+      inputs_.emplace_back(p, t.elements);
+      input_ptrs_.push_back(p);
+      p += extent(t);
+    }
+    for (const kernels::TensorSpec& t : layout.outputs) {
+      outputs_.emplace_back(p, t.elements);
+      output_ptrs_.push_back(p);
+      p += extent(t);
+    }
+  }
+
   void FillInputs(uint64_t seed) {
     for (size_t t = 0; t < inputs_.size(); ++t) {
-      std::vector<float>& buf = inputs_[t];
+      const std::span<float> buf = inputs_[t];
       for (size_t i = 0; i < buf.size(); ++i) {
         buf[i] = kernels::UniformAt(seed, static_cast<uint32_t>(t), i, input_scale_);
       }
@@ -142,12 +171,12 @@ class CpuPreparedVariant : public PreparedVariant {
   void PoisonOutputs() {
     float poison;
     std::memcpy(&poison, &kPoisonBits, sizeof(poison));
-    for (auto& b : outputs_) std::fill(b.begin(), b.end(), poison);
+    for (const std::span<float> b : outputs_) std::fill(b.begin(), b.end(), poison);
   }
 
   CheckedOutput ReadOutputs() const {
     CheckedOutput out;
-    for (const auto& b : outputs_) {
+    for (const std::span<float> b : outputs_) {
       for (float v : b) {
         uint32_t bits;
         std::memcpy(&bits, &v, sizeof(bits));
@@ -165,7 +194,8 @@ class CpuPreparedVariant : public PreparedVariant {
   float input_scale_ = 1;
   unsigned flush_value_ = 0;
   kernels::HostRunFn run_;
-  std::vector<std::vector<float>> inputs_, outputs_;
+  std::vector<float> arena_;
+  std::vector<std::span<float>> inputs_, outputs_;
   std::vector<const float*> input_ptrs_;
   std::vector<float*> output_ptrs_;
   int64_t launches_ = 1;
@@ -189,9 +219,9 @@ class CpuRunner : public DeviceRunner {
   v1::MeasureMode default_mode() const override { return v1::MEASURE_MODE_HOT; }
   double PeakFlops(kernels::DType) const override { return 0; }
 
-  absl::StatusOr<std::unique_ptr<PreparedVariant>> Prepare(const kernels::Problem& problem,
-                                                           uint64_t seed,
-                                                           v1::MeasureMode mode) override {
+  absl::StatusOr<std::unique_ptr<PreparedVariant>> Prepare(
+      const kernels::Problem& problem, uint64_t seed, v1::MeasureMode mode,
+      const BufferPlacement& placement) override {
     const kernels::Operation* op = kernels::FindOperation(problem.op);
     if (op == nullptr || !op->host_runs.contains(problem.variant)) {
       return absl::FailedPreconditionError(absl::StrCat("variants: ", problem.op, "/",
@@ -203,7 +233,8 @@ class CpuRunner : public DeviceRunner {
       return absl::InvalidArgumentError("mode: graph mode needs a CUDA device");
     }
     if (mode == v1::MEASURE_MODE_COLD && flush_.empty()) flush_.resize(kCacheFlushBytes);
-    return std::make_unique<CpuPreparedVariant>(problem, *op, seed, mode, warmup_seconds_, &flush_);
+    return std::make_unique<CpuPreparedVariant>(problem, *op, seed, mode, placement,
+                                                warmup_seconds_, &flush_);
   }
 
   // The warm-up of the next job's variants: kMaxWarmupSeconds, or the job's min_time when less.

@@ -29,6 +29,14 @@ struct TimedCheck {
   CheckedOutput output;
 };
 
+// Where a prepared problem's tensors sit (JobSpec.placements): they are allocated together,
+// inputs then outputs, each on a 256-byte boundary, and `tensor_gap_bytes` more left free
+// between consecutive tensors. Each preparation is a fresh allocation, so its absolute address
+// differs too.
+struct BufferPlacement {
+  int64_t tensor_gap_bytes = 0;
+};
+
 // One problem set up on a device: inputs generated from the seed, outputs allocated.
 // Not thread-safe; used by one job at a time.
 class PreparedVariant {
@@ -66,17 +74,19 @@ class DeviceRunner {
   virtual const v1::DeviceInfo& info() const = 0;
   // The measure mode used when the job leaves it unspecified.
   virtual v1::MeasureMode default_mode() const = 0;
-  virtual absl::StatusOr<std::unique_ptr<PreparedVariant>> Prepare(const kernels::Problem& problem,
-                                                                   uint64_t seed,
-                                                                   v1::MeasureMode mode) = 0;
+  virtual absl::StatusOr<std::unique_ptr<PreparedVariant>> Prepare(
+      const kernels::Problem& problem, uint64_t seed, v1::MeasureMode mode,
+      const BufferPlacement& placement) = 0;
   // A user's own kernel (issue 10) as the variant: compiled or loaded for this device (compiles
   // run in a child process using `scratch_dir`, stopped when `*cancelled`), then set up and
   // launched with the operation's ABI exactly as Prepare's variants are, so that it is checked
   // and timed by the same code. Devices that cannot run user kernels say so.
   virtual absl::StatusOr<std::unique_ptr<PreparedVariant>> PrepareUserVariant(
       const kernels::Problem& problem, const v1::UserKernel& kernel, uint64_t seed,
-      v1::MeasureMode mode, const std::string& scratch_dir, const std::atomic<bool>* cancelled) {
-    (void)problem, (void)kernel, (void)seed, (void)mode, (void)scratch_dir, (void)cancelled;
+      v1::MeasureMode mode, const BufferPlacement& placement, const std::string& scratch_dir,
+      const std::atomic<bool>* cancelled) {
+    (void)problem, (void)kernel, (void)seed, (void)mode, (void)placement, (void)scratch_dir,
+        (void)cancelled;
     return absl::FailedPreconditionError(
         absl::StrCat("user_kernels: ", info().id(), " cannot run user kernels (CUDA devices do)"));
   }

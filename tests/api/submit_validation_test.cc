@@ -1,6 +1,7 @@
 // Submit-time validation: defaults filled in, device fit, memory limits.
 #include "server/api/submit_validation.h"
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
 namespace kbench::api {
@@ -149,6 +150,42 @@ TEST(ValidateAndNormalize, SanitizeIsForBenchmarks) {
   const absl::Status status = ValidateAndNormalize(Gpu(int64_t{80} << 30), {}, &s);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(status.message().find("sanitize: applies to benchmarks"), std::string::npos) << status;
+}
+
+// JobSpec.placements: copies of a benchmark's buffers at several addresses.
+TEST(ValidateAndNormalize, PlacementsAreBoundedAndForBenchmarks) {
+  v1::JobSpec s = Spec("softmax", "fused");
+  s.add_shape(64);
+  s.add_shape(64);
+  for (int bad : {-1, 17}) {
+    s.set_placements(bad);
+    const absl::Status status = ValidateAndNormalize(Gpu(int64_t{80} << 30), {}, &s);
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_NE(status.message().find(absl::StrCat("placements: ", bad, " is outside [0, 16]")),
+              std::string::npos)
+        << status;
+  }
+  s.set_placements(16);
+  EXPECT_TRUE(ValidateAndNormalize(Gpu(int64_t{80} << 30), {}, &s).ok());
+  s.set_placements(2);
+  s.set_kind(v1::JOB_KIND_PROFILE);
+  const absl::Status status = ValidateAndNormalize(Gpu(int64_t{80} << 30), {}, &s);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(status.message().find("placements: applies to benchmarks"), std::string::npos)
+      << status;
+}
+
+TEST(ValidateAndNormalize, EveryPlacementCountsTowardsDeviceMemory) {
+  // softmax 16384 x 16384 f32: 2 GiB of tensors. One copy fits 8 GiB; four do not.
+  v1::JobSpec s = Spec("softmax", "fused");
+  s.add_shape(16384);
+  s.add_shape(16384);
+  EXPECT_TRUE(ValidateAndNormalize(Gpu(int64_t{8} << 30), {}, &s).ok());
+  s.set_placements(4);
+  const absl::Status status = ValidateAndNormalize(Gpu(int64_t{8} << 30), {}, &s);
+  EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted) << status;
+  EXPECT_NE(status.message().find("1 variant(s) at 4 placements each"), std::string::npos)
+      << status;
 }
 
 }  // namespace

@@ -131,6 +131,33 @@ TEST(RenderJob, ShowsTheCheckSeedsAndThePhysicalFloor) {
   EXPECT_THAT(text, ContainsRegex("Floor: +median 4000.000 us reaches 75% of the physical floor"));
 }
 
+// JobSpec.placements: each placement's median beside the pooled one, and their spread.
+v1::Job PlacedJob() {
+  v1::Job job = CompareJob();
+  job.mutable_result()->mutable_variants()->DeleteSubrange(1, 1);
+  v1::VariantResult* v = job.mutable_result()->mutable_variants(0);
+  for (const auto& [gap, median] : {std::pair{0, 4e-3}, {1 << 20, 4.6e-3}, {6144, 4.2e-3}}) {
+    v1::PlacementResult* p = v->add_placements();
+    p->set_tensor_gap_bytes(gap);
+    p->set_median_seconds(median);
+    p->set_samples(40);
+  }
+  v->set_placement_spread(0.6e-3 / 4.2e-3);
+  return job;
+}
+
+TEST(RenderJob, ShowsEachPlacementsMedianAndTheirSpread) {
+  EXPECT_THAT(RenderJob(PlacedJob()),
+              ContainsRegex("Placements: +3, medians spread 14.3%; the median above pools "
+                            "them: 4.000 ms \\(gap 0 B\\), 4.600 ms \\(gap 1.0 MiB\\), 4.200 ms "
+                            "\\(gap 6.0 KiB\\)"));
+}
+
+TEST(RenderCompareTable, FlagsThePlacementSpread) {
+  EXPECT_THAT(RenderCompareTable(PlacedJob().result()),
+              ContainsRegex("naive .*placement spread 14.3% over 3"));
+}
+
 TEST(RenderJob, ShowsErrorCodeAndArtifacts) {
   v1::Job job;
   job.set_id("job-9");

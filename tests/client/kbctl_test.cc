@@ -210,6 +210,20 @@ TEST_F(KbctlTest, BenchSendsTheSpecTheFlagsDescribe) {
   EXPECT_EQ(req.idempotency_key(), "k1");
 }
 
+TEST_F(KbctlTest, PlacementsGoIntoTheSpecWithinTheirBounds) {
+  Result r =
+      Run({"compare", "copy", "--variants", "host_memcpy", "--shape", "4096", "--placements", "8"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_EQ(server_.submits().size(), 1u);
+  EXPECT_EQ(server_.submits()[0].spec().placements(), 8);
+  for (const char* bad : {"0", "17", "two"}) {
+    r = Run({"bench", "copy", "--variant", "host_memcpy", "--shape", "4096", "--placements", bad});
+    EXPECT_EQ(r.code, 2) << bad;
+    EXPECT_THAT(r.err, HasSubstr("--placements")) << bad;
+  }
+  EXPECT_EQ(server_.submits().size(), 1u);
+}
+
 TEST_F(KbctlTest, BenchLeavesUnsetFieldsAtZeroForTheServerDefaults) {
   const Result r = Run({"bench", "copy", "--variant", "host_memcpy", "--shape", "4096"});
   ASSERT_EQ(r.code, 0) << r.err;

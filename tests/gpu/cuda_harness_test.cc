@@ -354,7 +354,7 @@ TEST_F(CudaHarnessTest, HotIsFasterThanColdWhenTheProblemFitsInL2) {
 TEST_F(CudaHarnessTest, GraphModeRotatesEnoughBufferSetsToLeaveTheL2) {
   const kernels::Problem problem{"copy", "vectorized", {1 << 20}, kernels::DType::kF32, {}};
   absl::StatusOr<std::unique_ptr<PreparedVariant>> pv =
-      runner().Prepare(problem, 7, v1::MEASURE_MODE_GRAPH);
+      runner().Prepare(problem, 7, v1::MEASURE_MODE_GRAPH, BufferPlacement{});
   ASSERT_TRUE(pv.ok()) << pv.status();
   auto* cuda_pv = static_cast<CudaPreparedVariant*>(pv->get());
   const int64_t set_bytes = 2 * 4 * (1 << 20);
@@ -397,7 +397,7 @@ TEST_F(CudaHarnessTest, CopiesHalfPrecisionInputsOnOddShapesExactly) {
 TEST_F(CudaHarnessTest, GeneratesTheSameInputsAsTheHostGenerator) {
   const kernels::Problem f32{"copy", "vectorized", {100003}, kernels::DType::kF32, {}};
   absl::StatusOr<std::unique_ptr<PreparedVariant>> pv =
-      runner().Prepare(f32, 99, v1::MEASURE_MODE_COLD);
+      runner().Prepare(f32, 99, v1::MEASURE_MODE_COLD, BufferPlacement{});
   ASSERT_TRUE(pv.ok()) << pv.status();
   absl::StatusOr<kernels::HostTensors> in = (*pv)->Inputs();
   ASSERT_TRUE(in.ok()) << in.status();
@@ -410,7 +410,7 @@ TEST_F(CudaHarnessTest, GeneratesTheSameInputsAsTheHostGenerator) {
   EXPECT_EQ(mismatches, 0);
   // bf16: the float32 value rounded to nearest-even into the upper 16 bits, exactly.
   const kernels::Problem bf16{"copy", "vectorized", {100003}, kernels::DType::kBF16, {}};
-  pv = runner().Prepare(bf16, 99, v1::MEASURE_MODE_COLD);
+  pv = runner().Prepare(bf16, 99, v1::MEASURE_MODE_COLD, BufferPlacement{});
   ASSERT_TRUE(pv.ok()) << pv.status();
   in = (*pv)->Inputs();
   ASSERT_TRUE(in.ok()) << in.status();
@@ -430,7 +430,7 @@ TEST_F(CudaHarnessTest, GeneratesTheSameInputsAsTheHostGenerator) {
   EXPECT_GT(rounded, 0);  // rounded, not left at float32
   // f16: within half an ulp of 11 significant bits (subnormals below 2^-14: of 2^-24).
   const kernels::Problem f16{"copy", "vectorized", {100003}, kernels::DType::kF16, {}};
-  pv = runner().Prepare(f16, 99, v1::MEASURE_MODE_COLD);
+  pv = runner().Prepare(f16, 99, v1::MEASURE_MODE_COLD, BufferPlacement{});
   ASSERT_TRUE(pv.ok()) << pv.status();
   in = (*pv)->Inputs();
   ASSERT_TRUE(in.ok()) << in.status();

@@ -81,6 +81,36 @@ TEST_F(KbctlTest, BenchPrintsACheckedResultAndJsonForScripts) {
   EXPECT_TRUE(job["result"]["variants"][0]["correctness"]["passed"].get<bool>());
 }
 
+// JobSpec.placements through a real daemon and executor: every variant timed at three
+// placements, each placement's median in the result and its samples in samples.csv.
+TEST_F(KbctlTest, TimesAVariantAtSeveralPlacements) {
+  KbctlRun json = Kbctl(std::string("-o json ") + kQuick + " --placements 3");
+  ASSERT_EQ(json.exit_code, 0) << json.out;
+  const nlohmann::json doc = nlohmann::json::parse(json.out);
+  const auto& job = doc.contains("job") ? doc["job"] : doc;
+  ASSERT_EQ(job["result"]["variants"].size(), 1u);
+  for (const auto& v : job["result"]["variants"]) {
+    ASSERT_EQ(v["placements"].size(), 3u) << v.dump();
+    int64_t samples = 0;
+    for (const auto& p : v["placements"]) {
+      EXPECT_GT(p["median_seconds"].get<double>(), 0) << v.dump();
+      samples += std::stoll(p["samples"].get<std::string>());  // int64 is a string in JSON
+    }
+    EXPECT_EQ(std::stoll(v["stats"]["samples"].get<std::string>()), samples);
+    EXPECT_EQ(v["placements"][0]["tensor_gap_bytes"], "0") << "the first has no gap";
+    EXPECT_NE(v["placements"][1]["tensor_gap_bytes"], "0");
+  }
+  const std::string id = job["id"];
+  KbctlRun table = Kbctl("get " + id);
+  EXPECT_NE(table.out.find("Placements:   3, medians spread"), std::string::npos) << table.out;
+  const std::string file = dir_.path() + "/placed.csv";
+  ASSERT_EQ(Kbctl("artifacts get " + id + " samples.csv -o " + file).exit_code, 0);
+  std::ifstream csv(file);
+  std::string header;
+  std::getline(csv, header);
+  EXPECT_EQ(header.substr(header.rfind(',') + 1), "placement");
+}
+
 TEST_F(KbctlTest, NoWaitThenGetJobsCancelAndWatch) {
   KbctlRun submitted = Kbctl(std::string("-o json ") +
                              "bench square --variant host_loop --shape 128x128 --device cpu "

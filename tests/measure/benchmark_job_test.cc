@@ -7,8 +7,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <fstream>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -44,6 +47,12 @@ struct Script {
   int begin_sampling = 0, end_sampling = 0;
   // Every seed the inputs were generated from, in order (Prepare's first).
   std::vector<uint64_t> input_seeds;
+  // The gap of every placement prepared, in order; when set, a placement's sample takes
+  // seconds_at_gap(its gap) instead of sample(i).seconds.
+  std::vector<int64_t> gaps;
+  std::function<double(int64_t gap)> seconds_at_gap;
+  // The preparation (0-based, in order) whose timed launch writes wrong outputs; -1: none.
+  int timed_output_wrong_at = -1;
   // The device's rates (0: unknown).
   double copy_bandwidth = 0;
   double l2_bandwidth = 0;
@@ -52,8 +61,16 @@ struct Script {
 
 class ScriptedVariant : public PreparedVariant {
  public:
-  ScriptedVariant(Script* script, const kernels::Problem& problem, uint64_t seed)
-      : script_(script), problem_(problem), op_(kernels::FindOperation(problem.op)) {
+  ScriptedVariant(Script* script, const kernels::Problem& problem, uint64_t seed,
+                  const BufferPlacement& placement)
+      : script_(script),
+        problem_(problem),
+        op_(kernels::FindOperation(problem.op)),
+        gap_(placement.tensor_gap_bytes),
+        timed_output_wrong_(script->timed_output_wrong ||
+                            script->timed_output_wrong_at ==
+                                static_cast<int>(script->gaps.size())) {
+    script_->gaps.push_back(gap_);
     const kernels::Layout layout = op_->layout(problem);
     scale_ = static_cast<float>(layout.input_scale);
     for (const auto& t : layout.inputs) inputs_.emplace_back(t.elements);
@@ -75,13 +92,13 @@ class ScriptedVariant : public PreparedVariant {
   absl::Status Warmup() override { return absl::OkStatus(); }
   absl::StatusOr<measure::Sample> TakeSample() override {
     Run();
-    return script_->sample(samples_++);
+    return Sample();
   }
   absl::StatusOr<TimedCheck> TakeCheckedSample() override {
     TimedCheck check;
-    check.sample = script_->sample(samples_++);
+    check.sample = Sample();
     check.output.outputs = Run();
-    if (script_->timed_output_wrong) {
+    if (timed_output_wrong_) {
       for (double& x : check.output.outputs[0]) x = 0.5;
     }
     return check;
@@ -89,6 +106,12 @@ class ScriptedVariant : public PreparedVariant {
   absl::Status RunOnce() override { return absl::OkStatus(); }
 
  private:
+  measure::Sample Sample() {
+    measure::Sample s = script_->sample(samples_++);
+    if (script_->seconds_at_gap) s.seconds = script_->seconds_at_gap(gap_);
+    return s;
+  }
+
   // One run of the variant: its outputs.
   kernels::HostTensors Run() {
     if (script_->cheat == Cheat::kReplayFirst && runs_++ > 0) return outputs_;
@@ -114,6 +137,8 @@ class ScriptedVariant : public PreparedVariant {
   kernels::Problem problem_;
   const kernels::Operation* op_;
   float scale_ = 1;
+  int64_t gap_;
+  bool timed_output_wrong_;
   int samples_ = 0;
   int runs_ = 0;
   kernels::HostTensors inputs_, outputs_;
@@ -130,10 +155,10 @@ class ScriptedRunner : public DeviceRunner {
   }
   v1::MeasureMode default_mode() const override { return v1::MEASURE_MODE_HOT; }
   double PeakFlops(kernels::DType) const override { return 0; }
-  absl::StatusOr<std::unique_ptr<PreparedVariant>> Prepare(const kernels::Problem& problem,
-                                                           uint64_t seed,
-                                                           v1::MeasureMode) override {
-    return std::make_unique<ScriptedVariant>(script_, problem, seed);
+  absl::StatusOr<std::unique_ptr<PreparedVariant>> Prepare(
+      const kernels::Problem& problem, uint64_t seed, v1::MeasureMode,
+      const BufferPlacement& placement) override {
+    return std::make_unique<ScriptedVariant>(script_, problem, seed, placement);
   }
   void BeginSampling() override { ++script_->begin_sampling; }
   void EndSampling(v1::Environment*) override { ++script_->end_sampling; }
@@ -386,6 +411,94 @@ TEST_F(BenchmarkJobTest, DoesNotJudgeAHotRunOnADeviceWithoutAKnownCache) {
 
 // A hand-made reference with a loose tolerance: a constant output lands within it, and still
 // fails as degenerate.
+// Buffer placements (JobSpec.placements): each variant set up at several addresses, every copy
+// checked and sampled, the samples pooled and each placement's median kept.
+
+TEST_F(BenchmarkJobTest, SamplesEveryPlacementAndPoolsThemIntoOneResult) {
+  job_.mutable_spec()->set_placements(3);
+  // A placement's time grows with its gap: 10 ms with none, up to 11 ms at the largest.
+  script_.seconds_at_gap = [](int64_t gap) { return 0.010 * (1 + gap / double{8 << 20} / 10); };
+  absl::StatusOr<JobRun> run = Run();
+  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_EQ(script_.gaps.size(), 3u);
+  EXPECT_EQ(script_.gaps[0], 0);  // the first placement is a job of one placement's layout
+  const v1::VariantResult& v = run->result.variants(0);
+  ASSERT_EQ(v.placements_size(), 3);
+  int64_t samples = 0;
+  std::vector<double> medians;
+  for (int p = 0; p < 3; ++p) {
+    const v1::PlacementResult& placement = v.placements(p);
+    EXPECT_EQ(placement.tensor_gap_bytes(), script_.gaps[p]);
+    EXPECT_DOUBLE_EQ(placement.median_seconds(), script_.seconds_at_gap(script_.gaps[p]));
+    EXPECT_GE(placement.samples(), 10);  // each placement meets the stopping rule on its own
+    samples += placement.samples();
+    medians.push_back(placement.median_seconds());
+  }
+  EXPECT_EQ(v.stats().samples(), samples);
+  EXPECT_EQ(v.sample_seconds_size(), samples);
+  std::sort(medians.begin(), medians.end());
+  EXPECT_DOUBLE_EQ(v.placement_spread(), (medians[2] - medians[0]) / medians[1]);
+  EXPECT_DOUBLE_EQ(v.stats().median_seconds(), medians[1]);  // equal counts: the middle one
+  EXPECT_FALSE(v.drifted());  // the placements interleave: no half is slower
+  EXPECT_TRUE(v.converged());
+}
+
+TEST_F(BenchmarkJobTest, DrawsTheSameGapsFromTheSameSeedAndGapsOnTheAlignment) {
+  job_.mutable_spec()->set_placements(4);
+  ASSERT_TRUE(Run().ok());
+  const std::vector<int64_t> first = script_.gaps;
+  script_.gaps.clear();
+  ASSERT_TRUE(Run().ok());
+  EXPECT_EQ(script_.gaps, first);
+  for (size_t p = 1; p < first.size(); ++p) {
+    EXPECT_GT(first[p], 0);
+    EXPECT_EQ(first[p] % 256, 0);
+  }
+  job_.mutable_spec()->set_seed(8);
+  script_.gaps.clear();
+  ASSERT_TRUE(Run().ok());
+  EXPECT_NE(script_.gaps, first);
+}
+
+TEST_F(BenchmarkJobTest, OnePlacementReportsNoPlacements) {
+  absl::StatusOr<JobRun> run = Run();
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(script_.gaps, std::vector<int64_t>{0});
+  EXPECT_EQ(run->result.variants(0).placements_size(), 0);
+  EXPECT_EQ(run->result.variants(0).placement_spread(), 0);
+}
+
+TEST_F(BenchmarkJobTest, FailsAVariantWhoseTimedLaunchIsWrongAtOnePlacementNamingIt) {
+  job_.mutable_spec()->set_placements(3);
+  script_.timed_output_wrong_at = 1;
+  absl::StatusOr<JobRun> run = Run();
+  EXPECT_EQ(run.status().code(), absl::StatusCode::kFailedPrecondition) << run.status();
+  EXPECT_TRUE(absl::StrContains(run.status().message(),
+                                "softmax/naive's timed launch at placement 2 of 3 does not match"))
+      << run.status();
+}
+
+TEST_F(BenchmarkJobTest, WritesEachSampleWithItsPlacement) {
+  job_.mutable_spec()->set_placements(2);
+  ASSERT_TRUE(Run().ok());
+  std::ifstream csv(dir_ + "/samples.csv");
+  std::string line;
+  ASSERT_TRUE(std::getline(csv, line));
+  EXPECT_TRUE(absl::EndsWith(line, ",placement")) << line;
+  std::set<std::string> placements;
+  while (std::getline(csv, line)) placements.insert(line.substr(line.rfind(',') + 1));
+  EXPECT_EQ(placements, (std::set<std::string>{"1", "2"}));
+}
+
+TEST_F(BenchmarkJobTest, RefusesPlacementsOutOfRange) {
+  for (int bad : {-1, 17}) {
+    job_.mutable_spec()->set_placements(bad);
+    absl::StatusOr<JobRun> run = Run();
+    EXPECT_EQ(run.status().code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_TRUE(absl::StrContains(run.status().message(), "placements")) << run.status();
+  }
+}
+
 TEST(CompareWithReference, FailsAConstantOutputThatPassesALooseTolerance) {
   Reference ref;
   ref.tolerance = 0.1;

@@ -109,8 +109,8 @@ class FakeRunner : public DeviceRunner {
   v1::MeasureMode default_mode() const override { return v1::MEASURE_MODE_COLD; }
   double PeakFlops(kernels::DType) const override { return 0; }
   absl::StatusOr<std::unique_ptr<PreparedVariant>> Prepare(const kernels::Problem& problem,
-                                                           uint64_t seed,
-                                                           v1::MeasureMode) override {
+                                                           uint64_t seed, v1::MeasureMode,
+                                                           const BufferPlacement&) override {
     // naive: five kernels of 10..14 us; fused: one of 20 us.
     std::vector<uint64_t> ns = problem.variant == "naive"
                                    ? std::vector<uint64_t>{10000, 11000, 12000, 13000, 14000}

@@ -12,7 +12,11 @@
 #   triton    Triton's AOT softmax and vector add against do_bench, plain and specialised for
 #             the shape as Triton's JIT does (dims divisible by 16, and i32) (issue 10)
 #   spread    the specialised softmax three times under each harness, alternating, with
-#             do_bench repeated and kbench's cold protocol timed from PyTorch (issue 10)
+#             do_bench repeated, kbench's cold protocol timed from PyTorch and do_bench on
+#             tensors laid out as kbench's executor lays them out (issue 10)
+#   placements  the specialised softmax and the built-in at 16 buffer placements under kbench
+#             (--placements) and under do_bench (the same distribution of layouts), twice
+#             each, alternating (issue 10)
 # usage: STEPS="tests nvrtc ..." owed_proofs.sh PACK_DIR OUT_DIR
 set -uo pipefail
 pack=$(cd "$1" && pwd); out=$2
@@ -229,24 +233,52 @@ if want triton; then
     --name @aot_divisible --shape 4096x4004 --dtype f32 --device cuda:0
   echo "refused rc=$?"
 fi
+# The Triton softmax specialised for 4096x4096 (the `triton` step's, or compiled here): prints
+# its folder; the compiler's log goes to OUT/STEP.compile.log.
+divisible_softmax() {
+  local aot=$out/triton_softmax_row_divisible
+  [[ -f $aot/kernel.json ]] || timeout 90 python3 tools/triton/compile_for_kbench.py \
+    tools/triton/examples/softmax_row.py --dtype f32 --arch 90 --specialize-for 4096x4096 \
+    --out-dir "$aot" >"$out/$1.compile.log" 2>&1
+  echo "$aot"
+}
 if want spread; then
   step "spread: the Triton softmax (i32, divisible) three times in each harness, alternating"
   # One H100 run (2026-11-25) timed this kernel 3.3 % faster under kbench than under do_bench
   # with identical PTX; an H200 run, 2.3 % slower. Alternating the harnesses, repeating do_bench
   # in one process and timing kbench's cold protocol from PyTorch tell run-to-run and
   # placement spread from a difference of protocol.
-  aot=$out/triton_softmax_row_divisible
-  [[ -f $aot/kernel.json ]] || timeout 90 python3 tools/triton/compile_for_kbench.py \
-    tools/triton/examples/softmax_row.py --dtype f32 --arch 90 --specialize-for 4096x4096 \
-    --out-dir "$aot" >"$out/spread.compile.log" 2>&1
+  aot=$(divisible_softmax spread)
   for i in 1 2 3; do
     T=90 kbctl compare softmax --variants fused --source "$aot/kernel.json" --name @aot \
       --shape 4096x4096 --dtype f32 --device cuda:0 --mode cold | grep -E "^(fused|@aot) "
     for launcher in jit aot; do
       flags=(); [[ $launcher == aot ]] && flags=(--aot --specialize-for 4096x4096)
       timeout 120 python3 tools/triton/do_bench_peer.py tools/triton/examples/softmax_row.py \
-        --shape 4096 4096 --dtype f32 --repeats 3 --quiesced 300 "${flags[@]}" |
-        jq -c '{launched, scalars, median_us, repeat_medians_us, quiesced_median_us}'
+        --shape 4096 4096 --dtype f32 --repeats 3 --quiesced 300 "${flags[@]}" \
+        --slab-gaps-kib 0 4 64 1024 2048 4096 32768 |
+        jq -c '{launched, scalars, median_us, repeat_medians_us, quiesced_median_us,
+                slab_medians_us}'
+    done
+  done
+fi
+if want placements; then
+  step "placements: kbench --placements 16 and do_bench at 16 placements, alternating"
+  aot=$(divisible_softmax placements)
+  for i in 1 2; do
+    T=150 kbctl -o json compare softmax --variants fused --source "$aot/kernel.json" \
+      --name @aot --shape 4096x4096 --dtype f32 --device cuda:0 --mode cold --placements 16 \
+      --min-time 0.1 --timeout-s 120 >"$out/placements.kbench.$i.json"
+    jq -c '(.job // .).result.variants[] | {variant, median_us: (.stats.median_seconds * 1e6),
+        spread: .placement_spread, converged,
+        placement_medians_us: [.placements[].median_seconds * 1e6]}' \
+      "$out/placements.kbench.$i.json"
+    for launcher in jit aot; do
+      flags=(); [[ $launcher == aot ]] && flags=(--aot --specialize-for 4096x4096)
+      timeout 180 python3 tools/triton/do_bench_peer.py tools/triton/examples/softmax_row.py \
+        --shape 4096 4096 --dtype f32 --placements 16 --placement-seed "$i" "${flags[@]}" |
+        jq -c '{launched, median_us, placements_median_us, placement_spread,
+                placement_medians_us}'
     done
   done
 fi

@@ -15,6 +15,7 @@ import argparse
 import json
 import math
 import os
+import random
 import shutil
 import sys
 import tempfile
@@ -98,8 +99,43 @@ def quiesced_median_ms(torch, launch, reps):
     return times[len(times) // 2]
 
 
+# kbench's executor carves a job's tensors from one allocation, inputs then outputs, each
+# starting on a 256-byte boundary (server/executor/cuda/prepared_variant.cc).
+KBENCH_ALIGNMENT = 256
+
+
+def slab_tensors(torch, desc, shape, torch_dtype, gap_bytes, fill):
+    """The job's tensors laid out as kbench lays them out: one allocation, inputs then outputs,
+    each aligned to 256 bytes, with `gap_bytes` more between consecutive tensors (0: kbench's
+    own layout). Where the tensors sit relative to each other can move a kernel that re-reads
+    its input from the L2, so this tells placement from harness."""
+    count = math.prod(shape)
+    element = torch.tensor([], dtype=torch_dtype).element_size()
+    stride = -(-(count * element + gap_bytes) // KBENCH_ALIGNMENT) * KBENCH_ALIGNMENT
+    names = len(desc["inputs"]) + len(desc["outputs"])
+    slab = torch.empty(stride * names, dtype=torch.uint8, device="cuda")
+    tensors = [slab[i * stride:i * stride + count * element].view(torch_dtype).view(shape)
+               for i in range(names)]
+    for t, source in zip(tensors, fill):
+        t.copy_(source)
+    return tensors[:len(desc["inputs"])], tensors[len(desc["inputs"]):]
+
+
+# kbench's placements (server/executor/placements.cc): the first with no gap, the others a
+# multiple of 256 bytes in [256 B, 8 MiB].
+MAX_PLACEMENT_GAP = 8 << 20
+
+
+def draw_gaps(count, seed):
+    """Gaps for `count` placements drawn as kbench draws them (not the same values: kbench
+    seeds its own generator), so that both harnesses sample the same distribution of layouts."""
+    rng = random.Random(seed)
+    return [0] + [rng.randint(1, MAX_PLACEMENT_GAP // KBENCH_ALIGNMENT) * KBENCH_ALIGNMENT
+                  for _ in range(count - 1)]
+
+
 def run(desc, shape, dtype, warmup_ms, rep_ms, ptx_out=None, aot=False, repeats=1,
-        quiesced_reps=0):
+        quiesced_reps=0, slab_gaps_kib=(), placements=0, placement_seed=1):
     triton_compat.require_triton()
     cache_dir = None
     if ptx_out:  # a fresh cache, so the launch below compiles and leaves its PTX there
@@ -118,16 +154,16 @@ def run(desc, shape, dtype, warmup_ms, rep_ms, ptx_out=None, aot=False, repeats=
     dims = dict(zip(desc["dims"], shape))
     grid = launch_grid.grid(desc["grid"], dims)
 
-    if aot:
-        aot_launch = aot_launcher(desc, dtype, grid)
+    aot_launch = aot_launcher(desc, dtype, grid) if aot else None
 
-        def launch():
-            aot_launch(*inputs, *outputs, *shape)
-    else:
-        def launch():
-            desc["kernel"][grid](*inputs, *outputs, *shape, **desc["constexprs"],
-                                 num_warps=desc["num_warps"], num_stages=desc["num_stages"])
+    def launcher(ins, outs):
+        if aot:
+            return lambda: aot_launch(*ins, *outs, *shape)
+        return lambda: desc["kernel"][grid](*ins, *outs, *shape, **desc["constexprs"],
+                                            num_warps=desc["num_warps"],
+                                            num_stages=desc["num_stages"])
 
+    launch = launcher(inputs, outputs)
     launch()
     torch.cuda.synchronize()
     if ptx_out:
@@ -146,6 +182,21 @@ def run(desc, shape, dtype, warmup_ms, rep_ms, ptx_out=None, aot=False, repeats=
         extra["repeat_medians_us"] = [m * 1e3 for m in medians_ms]
     if quiesced_reps:
         extra["quiesced_median_us"] = quiesced_median_ms(torch, launch, quiesced_reps) * 1e3
+    def slab_median_us(gap_bytes):
+        ins, outs = slab_tensors(torch, desc, shape, torch_dtype, gap_bytes, inputs)
+        median = triton.testing.do_bench(launcher(ins, outs), warmup=warmup_ms, rep=rep_ms,
+                                         return_mode="median") * 1e3
+        del ins, outs
+        torch.cuda.empty_cache()  # the next slab is a fresh allocation, as a placement's is
+        return median
+
+    if slab_gaps_kib:
+        extra["slab_medians_us"] = {str(g): slab_median_us(g * 1024) for g in slab_gaps_kib}
+    if placements:
+        medians = [slab_median_us(g) for g in draw_gaps(placements, placement_seed)]
+        extra["placement_medians_us"] = medians
+        extra["placements_median_us"] = sorted(medians)[len(medians) // 2]
+        extra["placement_spread"] = (max(medians) - min(medians)) / extra["placements_median_us"]
     return {
         "tool": "triton.testing.do_bench",
         "launched": "the AOT kernel (CompiledKernel)" if aot else "Triton's JIT",
@@ -187,9 +238,22 @@ def main(argv=None):
                    help="also time REPS launches as kbench's cold mode does (L2 cleared, "
                         "stream synchronised, a sleep kernel ahead of the events): "
                         "quiesced_median_us")
+    p.add_argument("--slab-gaps-kib", type=int, nargs="+", metavar="KIB", default=[],
+                   help="also time the kernel on tensors laid out as kbench's executor lays "
+                        "them out (one allocation, inputs then outputs, 256-byte aligned), "
+                        "with KIB more between consecutive tensors; 0 is kbench's layout: "
+                        "slab_medians_us by gap")
+    p.add_argument("--placements", type=int, metavar="N", default=0,
+                   help="also time the kernel at N placements drawn as kbench's --placements "
+                        "draws them (kbench's layout, the first with no gap, the others with a "
+                        "random gap): placement_medians_us, their median and spread")
+    p.add_argument("--placement-seed", type=int, default=1,
+                   help="seed of the gaps --placements draws")
     args = p.parse_args(argv)
-    if args.repeats < 1 or args.quiesced < 0:
-        p.error("--repeats must be at least 1 and --quiesced not negative")
+    if (args.repeats < 1 or args.quiesced < 0 or args.placements < 0 or
+            any(g < 0 for g in args.slab_gaps_kib)):
+        p.error("--repeats must be at least 1, --quiesced, --placements and --slab-gaps-kib "
+                "not negative")
     try:
         desc = compile_for_kbench.load_descriptor(args.module)
         if args.aot:
@@ -198,7 +262,8 @@ def main(argv=None):
                 scalar_type=compile_for_kbench.scalar_type(args.scalars, args.specialize_for))
         compile_for_kbench.check_abi(desc, args.dtype)
         print(json.dumps(run(desc, args.shape, args.dtype, args.warmup_ms, args.rep_ms,
-                             args.ptx_out, args.aot, args.repeats, args.quiesced)))
+                             args.ptx_out, args.aot, args.repeats, args.quiesced,
+                             args.slab_gaps_kib, args.placements, args.placement_seed)))
     except (compile_for_kbench.AbiError, RuntimeError, ValueError) as e:
         print(f"do_bench_peer: {e}", file=sys.stderr)
         return 2

@@ -231,12 +231,25 @@ class Grid(unittest.TestCase):
 class PeerFlags(unittest.TestCase):
     def test_repeats_below_one_and_negative_quiesced_reps_are_usage_errors(self):
         import do_bench_peer
-        for bad in (["--repeats", "0"], ["--quiesced", "-1"]):
+        for bad in (["--repeats", "0"], ["--quiesced", "-1"], ["--slab-gaps-kib", "0", "-4"],
+                    ["--placements", "-1"]):
             err = io.StringIO()
             with contextlib.redirect_stderr(err), self.assertRaises(SystemExit) as exit_:
                 do_bench_peer.main([SOFTMAX, "--shape", "64", "64", *bad])
             self.assertEqual(exit_.exception.code, 2, bad)
             self.assertIn("--repeats must be at least 1", err.getvalue())
+
+
+    def test_placement_gaps_are_drawn_as_kbench_draws_them(self):
+        import do_bench_peer
+        gaps = do_bench_peer.draw_gaps(16, 3)
+        self.assertEqual(len(gaps), 16)
+        self.assertEqual(gaps[0], 0)
+        for gap in gaps[1:]:
+            self.assertEqual(gap % 256, 0)
+            self.assertTrue(256 <= gap <= 8 << 20, gap)
+        self.assertEqual(gaps, do_bench_peer.draw_gaps(16, 3))
+        self.assertNotEqual(gaps, do_bench_peer.draw_gaps(16, 4))
 
 
 @unittest.skipIf(triton_compat.HAVE_TRITON, "Triton is installed here")

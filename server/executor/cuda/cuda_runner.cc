@@ -110,7 +110,8 @@ absl::StatusOr<void*> CudaRunner::Cublas() {
 }
 
 absl::StatusOr<std::unique_ptr<PreparedVariant>> CudaRunner::Prepare(
-    const kernels::Problem& problem, uint64_t seed, v1::MeasureMode mode) {
+    const kernels::Problem& problem, uint64_t seed, v1::MeasureMode mode,
+    const BufferPlacement& placement) {
   const kernels::cuda::CudaVariant* variant =
       options_.find_variant ? options_.find_variant(problem.op, problem.variant)
                             : kernels::cuda::FindCudaVariant(problem.op, problem.variant);
@@ -125,14 +126,16 @@ absl::StatusOr<std::unique_ptr<PreparedVariant>> CudaRunner::Prepare(
         absl::StrCat("mode: ", v1::MeasureMode_Name(mode), " is not a measure mode"));
   }
   KBENCH_CUDA_RETURN_IF_ERROR(cudaSetDevice(ordinal_));
-  KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<CudaPreparedVariant> pv,
-                          CudaPreparedVariant::Create(this, problem, *variant, seed, mode));
+  KBENCH_ASSIGN_OR_RETURN(
+      std::unique_ptr<CudaPreparedVariant> pv,
+      CudaPreparedVariant::Create(this, problem, *variant, seed, mode, placement));
   return std::unique_ptr<PreparedVariant>(std::move(pv));
 }
 
 absl::StatusOr<std::unique_ptr<PreparedVariant>> CudaRunner::PrepareUserVariant(
     const kernels::Problem& problem, const v1::UserKernel& kernel, uint64_t seed,
-    v1::MeasureMode mode, const std::string& scratch_dir, const std::atomic<bool>* cancelled) {
+    v1::MeasureMode mode, const BufferPlacement& placement, const std::string& scratch_dir,
+    const std::atomic<bool>* cancelled) {
   if (mode != v1::MEASURE_MODE_COLD && mode != v1::MEASURE_MODE_HOT &&
       mode != v1::MEASURE_MODE_GRAPH) {
     return absl::InvalidArgumentError(
@@ -151,7 +154,7 @@ absl::StatusOr<std::unique_ptr<PreparedVariant>> CudaRunner::PrepareUserVariant(
                           MakeUserLauncher(*module, kernel, problem, ordinal_, cache_hit));
   KBENCH_ASSIGN_OR_RETURN(
       std::unique_ptr<CudaPreparedVariant> pv,
-      CudaPreparedVariant::Create(this, problem, std::move(launcher), seed, mode));
+      CudaPreparedVariant::Create(this, problem, std::move(launcher), seed, mode, placement));
   return std::unique_ptr<PreparedVariant>(std::move(pv));
 }
 

@@ -56,12 +56,12 @@ class CudaRunner : public DeviceRunner {
 
   const v1::DeviceInfo& info() const override { return info_; }
   v1::MeasureMode default_mode() const override { return v1::MEASURE_MODE_COLD; }
-  absl::StatusOr<std::unique_ptr<PreparedVariant>> Prepare(const kernels::Problem& problem,
-                                                           uint64_t seed,
-                                                           v1::MeasureMode mode) override;
+  absl::StatusOr<std::unique_ptr<PreparedVariant>> Prepare(
+      const kernels::Problem& problem, uint64_t seed, v1::MeasureMode mode,
+      const BufferPlacement& placement) override;
   absl::StatusOr<std::unique_ptr<PreparedVariant>> PrepareUserVariant(
       const kernels::Problem& problem, const v1::UserKernel& kernel, uint64_t seed,
-      v1::MeasureMode mode, const std::string& scratch_dir,
+      v1::MeasureMode mode, const BufferPlacement& placement, const std::string& scratch_dir,
       const std::atomic<bool>* cancelled) override;
   double PeakFlops(kernels::DType dtype) const override;
   void ReadClocks(v1::ClockReading* reading) override;

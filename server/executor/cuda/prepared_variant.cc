@@ -62,14 +62,14 @@ absl::Status CudaPreparedVariant::Where(const absl::Status& s, const char* what)
 
 absl::StatusOr<std::unique_ptr<CudaPreparedVariant>> CudaPreparedVariant::Create(
     CudaRunner* runner, const kernels::Problem& problem, const kernels::cuda::CudaVariant& variant,
-    uint64_t seed, v1::MeasureMode mode) {
+    uint64_t seed, v1::MeasureMode mode, const BufferPlacement& placement) {
   return Create(runner, problem, VariantLauncher{variant.launch, variant.needs_cublas, nullptr},
-                seed, mode);
+                seed, mode, placement);
 }
 
 absl::StatusOr<std::unique_ptr<CudaPreparedVariant>> CudaPreparedVariant::Create(
     CudaRunner* runner, const kernels::Problem& problem, VariantLauncher launcher, uint64_t seed,
-    v1::MeasureMode mode) {
+    v1::MeasureMode mode, const BufferPlacement& placement) {
   const kernels::Operation* op = kernels::FindOperation(problem.op);
   if (op == nullptr) return absl::InvalidArgumentError("kernel: unknown operation " + problem.op);
   const bool needs_cublas = launcher.needs_cublas;
@@ -77,9 +77,13 @@ absl::StatusOr<std::unique_ptr<CudaPreparedVariant>> CudaPreparedVariant::Create
       new CudaPreparedVariant(runner, problem, std::move(launcher), mode));
   pv->layout_ = op->layout(problem);
   const int64_t element_bytes = static_cast<int64_t>(kernels::StorageBytes(problem.dtype));
+  // Each tensor's extent: its bytes and the placement's gap, on the alignment.
+  const auto extent = [&](const kernels::TensorSpec& t) {
+    return AlignUp(t.elements * element_bytes + placement.tensor_gap_bytes);
+  };
   int64_t set_bytes = 0;
   for (const auto* tensors : {&pv->layout_.inputs, &pv->layout_.outputs}) {
-    for (const kernels::TensorSpec& t : *tensors) set_bytes += AlignUp(t.elements * element_bytes);
+    for (const kernels::TensorSpec& t : *tensors) set_bytes += extent(t);
   }
   pv->set_bytes_ = set_bytes;
   const int64_t sets = mode == v1::MEASURE_MODE_GRAPH
@@ -118,14 +122,14 @@ absl::StatusOr<std::unique_ptr<CudaPreparedVariant>> CudaPreparedVariant::Create
     char* p = base + s * set_bytes;
     for (const kernels::TensorSpec& t : pv->layout_.inputs) {
       args.inputs.push_back(p);
-      p += AlignUp(t.elements * element_bytes);
+      p += extent(t);
     }
     for (const kernels::TensorSpec& t : pv->layout_.outputs) {
       if (absl::Status st = FillPoison(p, t.elements, problem.dtype, prep); !st.ok()) {
         return pv->Where(st, "poisoning outputs");
       }
       args.outputs.push_back(p);
-      p += AlignUp(t.elements * element_bytes);
+      p += extent(t);
     }
     args.workspace = workspace_ptr;
     args.workspace_bytes = static_cast<size_t>(pv->layout_.workspace_bytes);

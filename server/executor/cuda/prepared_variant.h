@@ -34,10 +34,11 @@ class CudaPreparedVariant : public PreparedVariant {
   // Allocates and fills the buffers; RESOURCE_EXHAUSTED naming the bytes when they do not fit.
   static absl::StatusOr<std::unique_ptr<CudaPreparedVariant>> Create(
       CudaRunner* runner, const kernels::Problem& problem,
-      const kernels::cuda::CudaVariant& variant, uint64_t seed, v1::MeasureMode mode);
+      const kernels::cuda::CudaVariant& variant, uint64_t seed, v1::MeasureMode mode,
+      const BufferPlacement& placement);
   static absl::StatusOr<std::unique_ptr<CudaPreparedVariant>> Create(
       CudaRunner* runner, const kernels::Problem& problem, VariantLauncher launcher, uint64_t seed,
-      v1::MeasureMode mode);
+      v1::MeasureMode mode, const BufferPlacement& placement);
   ~CudaPreparedVariant() override;
 
   // Refills every buffer set's inputs on the prep stream once the timed stream is idle.

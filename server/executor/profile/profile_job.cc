@@ -111,8 +111,9 @@ absl::StatusOr<Plan> MakePlan(DeviceRunner& runner, const v1::JobSpec& spec) {
 absl::StatusOr<JobRun> RunToolTargetJob(DeviceRunner& runner, const JobContext& context,
                                         const Plan& plan) {
   for (const kernels::Problem& problem : plan.problems) {
-    KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<PreparedVariant> pv,
-                            PrepareJobVariant(runner, context, problem, plan.seed, plan.mode));
+    KBENCH_ASSIGN_OR_RETURN(
+        std::unique_ptr<PreparedVariant> pv,
+        PrepareJobVariant(runner, context, problem, plan.seed, plan.mode, BufferPlacement{}));
     KBENCH_ASSIGN_OR_RETURN(const v1::Correctness check, CheckVariant(*pv, problem, plan.seed));
     if (!check.passed()) {
       return absl::FailedPreconditionError(
@@ -190,7 +191,7 @@ class ProfileRun {
     absl::StatusOr<v1::Correctness> check;
     {
       PhaseRecorder::Scope scope = recorder_.Enter(profile::kPhasePrepare, name);
-      pv = PrepareJobVariant(runner_, context_, problem, plan_.seed, plan_.mode);
+      pv = PrepareJobVariant(runner_, context_, problem, plan_.seed, plan_.mode, BufferPlacement{});
     }
     if (pv.ok()) {
       PhaseRecorder::Scope scope = recorder_.Enter(profile::kPhaseCheck, name);
