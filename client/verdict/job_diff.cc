@@ -59,6 +59,9 @@ void ListKeyDifferences(const v1::Job& a, const v1::Job& b, v1::JobComparison* o
   const std::map<std::string, int64_t> pb(sb.params().begin(), sb.params().end());
   AddDifference("params", absl::StrJoin(pa, ",", absl::PairFormatter("=")),
                 absl::StrJoin(pb, ",", absl::PairFormatter("=")), out);
+  // One placement is one draw of the layout; several pool their spread (JobSpec.placements).
+  AddDifference("placements", absl::StrCat(std::max(sa.placements(), 1)),
+                absl::StrCat(std::max(sb.placements(), 1)), out);
   const v1::Environment& ea = a.result().environment();
   const v1::Environment& eb = b.result().environment();
   AddDifference("device_model", ea.device_name(), eb.device_name(), out);
