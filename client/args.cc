@@ -12,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "client/errors.h"
+#include "common/enum_words.h"
 #include "common/status_macros.h"
 #include "google/protobuf/descriptor.h"
 
@@ -47,12 +48,11 @@ absl::StatusOr<int> ParseEnum(const google::protobuf::EnumDescriptor* d, const s
   return v->number();
 }
 
+// The enum's word (common/enum_words.h), "-" for the unspecified value in tables.
 std::string EnumShortName(const google::protobuf::EnumDescriptor* d, const std::string& prefix,
                           int value) {
-  const google::protobuf::EnumValueDescriptor* v = d->FindValueByNumber(value);
-  if (v == nullptr) return absl::StrCat("unknown(", value, ")");
-  if (value == 0) return "-";
-  return absl::AsciiStrToLower(absl::StripPrefix(v->name(), prefix));
+  const std::string word = EnumWord(d, prefix, value);
+  return word.empty() ? "-" : word;
 }
 
 bool AllDigits(absl::string_view s) {

@@ -13,26 +13,19 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "common/enum_words.h"
 #include "common/status_macros.h"
 #include "report/bounded_process.h"
 #include "report/gnuplot_text.h"
 #include "report/sweep_table.h"
 
 namespace kbench::report {
-namespace {
-
-std::string ModeName(v1::MeasureMode m) {
-  absl::string_view name = v1::MeasureMode_Name(m);
-  absl::ConsumePrefix(&name, "MEASURE_MODE_");
-  return absl::AsciiStrToLower(name);
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::string HistorySeriesTitle(const v1::HistoryEntry& e) {
   const v1::ResultKey& k = e.key();
   std::string title = absl::StrCat(k.variant(), " [", absl::StrJoin(k.shape(), "x"), "] ",
-                                   DTypeName(k.dtype()), " ", ModeName(k.mode()));
+                                   DTypeName(k.dtype()), " ", MeasureModeWord(k.mode()));
   if (!k.device_model().empty()) absl::StrAppend(&title, " on ", k.device_model());
   std::vector<std::string> flags;
   if (!e.correct()) flags.push_back("check failed");

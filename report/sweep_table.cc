@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/strip.h"
+#include "common/enum_words.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
 
@@ -147,18 +148,8 @@ google::protobuf::Value RowJson(const PointRow& row) {
 }  // namespace
 
 std::string DTypeName(v1::DType dtype) {
-  switch (dtype) {
-    case v1::DTYPE_F32:
-      return "f32";
-    case v1::DTYPE_F16:
-      return "f16";
-    case v1::DTYPE_BF16:
-      return "bf16";
-    case v1::DTYPE_TF32:
-      return "tf32";
-    default:
-      return "-";
-  }
+  const std::string word = DTypeWord(dtype);
+  return word.empty() ? "-" : word;
 }
 
 std::string JobStateWord(v1::JobState state) {

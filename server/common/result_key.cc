@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "common/enum_words.h"
 
 namespace kbench::result_key {
 
@@ -30,10 +31,7 @@ absl::StatusOr<std::vector<int64_t>> ParseShapeText(const std::string& text) {
   return dims;
 }
 
-std::string DTypeText(v1::DType dtype) {
-  if (dtype == v1::DTYPE_UNSPECIFIED) return "";
-  return absl::AsciiStrToLower(absl::StripPrefix(v1::DType_Name(dtype), "DTYPE_"));
-}
+std::string DTypeText(v1::DType dtype) { return DTypeWord(dtype); }
 
 v1::DType DTypeFromText(const std::string& text) {
   v1::DType dtype = v1::DTYPE_UNSPECIFIED;
@@ -43,10 +41,7 @@ v1::DType DTypeFromText(const std::string& text) {
   return dtype;
 }
 
-std::string ModeText(v1::MeasureMode mode) {
-  if (mode == v1::MEASURE_MODE_UNSPECIFIED) return "";
-  return absl::AsciiStrToLower(absl::StripPrefix(v1::MeasureMode_Name(mode), "MEASURE_MODE_"));
-}
+std::string ModeText(v1::MeasureMode mode) { return MeasureModeWord(mode); }
 
 v1::MeasureMode ModeFromText(const std::string& text) {
   v1::MeasureMode mode = v1::MEASURE_MODE_UNSPECIFIED;
