@@ -26,6 +26,7 @@ std::string HistorySeriesTitle(const v1::HistoryEntry& e) {
   const v1::ResultKey& k = e.key();
   std::string title = absl::StrCat(k.variant(), " [", absl::StrJoin(k.shape(), "x"), "] ",
                                    DTypeName(k.dtype()), " ", MeasureModeWord(k.mode()));
+  if (k.placements() > 1) absl::StrAppend(&title, " x", k.placements(), " placements");
   if (!k.device_model().empty()) absl::StrAppend(&title, " on ", k.device_model());
   std::vector<std::string> flags;
   if (!e.correct()) flags.push_back("check failed");

@@ -33,6 +33,12 @@ std::string Flags(const v1::HistoryEntry& e) {
   return flags.empty() ? "ok" : absl::StrJoin(flags, ",");
 }
 
+// The key's measure mode, with its buffer placements when it pooled several.
+std::string ModeAndPlacements(const v1::ResultKey& k) {
+  if (k.placements() <= 1) return ModeName(k.mode());
+  return absl::StrCat(ModeName(k.mode()), " x", k.placements(), " placements");
+}
+
 std::string VariantName(const std::string& variant, const std::string& module_sha256) {
   if (module_sha256.empty()) return variant;
   return absl::StrCat(variant, "@", module_sha256.substr(0, 12));
@@ -46,7 +52,7 @@ std::string SpreadLines(const v1::ListHistoryResponse& history) {
     const HistoryNoise noise = BetweenJobNoise(medians);
     if (noise.results < kMinHistoryResults) continue;
     absl::StrAppend(&out, "spread of ", VariantName(key->variant(), key->module_sha256()), " ",
-                    Shape(key->shape()), " ", DTypeName(key->dtype()), " ", ModeName(key->mode()),
+                    Shape(key->shape()), " ", DTypeName(key->dtype()), " ", ModeAndPlacements(*key),
                     " on ", key->device_model(), ": ", noise.results,
                     " counted results, two of them differ by up to ",
                     absl::StrFormat("%.2f%%", noise.p95_change_percent),
@@ -66,7 +72,7 @@ std::string RenderHistory(const v1::ListHistoryResponse& history) {
     const v1::ResultKey& k = e.key();
     table.AddRow(
         {FormatDate(e.finish_time()), e.job_id(), VariantName(k.variant(), k.module_sha256()),
-         Shape(k.shape()), DTypeName(k.dtype()), ModeName(k.mode()),
+         Shape(k.shape()), DTypeName(k.dtype()), ModeAndPlacements(k),
          absl::StrCat(e.device(), " (", k.device_model(), ")"), FormatSeconds(e.median_seconds()),
          absl::StrCat(FormatSeconds(e.median_ci_low_seconds()), " .. ",
                       FormatSeconds(e.median_ci_high_seconds())),

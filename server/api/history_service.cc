@@ -39,6 +39,7 @@ void FillKey(const store::IndexedResult& r, v1::ResultKey* key) {
   key->set_dtype(result_key::DTypeFromText(r.dtype));
   result_key::ParseParamsText(r.params, key->mutable_params());
   key->set_mode(result_key::ModeFromText(r.mode));
+  key->set_placements(static_cast<int32_t>(r.placements));
   key->set_device_model(r.device_model);
   key->set_driver_version(r.driver_version);
   key->set_kbench_version(r.kbench_version);

@@ -1,14 +1,18 @@
 // A succeeded job's result-index rows.
 #include "server/scheduler/result_indexing.h"
 
+#include <algorithm>
+
 #include "server/common/result_key.h"
 
 namespace kbench::scheduler {
 namespace {
 
-// Hook: a user variant's module sha256, once user variants record it in their result (another
-// part of issue 13 adds that field). Catalogue variants have none.
-std::string ModuleSha256Of(const v1::VariantResult& /*variant*/) { return ""; }
+// A user variant's module sha256 (its UserModuleRecord): two kernels submitted under the same
+// name are different keys. Catalogue variants have none.
+std::string ModuleSha256Of(const v1::VariantResult& variant) {
+  return variant.has_user_module() ? variant.user_module().module_sha256() : "";
+}
 
 // A median below the physical floor (the executor's verdict, integrity.proto).
 bool ImpossibleOf(const v1::VariantResult& variant) {
@@ -57,6 +61,7 @@ std::vector<store::IndexedResult> IndexedResultsOf(const store::JobRecord& job,
     r.correct = CorrectOf(v);
     r.impossible = ImpossibleOf(v);
     r.contended = env.contention().contended();
+    r.placements = std::max(spec.placements(), 1);
   }
   return rows;
 }

@@ -12,7 +12,8 @@ namespace {
 constexpr char kColumns[] =
     "seq, job_id, variant, module_sha256, kernel, shape, dtype, params, mode, device, "
     "device_model, driver_version, kbench_version, owner, finish_time_ns, median_seconds, "
-    "median_ci_low_seconds, median_ci_high_seconds, samples, correct, impossible, contended";
+    "median_ci_low_seconds, median_ci_high_seconds, samples, correct, impossible, contended, "
+    "placements";
 
 IndexedResult ReadRow(Statement& row) {
   IndexedResult r;
@@ -38,6 +39,7 @@ IndexedResult ReadRow(Statement& row) {
   r.correct = row.ColumnInt64(19) != 0;
   r.impossible = row.ColumnInt64(20) != 0;
   r.contended = row.ColumnInt64(21) != 0;
+  r.placements = row.ColumnInt64(22);
   return r;
 }
 
@@ -65,6 +67,7 @@ absl::Status BindRow(Statement& insert, const IndexedResult& r) {
   for (bool flag : {r.correct, r.impossible, r.contended}) {
     KBENCH_RETURN_IF_ERROR(insert.BindInt64(index++, flag ? 1 : 0));
   }
+  KBENCH_RETURN_IF_ERROR(insert.BindInt64(index++, r.placements));
   return absl::OkStatus();
 }
 
@@ -90,7 +93,7 @@ absl::StatusOr<std::unique_ptr<ResultIndexQueries>> ResultIndexQueries::Prepare(
       db->Prepare(absl::StrCat("INSERT INTO result_index (",
                                std::string(kColumns).substr(sizeof("seq, ") - 1),
                                ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-                               "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)"),
+                               "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)"),
                   "index a result"));
   return q;
 }

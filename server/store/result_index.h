@@ -1,6 +1,6 @@
 // The result index: one row per variant of a succeeded benchmark job, under the key that makes
 // results comparable over time (operation; variant or user module; shape; dtype; params; mode;
-// device model; driver; kbench version). History and leaderboards read it.
+// buffer placements; device model; driver; kbench version). History and leaderboards read it.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +37,8 @@ struct IndexedResult {
   bool correct = false;
   bool impossible = false;
   bool contended = false;
+  // Buffer placements pooled in the result (JobSpec.placements; 1 for a job of one).
+  int64_t placements = 1;
 };
 
 // Empty strings match anything.

@@ -191,6 +191,11 @@ CREATE TABLE user_variants (
 );
 CREATE INDEX user_variants_by_owner ON user_variants (owner);
 )sql",
+    // 7: buffer placements (JobSpec.placements) in the result key: a result pooled over N
+    // placements is not compared with one of a single placement. Earlier rows had one.
+    R"sql(
+ALTER TABLE result_index ADD COLUMN placements BIGINT NOT NULL DEFAULT 1;
+)sql",
 };
 
 }  // namespace

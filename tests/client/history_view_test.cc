@@ -48,5 +48,26 @@ TEST(HistoryViewTest, EndsWithTheSpreadOfEachKeyWithEightCountedResults) {
   EXPECT_NE(out.find("j8"), std::string::npos);  // listed in the table all the same
 }
 
+TEST(HistoryViewTest, KeepsResultsOfSeveralPlacementsApartAndSaysSo) {
+  v1::ListHistoryResponse history;
+  // Eight results of one placement at 1.0 us, eight of sixteen at 1.5 us: two keys, each with
+  // no spread, not one key whose pairs differ by 50 %.
+  for (int i = 0; i < 8; ++i) {
+    *history.add_entries() = Entry("a" + std::to_string(i), 1e-6, "host_loop");
+    v1::HistoryEntry pooled = Entry("p" + std::to_string(i), 1.5e-6, "host_loop");
+    pooled.mutable_key()->set_placements(16);
+    *history.add_entries() = pooled;
+  }
+  const std::string out = RenderHistory(history);
+  EXPECT_NE(out.find("spread of host_loop 64x32 f32 hot on cpu: 8 counted results, two of them "
+                     "differ by up to 0.00%"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("spread of host_loop 64x32 f32 hot x16 placements on cpu: 8 counted "
+                     "results, two of them differ by up to 0.00%"),
+            std::string::npos)
+      << out;
+}
+
 }  // namespace
 }  // namespace kbench::client

@@ -5,7 +5,10 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "server/store/database.h"
 #include "server/store/job_store.h"
+#include "server/store/schema.h"
+#include "server/store/store_location.h"
 #include "tests/store/store_engines.h"
 
 namespace kbench::store {
@@ -90,6 +93,51 @@ TEST_P(ResultIndexTest, ReindexingAJobReplacesItsRows) {
   EXPECT_DOUBLE_EQ((*rows)[0].median_seconds, 5.0);
 }
 
+TEST_P(ResultIndexTest, KeepsTheBufferPlacementsOfEachRow) {
+  AddJob("j1");
+  AddJob("j2");
+  IndexedResult pooled = Row("j2", "tanh_host", "1024", 2.0);
+  pooled.placements = 16;
+  ASSERT_TRUE(store_->IndexResults({Row("j1", "tanh_host", "1024", 1.0)}).ok());
+  ASSERT_TRUE(store_->IndexResults({pooled}).ok());
+  HistoryFilter filter;
+  filter.kernel = "gelu";
+  absl::StatusOr<std::vector<IndexedResult>> rows = store_->History(filter);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  ASSERT_EQ(rows->size(), 2u);
+  EXPECT_EQ((*rows)[0].placements, 16);
+  EXPECT_EQ((*rows)[1].placements, 1);
+}
+
+// Migration 7 adds the placements column: a row indexed before it reads one placement.
+class ResultIndexUpgradeTest : public testing::StoreEngineTest {};
+
+TEST_P(ResultIndexUpgradeTest, RowsIndexedBeforePlacementsHadOne) {
+  {
+    absl::StatusOr<std::unique_ptr<internal::Database>> db = ConnectStoreDatabase(location_);
+    ASSERT_TRUE(db.ok()) << db.status();
+    ASSERT_TRUE(internal::Migrate(db->get(), 6, 0).ok());
+    ASSERT_TRUE((*db)
+                    ->Exec("INSERT INTO result_index (job_id, variant, kernel, shape, dtype, "
+                           "params, mode, device, device_model, driver_version, kbench_version, "
+                           "owner, finish_time_ns, median_seconds, median_ci_low_seconds, "
+                           "median_ci_high_seconds, samples, correct, impossible, contended) "
+                           "VALUES ('old', 'tanh_host', 'gelu', '1024', 'f32', '', 'hot', 'cpu', "
+                           "'Some CPU', '', '', 'alice', 1, 1.0, 0.9, 1.1, 10, 1, 0, 0)",
+                           "index a row at version 6")
+                    .ok());
+  }
+  absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(location_);
+  ASSERT_TRUE(store.ok()) << store.status();
+  HistoryFilter filter;
+  filter.kernel = "gelu";
+  absl::StatusOr<std::vector<IndexedResult>> rows = (*store)->History(filter);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ((*rows)[0].job_id, "old");
+  EXPECT_EQ((*rows)[0].placements, 1);
+}
+
 TEST_P(ResultIndexTest, UnknownJobIsNotFound) {
   EXPECT_EQ(store_->IndexResults({Row("nope", "tanh_host", "1024", 1.0)}).code(),
             absl::StatusCode::kNotFound);
@@ -119,6 +167,7 @@ TEST_P(ResultIndexTest, LeaderboardCountsOnlyCheckedUncontendedPossibleRows) {
 }
 
 KBENCH_STORE_ENGINES(ResultIndexTest);
+KBENCH_STORE_ENGINES(ResultIndexUpgradeTest);
 
 }  // namespace
 }  // namespace kbench::store

@@ -52,6 +52,13 @@ TEST(HistorySeriesTitle, NamesTheKeyAndAnyCondition) {
             "fused [4096x4096] f32 cold on NVIDIA H100 80GB HBM3 (contended)");
 }
 
+TEST(HistorySeriesTitle, NamesThePlacementsOfAPooledResult) {
+  v1::HistoryEntry e = History().entries(1);
+  e.mutable_key()->set_placements(16);
+  EXPECT_EQ(HistorySeriesTitle(e),
+            "fused [4096x4096] f32 cold x16 placements on NVIDIA H100 80GB HBM3");
+}
+
 TEST(HistoryPlotScript, DrawsEachSeriesOldestFirstInMicrosecondsWithItsInterval) {
   const std::string script = HistoryPlotScript(History(), "softmax history", "/tmp/h.svg");
   // The two uncontended results on one line, oldest first; the contended one apart.

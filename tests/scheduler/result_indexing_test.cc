@@ -1,0 +1,57 @@
+// A succeeded job's result-index rows (server/scheduler/result_indexing.h): the key fields each
+// row carries, so that history and verdicts never mix results that are not comparable.
+#include "server/scheduler/result_indexing.h"
+
+#include <gtest/gtest.h>
+
+namespace kbench::scheduler {
+namespace {
+
+struct Job {
+  store::JobRecord record;
+  v1::JobSpec spec;
+  v1::JobResult result;
+};
+
+Job SucceededBenchmark() {
+  Job job;
+  job.record.id = "j-1";
+  job.record.device = "cuda:0";
+  job.record.kind = JobKind::kBenchmark;
+  job.spec.set_kernel("softmax");
+  job.spec.add_shape(4096);
+  job.spec.add_shape(4096);
+  job.spec.set_dtype(v1::DTYPE_F32);
+  for (const char* name : {"fused", "@mine"}) {
+    v1::VariantResult* v = job.result.add_variants();
+    v->set_variant(name);
+    v->set_mode(v1::MEASURE_MODE_COLD);
+    v->mutable_stats()->set_samples(100);
+    v->mutable_stats()->set_median_seconds(50e-6);
+  }
+  job.result.mutable_variants(1)->mutable_user_module()->set_module_sha256(std::string(64, 'a'));
+  return job;
+}
+
+TEST(IndexedResultsOf, KeysAUserVariantByItsModuleAndACatalogueOneByName) {
+  const Job job = SucceededBenchmark();
+  const std::vector<store::IndexedResult> rows =
+      IndexedResultsOf(job.record, job.spec, job.result, 1);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].variant, "fused");
+  EXPECT_EQ(rows[0].module_sha256, "");
+  EXPECT_EQ(rows[1].variant, "@mine");
+  EXPECT_EQ(rows[1].module_sha256, std::string(64, 'a'));
+  EXPECT_EQ(rows[1].mode, "cold");
+  EXPECT_EQ(rows[1].shape, "4096x4096");
+}
+
+TEST(IndexedResultsOf, KeysTheBufferPlacementsOneWhenTheSpecLeavesThemUnset) {
+  Job job = SucceededBenchmark();
+  EXPECT_EQ(IndexedResultsOf(job.record, job.spec, job.result, 1)[0].placements, 1);
+  job.spec.set_placements(16);
+  EXPECT_EQ(IndexedResultsOf(job.record, job.spec, job.result, 1)[0].placements, 16);
+}
+
+}  // namespace
+}  // namespace kbench::scheduler
