@@ -180,8 +180,9 @@ if want aa; then
   # rounds outlasts one device call); the file comes back in OUT, to be committed.
   rounds=${AA_ROUNDS:-docs/data/aa_h100_rounds.jsonl}
   # The card that cuda:0 is here (CUDA_VISIBLE_DEVICES picks one card of several; NVML does not
-  # read it, so the card is looked up by its index there).
-  AA_GPU=$(nvidia-smi -i "${CUDA_VISIBLE_DEVICES:-0}" --query-gpu=name,pci.bus_id \
+  # read it, so the card is looked up by its index there). Its UUID, not only its bus id: the
+  # lent machines are VMs that show every card at the same bus id.
+  AA_GPU=$(nvidia-smi -i "${CUDA_VISIBLE_DEVICES:-0}" --query-gpu=name,pci.bus_id,uuid \
     --format=csv,noheader 2>/dev/null | tr -d '\n') \
   KBCTL="$pack/bin/kbctl" timeout "${AA_TIMEOUT:-420}" bash tools/bench/aa_calibration.sh \
     -n "${AA_PAIRS:-200}" -d cuda:0 -t "${AA_MIN_TIME:-0.1}" -o "$rounds" 2>&1 | tail -30
