@@ -24,14 +24,14 @@ constexpr int kMaxDims = 8;
 
 std::string Quoted(const std::string& text) { return absl::StrCat("\"", text, "\""); }
 
-// The accepted spellings of an enum: its value names without the prefix, lower case, skipping
-// the *_UNSPECIFIED zero value.
+// The accepted spellings of an enum: its words (common/enum_words.h), skipping the
+// *_UNSPECIFIED zero value.
 std::vector<std::string> EnumChoices(const google::protobuf::EnumDescriptor* d,
                                      const std::string& prefix) {
   std::vector<std::string> out;
   for (int i = 0; i < d->value_count(); ++i) {
     if (d->value(i)->number() == 0) continue;
-    out.push_back(absl::AsciiStrToLower(absl::StripPrefix(d->value(i)->name(), prefix)));
+    out.push_back(EnumWord(d, prefix, d->value(i)->number()));
   }
   return out;
 }

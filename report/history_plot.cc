@@ -7,12 +7,10 @@
 #include <map>
 #include <vector>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/strip.h"
 #include "common/enum_words.h"
 #include "common/status_macros.h"
 #include "report/bounded_process.h"
@@ -20,7 +18,6 @@
 #include "report/sweep_table.h"
 
 namespace kbench::report {
-namespace {}  // namespace
 
 std::string HistorySeriesTitle(const v1::HistoryEntry& e) {
   const v1::ResultKey& k = e.key();

@@ -231,10 +231,7 @@ absl::Status ValidateSanitize(const v1::JobSpec& spec) {
 
 // `placements` copies a benchmark's buffers to sample them at several addresses.
 absl::Status ValidatePlacements(const v1::JobSpec& spec) {
-  if (spec.placements() < 0 || spec.placements() > kMaxPlacements) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("placements: ", spec.placements(), " is outside [0, ", kMaxPlacements, "]"));
-  }
+  KBENCH_RETURN_IF_ERROR(CheckPlacementCount(spec.placements()));
   if (spec.placements() > 1 && spec.kind() != v1::JOB_KIND_BENCHMARK) {
     return absl::InvalidArgumentError(
         "placements: applies to benchmarks (kbctl bench, compare), not to " +

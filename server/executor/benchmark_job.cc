@@ -406,10 +406,7 @@ absl::Status BenchmarkRun::Initialize() {
   check_seed_ = DrawCheckSeed();
   timed_check_seed_ = DrawCheckSeed();
   mode_ = spec_.mode() == v1::MEASURE_MODE_UNSPECIFIED ? runner_.default_mode() : spec_.mode();
-  if (spec_.placements() < 0 || spec_.placements() > kMaxPlacements) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("placements: ", spec_.placements(), " is outside [0, ", kMaxPlacements, "]"));
-  }
+  KBENCH_RETURN_IF_ERROR(CheckPlacementCount(spec_.placements()));
   placements_ = DrawPlacements(spec_.placements(), seed_);
   v1::Environment* env = run_.result.mutable_environment();
   runner_.FillEnvironment(env);
