@@ -103,6 +103,7 @@ void FleetQueue::CoordinatorLoop() {
     if (beat) {
       Beat();
       ReapLostNodes();
+      ShareLocalProgress();
       next_beat = std::chrono::steady_clock::now() + absl::ToChronoNanoseconds(options_.heartbeat);
     }
     FollowChangedJobs(std::move(changed));
@@ -164,15 +165,52 @@ void FleetQueue::FollowChangedJobs(std::vector<std::string> ids) {
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   for (const std::string& id : ids) {
-    // Watchers on this node of a job another node runs wake here; the store has its state.
-    events_->Publish(id);
+    // Watchers on this node of a job another node runs wake here; the store has its state and
+    // the progress its node shared.
     absl::StatusOr<store::JobRecord> job = jobs_->Get(id);
+    const std::optional<v1::Progress> progress =
+        job.ok() ? RemoteProgress(*job) : std::optional<v1::Progress>();
+    events_->Publish(id, progress ? &*progress : nullptr);
     if (job.ok() && store::IsTerminal(job->state)) {
       events_->Finished(id);
       std::lock_guard lock(mu_);
       cancels_passed_on_.erase(id);
     }
   }
+}
+
+void FleetQueue::ShareLocalProgress() {
+  absl::StatusOr<std::vector<std::string>> running = fleet_->RunningOn(options_.node);
+  if (!running.ok()) return;
+  std::map<std::string, std::string> shared;
+  for (const std::string& id : *running) {
+    const std::optional<v1::Progress> progress = events_->LatestProgress(id);
+    if (!progress) continue;
+    std::string bytes = progress->SerializeAsString();
+    auto last = shared_progress_.find(id);
+    if (last != shared_progress_.end() && last->second == bytes) {
+      shared.insert(*last);
+      continue;
+    }
+    absl::Status written = fleet_->ShareProgress(options_.node, id, bytes);
+    if (!written.ok()) {
+      logging::LogJob(Level::kWarn, id, "progress not shared",
+                      {Field("error", written.ToString())});
+      continue;
+    }
+    shared.emplace(id, std::move(bytes));
+  }
+  // Jobs that ended or left this node drop out here.
+  shared_progress_ = std::move(shared);
+}
+
+std::optional<v1::Progress> FleetQueue::RemoteProgress(const store::JobRecord& job) {
+  // This node's own runs publish their progress as it comes; the store's copy is older.
+  if (job.state != store::JobState::kRunning || job.node == options_.node) return std::nullopt;
+  absl::StatusOr<std::string> bytes = fleet_->SharedProgress(job.id);
+  v1::Progress progress;
+  if (!bytes.ok() || bytes->empty() || !progress.ParseFromString(*bytes)) return std::nullopt;
+  return progress;
 }
 
 void FleetQueue::ClaimForIdleDevices() {

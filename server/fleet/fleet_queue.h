@@ -3,8 +3,8 @@
 // target ("gpu-b/cuda:0", "cuda:any", "h100:any", "cpu:any"); a coordinator thread claims the
 // next job for each idle local device in fleet-wide fair-share order, heartbeats (renewing the
 // leases of the jobs it holds), re-queues the jobs of nodes whose lease passed, and carries
-// cancels and job changes between nodes (LISTEN/NOTIFY). A device runs one job at a time: a job
-// is claimed only for a device with nothing queued or running.
+// cancels, job changes and running jobs' progress between nodes (LISTEN/NOTIFY). A device runs one
+// job at a time: a job is claimed only for a device with nothing queued or running.
 #pragma once
 
 #include <chrono>
@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -73,6 +74,10 @@ class FleetQueue final : public scheduler::JobQueue {
   void ReapLostNodes();
   void HonourCancelRequests();
   void FollowChangedJobs(std::vector<std::string> ids);
+  // Writes the latest progress of each job this node runs, where it changed, for other nodes.
+  void ShareLocalProgress();
+  // The progress another node shared for a job it runs, when there is one.
+  std::optional<v1::Progress> RemoteProgress(const store::JobRecord& job);
   void ClaimForIdleDevices();
   void Wake();
 
@@ -97,6 +102,8 @@ class FleetQueue final : public scheduler::JobQueue {
   std::deque<std::string> changed_;          // job ids announced by the listener, to follow
   std::set<std::string> cancels_passed_on_;  // cancel requests handed to the local scheduler
   std::vector<v1::NodeInfo> nodes_;          // refreshed by every heartbeat
+  // The coordinator's own: what ShareLocalProgress last wrote for each job running here.
+  std::map<std::string, std::string> shared_progress_;
   std::thread coordinator_;
 };
 

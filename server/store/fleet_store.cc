@@ -17,8 +17,8 @@ using internal::ScopedReset;
 using internal::Statement;
 using internal::Transaction;
 
-// The fleet's tables arrived in migration 5.
-constexpr int kFleetSchemaVersion = 5;
+// The fleet's tables arrived in migration 5, the progress it shares in migration 8.
+constexpr int kFleetSchemaVersion = 8;
 
 // kJobColumns qualified by the jobs table, for statements that join it with something else.
 std::string QualifiedJobColumns() {
@@ -133,7 +133,9 @@ absl::StatusOr<std::optional<JobRecord>> FleetStore::Claim(const std::string& no
       absl::StrJoin(placeholders, ", "),
       ") ORDER BY GREATEST(j.priority, 0) DESC, COALESCE(u.seconds, 0) + COALESCE(r.seconds, 0), "
       "j.priority DESC, j.seq LIMIT 1 FOR UPDATE OF j SKIP LOCKED) "
-      "UPDATE jobs SET node = ?1, device = ?2, lease_expires_ns = ?5 FROM candidate "
+      // An earlier run's progress (a node lost while it ran) is not this run's.
+      "UPDATE jobs SET node = ?1, device = ?2, lease_expires_ns = ?5, progress = '\\x' "
+      "FROM candidate "
       "WHERE jobs.seq = candidate.seq RETURNING ",
       QualifiedJobColumns());
   absl::MutexLock lock(&mu_);
@@ -266,6 +268,34 @@ absl::StatusOr<std::vector<UnclaimedJob>> FleetStore::Unclaimed() {
   }
 }
 
+absl::StatusOr<std::vector<std::string>> FleetStore::RunningOn(const std::string& node) {
+  return JobIdsOf(node, "state = 'running'", "list a node's running jobs");
+}
+
+absl::Status FleetStore::ShareProgress(const std::string& node, const std::string& id,
+                                       const std::string& progress) {
+  absl::MutexLock lock(&mu_);
+  KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Statement> update,
+                          db_->Prepare("UPDATE jobs SET progress = ?3 WHERE id = ?1 AND node = ?2 "
+                                       "AND state = 'running'",
+                                       "share a job's progress"));
+  KBENCH_RETURN_IF_ERROR(update->BindText(1, id));
+  KBENCH_RETURN_IF_ERROR(update->BindText(2, node));
+  KBENCH_RETURN_IF_ERROR(update->BindBlob(3, progress));
+  return update->Run();
+}
+
+absl::StatusOr<std::string> FleetStore::SharedProgress(const std::string& id) {
+  absl::MutexLock lock(&mu_);
+  KBENCH_ASSIGN_OR_RETURN(
+      std::unique_ptr<Statement> query,
+      db_->Prepare("SELECT progress FROM jobs WHERE id = ?1", "read a job's shared progress"));
+  KBENCH_RETURN_IF_ERROR(query->BindText(1, id));
+  KBENCH_ASSIGN_OR_RETURN(bool row, query->Step());
+  if (!row) return absl::NotFoundError(absl::StrCat("job ", id, " not found"));
+  return query->ColumnBlob(0);
+}
+
 absl::StatusOr<bool> FleetStore::CancelUnclaimed(const std::string& id, int64_t now_ns,
                                                  const std::string& message) {
   absl::MutexLock lock(&mu_);
@@ -292,12 +322,18 @@ absl::Status FleetStore::RequestCancel(const std::string& id) {
 }
 
 absl::StatusOr<std::vector<std::string>> FleetStore::CancelRequests(const std::string& node) {
+  return JobIdsOf(node, "cancel_requested = 1 AND state IN ('queued', 'running')",
+                  "list cancel requests");
+}
+
+absl::StatusOr<std::vector<std::string>> FleetStore::JobIdsOf(const std::string& node,
+                                                              const std::string& condition,
+                                                              const char* what) {
   absl::MutexLock lock(&mu_);
-  KBENCH_ASSIGN_OR_RETURN(
-      std::unique_ptr<Statement> query,
-      db_->Prepare("SELECT id FROM jobs WHERE node = ?1 AND cancel_requested = 1 "
-                   "AND state IN ('queued', 'running') ORDER BY seq",
-                   "list cancel requests"));
+  KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Statement> query,
+                          db_->Prepare(absl::StrCat("SELECT id FROM jobs WHERE node = ?1 AND ",
+                                                    condition, " ORDER BY seq"),
+                                       what));
   KBENCH_RETURN_IF_ERROR(query->BindText(1, node));
   std::vector<std::string> ids;
   while (true) {

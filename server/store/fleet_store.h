@@ -99,6 +99,16 @@ class FleetStore {
   // Queued jobs nobody claimed, oldest first (ids and targets only: a cheap read per request).
   absl::StatusOr<std::vector<UnclaimedJob>> Unclaimed();
 
+  // Running jobs held by `node`, oldest first.
+  absl::StatusOr<std::vector<std::string>> RunningOn(const std::string& node);
+  // Records the latest progress (a serialized kbench.v1.Progress) of job `id`, which `node`
+  // runs, so that other nodes' GetJob and WatchJob show it; a change is announced to every node.
+  // Nothing is written once the job no longer runs on `node` (it ended or was re-queued).
+  absl::Status ShareProgress(const std::string& node, const std::string& id,
+                             const std::string& progress);
+  // The progress job `id`'s node last shared in its current run ("" when none yet).
+  absl::StatusOr<std::string> SharedProgress(const std::string& id);
+
   // Cancels a job nobody claimed yet; false when it was claimed or finished meanwhile.
   absl::StatusOr<bool> CancelUnclaimed(const std::string& id, int64_t now_ns,
                                        const std::string& message);
@@ -109,6 +119,9 @@ class FleetStore {
 
  private:
   explicit FleetStore(std::unique_ptr<internal::Database> db) : db_(std::move(db)) {}
+  // Ids of `node`'s jobs that `condition` (SQL over the jobs table) selects, oldest first.
+  absl::StatusOr<std::vector<std::string>> JobIdsOf(const std::string& node,
+                                                    const std::string& condition, const char* what);
   // Reaps the unfinished, claimed jobs `condition` selects; its ?1 is `parameter` (text), or
   // `now_ns` when `parameter` is empty.
   absl::StatusOr<std::vector<ReapedJob>> Reap(const std::string& condition,

@@ -196,6 +196,26 @@ CREATE INDEX user_variants_by_owner ON user_variants (owner);
     R"sql(
 ALTER TABLE result_index ADD COLUMN placements BIGINT NOT NULL DEFAULT 1;
 )sql",
+    // 8: a running job's latest progress (see schema_sqlite.cc's migration 8). A change of it is
+    // announced like a cancel request: on the kbench_jobs channel, not in job_transitions.
+    R"sql(
+ALTER TABLE jobs ADD COLUMN progress BYTEA NOT NULL DEFAULT '\x';
+CREATE OR REPLACE FUNCTION kbench_job_changed() RETURNS trigger AS $$
+BEGIN
+  IF TG_OP = 'INSERT' OR OLD.state IS DISTINCT FROM NEW.state
+      OR OLD.node IS DISTINCT FROM NEW.node THEN
+    INSERT INTO job_transitions (job_id, node, device, state, time_ns)
+      VALUES (NEW.id, NEW.node, NEW.device, NEW.state,
+              (extract(epoch FROM clock_timestamp()) * 1000000000)::bigint);
+    PERFORM pg_notify('kbench_jobs', NEW.id);
+  ELSIF OLD.cancel_requested IS DISTINCT FROM NEW.cancel_requested
+      OR OLD.progress IS DISTINCT FROM NEW.progress THEN
+    PERFORM pg_notify('kbench_jobs', NEW.id);
+  END IF;
+  RETURN NEW;
+END
+$$ LANGUAGE plpgsql;
+)sql",
 };
 
 }  // namespace

@@ -202,6 +202,12 @@ CREATE INDEX user_variants_by_owner ON user_variants (owner);
     R"sql(
 ALTER TABLE result_index ADD COLUMN placements INTEGER NOT NULL DEFAULT 1;
 )sql",
+    // 8: a running job's latest progress (a serialized kbench.v1.Progress; empty when none was
+    // shared), written by the fleet node that runs it so that the other nodes' GetJob and
+    // WatchJob show it too. A single host keeps progress in memory and leaves it empty.
+    R"sql(
+ALTER TABLE jobs ADD COLUMN progress BLOB NOT NULL DEFAULT x'';
+)sql",
 };
 
 }  // namespace

@@ -1,7 +1,8 @@
 // Integration: a fleet of kbenchd nodes (--no-cuda, each with its own cpu device) sharing one
-// real PostgreSQL: a job for another node's device runs there while the first node watches it;
-// a node killed mid-job loses its job to another node after the lease; many jobs to cpu:any
-// spread over three nodes with none lost and none ever running on two nodes at once.
+// real PostgreSQL: a job for another node's device runs there while the first node watches its
+// state and progress; a node killed mid-job loses its job to another node after the lease; many
+// jobs to cpu:any spread over three nodes with none lost and none ever running on two nodes at
+// once.
 #include <libpq-fe.h>
 #include <openssl/sha.h>
 #include <signal.h>
@@ -84,9 +85,9 @@ class FleetTest : public ::testing::Test {
 TEST_F(FleetTest, AJobForAnotherNodesCpuRunsThereAndTheFirstNodeWatchesIt) {
   Daemon& a = StartNode("node-a");
   StartNode("node-b");
-  // Long enough to be seen running: a watch sends the job as it is at each poll, so a job that
-  // starts and ends between two polls is seen only ended (one in three quick jobs, here).
-  v1::JobSpec spec = LongCpuSpec(1.0);
+  // Long enough to be seen running, with progress: node-b shares its progress once a
+  // heartbeat (1 s) and node-a's watch polls every 50 ms.
+  v1::JobSpec spec = LongCpuSpec(3.0);
   spec.set_device("node-b/cpu");
   absl::StatusOr<v1::Job> job = Submit(a.stub(), spec);
   ASSERT_TRUE(job.ok()) << job.status();
@@ -96,9 +97,15 @@ TEST_F(FleetTest, AJobForAnotherNodesCpuRunsThereAndTheFirstNodeWatchesIt) {
   ASSERT_FALSE(seen.empty());
   EXPECT_EQ(seen.back().state(), v1::JOB_STATE_SUCCEEDED) << seen.back().error();
   EXPECT_EQ(seen.back().device(), "node-b/cpu");
-  bool saw_running = false;
-  for (const v1::Job& j : seen) saw_running = saw_running || j.state() == v1::JOB_STATE_RUNNING;
+  bool saw_running = false, saw_progress = false;
+  for (const v1::Job& j : seen) {
+    if (j.state() != v1::JOB_STATE_RUNNING) continue;
+    saw_running = true;
+    saw_progress |=
+        j.progress().samples() > 0 && j.progress().noise() > 0 && !j.progress().variant().empty();
+  }
   EXPECT_TRUE(saw_running) << "node-a's watch followed the run on node-b";
+  EXPECT_TRUE(saw_progress) << "node-b's progress reached node-a's watch";
 
   grpc::ClientContext ctx;
   v1::ListNodesResponse nodes;
