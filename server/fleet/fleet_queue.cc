@@ -168,9 +168,16 @@ void FleetQueue::FollowChangedJobs(std::vector<std::string> ids) {
     // Watchers on this node of a job another node runs wake here; the store has its state and
     // the progress its node shared.
     absl::StatusOr<store::JobRecord> job = jobs_->Get(id);
-    const std::optional<v1::Progress> progress =
-        job.ok() ? RemoteProgress(*job) : std::optional<v1::Progress>();
-    events_->Publish(id, progress ? &*progress : nullptr);
+    if (job.ok() && IsRemoteRun(*job)) {
+      const std::optional<v1::Progress> progress = SharedProgress(id);
+      if (progress) {
+        events_->Publish(id, &*progress);
+      } else {
+        events_->Started(id);
+      }
+    } else {
+      events_->Publish(id);
+    }
     if (job.ok() && store::IsTerminal(job->state)) {
       events_->Finished(id);
       std::lock_guard lock(mu_);
@@ -204,10 +211,13 @@ void FleetQueue::ShareLocalProgress() {
   shared_progress_ = std::move(shared);
 }
 
-std::optional<v1::Progress> FleetQueue::RemoteProgress(const store::JobRecord& job) {
+bool FleetQueue::IsRemoteRun(const store::JobRecord& job) const {
   // This node's own runs publish their progress as it comes; the store's copy is older.
-  if (job.state != store::JobState::kRunning || job.node == options_.node) return std::nullopt;
-  absl::StatusOr<std::string> bytes = fleet_->SharedProgress(job.id);
+  return job.state == store::JobState::kRunning && job.node != options_.node;
+}
+
+std::optional<v1::Progress> FleetQueue::SharedProgress(const std::string& job_id) {
+  absl::StatusOr<std::string> bytes = fleet_->SharedProgress(job_id);
   v1::Progress progress;
   if (!bytes.ok() || bytes->empty() || !progress.ParseFromString(*bytes)) return std::nullopt;
   return progress;

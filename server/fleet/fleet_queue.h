@@ -76,8 +76,10 @@ class FleetQueue final : public scheduler::JobQueue {
   void FollowChangedJobs(std::vector<std::string> ids);
   // Writes the latest progress of each job this node runs, where it changed, for other nodes.
   void ShareLocalProgress();
-  // The progress another node shared for a job it runs, when there is one.
-  std::optional<v1::Progress> RemoteProgress(const store::JobRecord& job);
+  // The job runs on another node.
+  bool IsRemoteRun(const store::JobRecord& job) const;
+  // The progress the job's node shared for its current run, once it has.
+  std::optional<v1::Progress> SharedProgress(const std::string& job_id);
   void ClaimForIdleDevices();
   void Wake();
 

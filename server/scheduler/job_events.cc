@@ -13,6 +13,16 @@ void JobEvents::Publish(const std::string& job_id, const v1::Progress* progress)
   cv_.notify_all();
 }
 
+void JobEvents::Started(const std::string& job_id) {
+  {
+    std::lock_guard lock(mu_);
+    Entry& e = entries_[job_id];
+    e.version = next_version_++;
+    e.progress.reset();
+  }
+  cv_.notify_all();
+}
+
 void JobEvents::Finished(const std::string& job_id) {
   {
     std::lock_guard lock(mu_);

@@ -20,6 +20,9 @@ class JobEvents {
  public:
   // Something about the job changed (state written to the store, or new progress).
   void Publish(const std::string& job_id, const v1::Progress* progress = nullptr);
+  // A run of the job started (or is seen running with nothing reported yet): a change whose
+  // progress starts afresh, so a re-run never shows the progress its interrupted run left.
+  void Started(const std::string& job_id);
   // The job reached a terminal state: its progress is no longer kept, and its entry is erased
   // once kFinishedKept later jobs have finished (waiters woke long before), so the map holds
   // the live jobs and a bounded tail instead of every job the daemon ever ran.

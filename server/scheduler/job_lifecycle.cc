@@ -51,7 +51,7 @@ absl::StatusOr<store::JobRecord> JobLifecycle::Start(const std::string& id) {
   KBENCH_RETURN_IF_ERROR(jobs_->MarkRunning(id, now));
   KBENCH_ASSIGN_OR_RETURN(store::JobRecord job, jobs_->Get(id));
   metrics_->ObserveQueueWait(job.device, static_cast<double>(now - job.create_time_ns) / 1e9);
-  events_->Publish(id);
+  events_->Started(id);
   logging::LogJob(
       Level::kInfo, id, "started",
       {Field("owner", OwnerOf(job)), Field("device", job.device), Field("attempt", job.attempts)});

@@ -26,6 +26,19 @@ TEST(JobEvents, PublishChangesVersionAndKeepsProgress) {
   EXPECT_FALSE(events.LatestProgress("j").has_value());
 }
 
+TEST(JobEvents, AStartedRunDropsTheProgressOfTheRunBefore) {
+  JobEvents events;
+  v1::Progress p;
+  p.set_samples(7);
+  events.Publish("j", &p);
+  const uint64_t before = events.Version("j");
+  events.Started("j");
+  EXPECT_NE(events.Version("j"), before);
+  EXPECT_FALSE(events.LatestProgress("j").has_value());
+  events.Publish("j");
+  EXPECT_FALSE(events.LatestProgress("j").has_value()) << "a plain change reports no progress";
+}
+
 TEST(JobEvents, WaitForChangeWakesOnPublishFromAnotherThread) {
   JobEvents events;
   const uint64_t seen = events.Version("j");
