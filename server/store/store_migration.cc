@@ -208,39 +208,86 @@ absl::Status RequireEmpty(Database& target) {
   return absl::OkStatus();
 }
 
-// Each artifact file into artifact_chunks, its record's relative_path cleared (its bytes are
-// rows now); a record whose file is gone is dropped, counted.
-absl::Status MoveArtifactBytes(const std::string& data_dir, const StoreLocation& target,
-                               MigrationReport* report) {
-  KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<JobStore> jobs, JobStore::Open(target));
-  KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, ConnectStoreDatabase(target));
-  ArtifactChunks chunks(std::move(db));
-  KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Database> records, ConnectStoreDatabase(target));
+// A table of records whose bytes are files under a root, keyed by (owner column, name).
+struct FileTable {
+  const char* name;
+  const char* owner_column;  // the job's or the sweep's id
+  const char* kind;          // of record, and of owner, as a dropped one is named:
+  const char* owner;         // "artifact trace.json of job j-1"
+  std::filesystem::path root;
+};
+
+// The records of `table` whose bytes are still files.
+absl::StatusOr<std::vector<ArtifactRecord>> FileRecords(Database& db, const FileTable& table) {
+  KBENCH_ASSIGN_OR_RETURN(
+      std::unique_ptr<Statement> query,
+      db.Prepare(absl::StrCat("SELECT ", table.owner_column, ", name, relative_path, sha256 FROM ",
+                              table.name, " WHERE relative_path <> '' ORDER BY 1, 2"),
+                 absl::StrCat("list ", table.name)));
+  std::vector<ArtifactRecord> records;
+  while (true) {
+    KBENCH_ASSIGN_OR_RETURN(bool row, query->Step());
+    if (!row) return records;
+    ArtifactRecord r;
+    r.job_id = query->ColumnText(0);
+    r.name = query->ColumnText(1);
+    r.relative_path = query->ColumnText(2);
+    r.sha256 = query->ColumnText(3);
+    records.push_back(std::move(r));
+  }
+}
+
+// Each file of `table` into artifact_chunks, its record's relative_path cleared (its bytes are
+// rows now: any node serves them); a record whose file is gone or changed is dropped, counted.
+absl::Status MoveFiles(const FileTable& table, Database& records, ArtifactChunks& chunks,
+                       MigrationReport* report) {
+  const std::string key = absl::StrCat(" WHERE ", table.owner_column, " = ?1 AND name = ?2");
   KBENCH_ASSIGN_OR_RETURN(
       std::unique_ptr<Statement> moved,
-      records->Prepare("UPDATE artifacts SET relative_path = '' WHERE job_id = ?1 AND name = ?2",
-                       "mark an artifact moved"));
-  KBENCH_ASSIGN_OR_RETURN(std::vector<ArtifactRecord> all, jobs->AllArtifacts());
+      records.Prepare(absl::StrCat("UPDATE ", table.name, " SET relative_path = ''", key),
+                      absl::StrCat("mark a file of ", table.name, " moved")));
+  KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Statement> dropped,
+                          records.Prepare(absl::StrCat("DELETE FROM ", table.name, key),
+                                          absl::StrCat("drop a record of ", table.name)));
+  KBENCH_ASSIGN_OR_RETURN(std::vector<ArtifactRecord> all, FileRecords(records, table));
   for (const ArtifactRecord& a : all) {
-    const std::string path =
-        (std::filesystem::path(data_dir) / "artifacts" / a.relative_path).string();
+    const std::string path = (table.root / a.relative_path).string();
     absl::StatusOr<ArtifactDigest> digest = chunks.Write(a.job_id, a.name, path);
     if (digest.ok() && digest->sha256 != a.sha256) {
       digest = absl::DataLossError(absl::StrCat(path, " no longer matches its recorded sha256"));
     }
+    Statement& mark = digest.ok() ? *moved : *dropped;
+    ScopedReset reset(&mark);
+    KBENCH_RETURN_IF_ERROR(mark.BindText(1, a.job_id));
+    KBENCH_RETURN_IF_ERROR(mark.BindText(2, a.name));
     if (!digest.ok()) {
-      std::fprintf(stderr, "kbenchd store migrate: artifact %s of job %s dropped: %s\n",
-                   a.name.c_str(), a.job_id.c_str(), digest.status().ToString().c_str());
+      const std::string what =
+          absl::StrCat(table.kind, " ", a.name, " of ", table.owner, " ", a.job_id);
+      std::fprintf(stderr, "kbenchd store migrate: %s dropped: %s\n", what.c_str(),
+                   digest.status().ToString().c_str());
       KBENCH_RETURN_IF_ERROR(chunks.Remove(a.job_id, a.name));
-      KBENCH_RETURN_IF_ERROR(jobs->DeleteArtifact(a.job_id, a.name));
+      KBENCH_RETURN_IF_ERROR(mark.Run());
       ++report->artifacts_missing;
       continue;
     }
-    ScopedReset reset(moved.get());
-    KBENCH_RETURN_IF_ERROR(moved->BindText(1, a.job_id));
-    KBENCH_RETURN_IF_ERROR(moved->BindText(2, a.name));
-    KBENCH_RETURN_IF_ERROR(moved->Run());
+    KBENCH_RETURN_IF_ERROR(mark.Run());
     report->artifact_bytes += digest->size_bytes;
+  }
+  return absl::OkStatus();
+}
+
+// Jobs' artifacts (under artifacts/) and sweeps' report files (under sweeps/, their paths
+// relative to the data directory) into artifact_chunks.
+absl::Status MoveArtifactBytes(const std::string& data_dir, const StoreLocation& target,
+                               MigrationReport* report) {
+  KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, ConnectStoreDatabase(target));
+  ArtifactChunks chunks(std::move(db));
+  KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Database> records, ConnectStoreDatabase(target));
+  const std::filesystem::path root(data_dir);
+  const FileTable tables[] = {{"artifacts", "job_id", "artifact", "job", root / "artifacts"},
+                              {"sweep_artifacts", "sweep_id", "report file", "sweep", root}};
+  for (const FileTable& table : tables) {
+    KBENCH_RETURN_IF_ERROR(MoveFiles(table, *records, chunks, report));
   }
   return absl::OkStatus();
 }

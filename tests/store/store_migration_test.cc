@@ -1,5 +1,6 @@
 // `kbenchd store migrate`: a SQLite store with every kind of record, copied into a real
-// PostgreSQL, compared field by field through the stores; a second migrate is refused.
+// PostgreSQL, compared field by field through the stores, job artifacts and sweep reports moved
+// into the database; a second migrate is refused.
 #include "server/store/store_migration.h"
 
 #include <gtest/gtest.h>
@@ -41,6 +42,16 @@ class StoreMigrationTest : public testing::TempDataDirTest {
     return job;
   }
 
+  // The bytes of a record whose bytes are artifact_chunks' rows.
+  static std::string ReadAll(ArtifactStore& chunked, const ArtifactRecord& record) {
+    std::unique_ptr<ArtifactReader> reader = *chunked.Open(record);
+    std::string read;
+    for (std::string part = *reader->Read(1 << 16); !part.empty(); part = *reader->Read(1 << 16)) {
+      read += part;
+    }
+    return read;
+  }
+
   std::string url_;
   StoreLocation target_;
 };
@@ -49,6 +60,7 @@ TEST_F(StoreMigrationTest, CopiesEveryRecordAndArtifactAndRefusesASecondTime) {
   std::string artifact_bytes(2'500'000, '\0');
   std::mt19937 rng(3);
   for (char& c : artifact_bytes) c = static_cast<char>(rng());
+  const std::string report_bytes = "<html>" + artifact_bytes.substr(0, 70'000) + "</html>";
   {
     std::unique_ptr<JobStore> jobs = *JobStore::Open(data_dir_);
     ASSERT_TRUE(jobs->Insert(Job("j-1", "")).ok());
@@ -85,6 +97,19 @@ TEST_F(StoreMigrationTest, CopiesEveryRecordAndArtifactAndRefusesASecondTime) {
     sweep.spec = "sweep-spec";
     sweep.points.push_back(SweepPointRecord{0, "j-2", "point-0"});
     ASSERT_TRUE(sweeps->Insert(sweep).ok());
+    // The sweep's report, a file under sweeps/ as a single host writes it, and a record whose
+    // file is gone.
+    const std::string report_path = WriteFile(
+        std::filesystem::path(data_dir_) / "sweeps" / "s-1" / "report.html", report_bytes);
+    ASSERT_TRUE(sweeps
+                    ->AddArtifact({"s-1", "report.html", "sweeps/s-1/report.html", "text/html",
+                                   static_cast<int64_t>(report_bytes.size()),
+                                   *Sha256OfFile(report_path), 30})
+                    .ok());
+    ASSERT_TRUE(sweeps
+                    ->AddArtifact({"s-1", "sweep.csv", "sweeps/s-1/sweep.csv", "text/csv", 3,
+                                   std::string(64, '0'), 30})
+                    .ok());
   }
 
   absl::StatusOr<MigrationReport> report = MigrateSqliteToPostgres(data_dir_, url_);
@@ -95,7 +120,9 @@ TEST_F(StoreMigrationTest, CopiesEveryRecordAndArtifactAndRefusesASecondTime) {
   EXPECT_EQ(report->rows["sweeps"], 1);
   EXPECT_EQ(report->rows["sweep_points"], 1);
   EXPECT_EQ(report->rows["result_index"], 1);
-  EXPECT_EQ(report->artifact_bytes, static_cast<int64_t>(artifact_bytes.size()));
+  EXPECT_EQ(report->artifact_bytes,
+            static_cast<int64_t>(artifact_bytes.size() + report_bytes.size()));
+  EXPECT_EQ(report->artifacts_missing, 1) << "sweep.csv's file was never written";
 
   std::unique_ptr<JobStore> source = *JobStore::Open(data_dir_);
   std::unique_ptr<JobStore> target = *JobStore::Open(target_);
@@ -128,12 +155,13 @@ TEST_F(StoreMigrationTest, CopiesEveryRecordAndArtifactAndRefusesASecondTime) {
   EXPECT_EQ(moved.sha256, (*source->Artifacts("j-1"))[0].sha256);
   ArtifactStore chunked(data_dir_, target.get(), {},
                         std::make_unique<ArtifactChunks>(*ConnectStoreDatabase(target_)));
-  std::unique_ptr<ArtifactReader> reader = *chunked.Open(moved);
-  std::string read;
-  for (std::string part = *reader->Read(1 << 16); !part.empty(); part = *reader->Read(1 << 16)) {
-    read += part;
-  }
-  EXPECT_TRUE(read == artifact_bytes);
+  EXPECT_TRUE(ReadAll(chunked, moved) == artifact_bytes);
+  // The sweep's report moved too: any node serves it; the record without a file is gone.
+  const std::vector<ArtifactRecord> reports = *(*SweepStore::Open(target_))->Artifacts("s-1");
+  ASSERT_EQ(reports.size(), 1u);
+  EXPECT_EQ(reports[0].name, "report.html");
+  EXPECT_EQ(reports[0].relative_path, "");
+  EXPECT_TRUE(ReadAll(chunked, reports[0]) == report_bytes);
 
   HistoryFilter filter;
   filter.kernel = "softmax";
