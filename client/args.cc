@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <set>
 
 #include "absl/strings/ascii.h"
@@ -122,17 +123,54 @@ absl::StatusOr<v1::JobState> ParseJobState(const std::string& flag, const std::s
   return static_cast<v1::JobState>(v);
 }
 
-absl::StatusOr<std::string> ParseDevice(const std::string& flag, const std::string& text) {
-  const std::string d = absl::AsciiStrToLower(absl::StripAsciiWhitespace(text));
+namespace {
+
+constexpr char kDeviceForms[] =
+    "expected cpu, cuda:N or cuda:any, and in a fleet NODE/DEVICE or KIND:any (cpu:any, h100:any)";
+
+// One host's device: "cpu", "cuda:N", "cuda:any" ("cuda" alone is any), lower case.
+std::optional<std::string> HostDevice(absl::string_view text) {
+  const std::string d = absl::AsciiStrToLower(text);
   if (d == "cpu" || d == "cuda:any") return d;
   if (d == "cuda") return std::string("cuda:any");
   absl::string_view index = d;
-  if (absl::ConsumePrefix(&index, "cuda:") && AllDigits(index) && index.size() <= 4) {
-    int n = 0;
-    if (absl::SimpleAtoi(index, &n)) return absl::StrCat("cuda:", n);
+  int n = 0;
+  if (absl::ConsumePrefix(&index, "cuda:") && AllDigits(index) && index.size() <= 4 &&
+      absl::SimpleAtoi(index, &n)) {
+    return absl::StrCat("cuda:", n);
   }
-  return UsageError(
-      absl::StrCat(flag, ": unknown device ", Quoted(text), "; expected cpu, cuda:N or cuda:any"));
+  return std::nullopt;
+}
+
+// A fleet's "KIND:any": any device of a kind or of a GPU model's word (h100, a100, l4).
+std::optional<std::string> AnyOfKind(absl::string_view text) {
+  std::string d = absl::AsciiStrToLower(text);
+  absl::string_view kind = d;
+  if (!absl::ConsumeSuffix(&kind, ":any") || kind.empty() || kind.size() > 32) return std::nullopt;
+  for (char c : kind) {
+    if (!absl::ascii_isalnum(static_cast<unsigned char>(c))) return std::nullopt;
+  }
+  return d;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ParseDevice(const std::string& flag, const std::string& text) {
+  const absl::string_view trimmed = absl::StripAsciiWhitespace(text);
+  const size_t slash = trimmed.find('/');
+  std::optional<std::string> device;
+  if (slash == absl::string_view::npos) {
+    device = HostDevice(trimmed);
+    if (!device) device = AnyOfKind(trimmed);
+  } else if (const absl::string_view node = trimmed.substr(0, slash);
+             !node.empty() && node.size() <= 63) {
+    // A node's name keeps its case, as the node was started with it (--node).
+    if (std::optional<std::string> local = HostDevice(trimmed.substr(slash + 1))) {
+      device = absl::StrCat(node, "/", *local);
+    }
+  }
+  if (device) return *device;
+  return UsageError(absl::StrCat(flag, ": unknown device ", Quoted(text), "; ", kDeviceForms));
 }
 
 std::string DTypeName(v1::DType dtype) {

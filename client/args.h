@@ -25,7 +25,9 @@ absl::StatusOr<v1::DType> ParseDType(const std::string& flag, const std::string&
 absl::StatusOr<v1::MeasureMode> ParseMode(const std::string& flag, const std::string& text);
 // "queued", "running", "succeeded", "failed", "cancelled".
 absl::StatusOr<v1::JobState> ParseJobState(const std::string& flag, const std::string& text);
-// "cpu", "cuda:N" or "cuda:any"; returned normalised to lower case.
+// "cpu", "cuda:N" or "cuda:any"; in a fleet also "NODE/DEVICE" (one node's device) and
+// "KIND:any" (any node's device of a kind or GPU model: "cpu:any", "h100:any"). Returned in
+// lower case but for the node's name; the daemon checks that the device exists.
 absl::StatusOr<std::string> ParseDevice(const std::string& flag, const std::string& text);
 
 // Lower-case short names used in tables and accepted on the command line: "f32", "cold",

@@ -117,7 +117,9 @@ void AddSpecFlags(CLI::App* app, SubmitCommand command, SpecFlags* f) {
       ->type_name("DxD[xD...]");
   AddTextOption(app, "--dtype", &f->dtype, "Element type: f32, f16, bf16, tf32 (default f32)")
       ->type_name("TYPE");
-  AddTextOption(app, "--device", &f->device, "cpu, cuda:N or cuda:any (default: the daemon's)")
+  AddTextOption(app, "--device", &f->device,
+                "cpu, cuda:N or cuda:any; in a fleet NODE/DEVICE or KIND:any, e.g. h100:any "
+                "(default: the daemon's)")
       ->type_name("DEVICE");
   AddUserKernelFlags(app, &f->user, /*compile=*/command == SubmitCommand::kCompile);
   if (command != SubmitCommand::kCompile && command != SubmitCommand::kProfile) {

@@ -122,7 +122,8 @@ void AddJobCommands(CLI::App& app, Action* action) {
                    "Only jobs in this state: queued, running, succeeded, failed, cancelled")
       ->type_name("STATE");
   jobs->add_option("--kernel", flags->kernel, "Only jobs of this operation")->type_name("OP");
-  jobs->add_option("--device", flags->device, "Only jobs on this device (cpu, cuda:N)")
+  jobs->add_option("--device", flags->device,
+                   "Only jobs on this device (cpu, cuda:N; in a fleet NODE/DEVICE)")
       ->type_name("DEVICE");
   jobs->add_option("--limit", flags->limit, "Jobs per page, 1 to 1000 (default 50)")
       ->type_name("N");

@@ -107,10 +107,22 @@ TEST(ParseDevice, AcceptsCpuCudaIndexAndAny) {
   EXPECT_EQ(*ParseDevice("--device", "cuda"), "cuda:any");
 }
 
+TEST(ParseDevice, AcceptsAFleetsNodeDevicesAndKindsOfDevice) {
+  EXPECT_EQ(*ParseDevice("--device", "gpu-B/CUDA:1"), "gpu-B/cuda:1");
+  EXPECT_EQ(*ParseDevice("--device", "a/cpu"), "a/cpu");
+  EXPECT_EQ(*ParseDevice("--device", " cpu:any "), "cpu:any");
+  EXPECT_EQ(*ParseDevice("--device", "H100:any"), "h100:any");
+}
+
 TEST(ParseDevice, RejectsOtherNames) {
   ExpectUsageError(ParseDevice("--device", "gpu").status(), "unknown device \"gpu\"");
   ExpectUsageError(ParseDevice("--device", "cuda:").status(), "unknown device");
   ExpectUsageError(ParseDevice("--device", "cuda:-1").status(), "unknown device");
+  ExpectUsageError(ParseDevice("--device", "/cuda:0").status(), "NODE/DEVICE");
+  ExpectUsageError(ParseDevice("--device", "a/gpu").status(), "unknown device");
+  ExpectUsageError(ParseDevice("--device", "a/b/cpu").status(), "unknown device");
+  ExpectUsageError(ParseDevice("--device", ":any").status(), "KIND:any");
+  ExpectUsageError(ParseDevice("--device", "h 100:any").status(), "unknown device");
 }
 
 TEST(EnumNames, AreLowerCaseWithoutPrefix) {

@@ -124,6 +124,17 @@ TEST_F(FleetTest, AJobForAnotherNodesCpuRunsThereAndTheFirstNodeWatchesIt) {
   const std::string devices = Kbctl(a, "devices");
   EXPECT_NE(devices.find("HEARTBEAT"), std::string::npos) << devices;
   EXPECT_NE(devices.find("node-b/cpu"), std::string::npos) << devices;
+  // kbctl takes the fleet's forms of a device: one node's device, any device of a kind.
+  for (const std::string target : {"node-b/cpu", "cpu:any"}) {
+    const std::string ran = Kbctl(a,
+                                  "-o json bench square --variant host_loop --shape 256x256 "
+                                  "--min-time 0.01 --max-noise 0.5 --device " +
+                                      target);
+    EXPECT_NE(ran.find("\"JOB_STATE_SUCCEEDED\""), std::string::npos) << ran;
+    if (target == "node-b/cpu") {
+      EXPECT_NE(ran.find("\"node-b/cpu\""), std::string::npos) << ran;
+    }
+  }
 
   v1::JobSpec unknown = QuickCpuSpec();
   unknown.set_device("node-z/cpu");
