@@ -363,6 +363,7 @@ int Serve(const Flags& flags) {
       });
   const std::string host = flags.listen.substr(0, flags.listen.rfind(':'));
   std::printf("kbenchd: listening on %s:%d\n", host.c_str(), port);
+  if (fleet_queue) fleet_queue->ListeningOn(absl::StrCat(host, ":", port));
   if (!(*metrics)->BoundAddress().empty()) {
     std::printf("kbenchd: metrics on %s\n", (*metrics)->BoundAddress().c_str());
   }

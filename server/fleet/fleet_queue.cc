@@ -64,6 +64,13 @@ absl::Status FleetQueue::Start() {
   return absl::OkStatus();
 }
 
+void FleetQueue::ListeningOn(const std::string& address) {
+  if (absl::Status s = fleet_->SetNodeAddress(options_.node, address); !s.ok()) {
+    logging::Log(Level::kWarn, "node address not recorded",
+                 {Field("address", address), Field("error", s.ToString())});
+  }
+}
+
 void FleetQueue::Shutdown() {
   {
     std::lock_guard lock(mu_);

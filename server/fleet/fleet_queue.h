@@ -34,7 +34,7 @@ namespace kbench::fleet {
 
 struct FleetOptions {
   std::string node;     // --node
-  std::string address;  // the address this node's gRPC server listens on
+  std::string address;  // --listen, until ListeningOn gives the bound address
   std::string version;
   std::string store_url;  // for the LISTEN connection
   absl::Duration heartbeat = absl::Seconds(1);
@@ -54,6 +54,9 @@ class FleetQueue final : public scheduler::JobQueue {
   // Registers the node, releases the jobs it held in an earlier life, listens for the fleet's
   // job changes and starts the coordinator.
   absl::Status Start();
+  // The gRPC server is bound to `address` (HOST:PORT, its port picked when --listen gave 0):
+  // `kbctl nodes` shows it.
+  void ListeningOn(const std::string& address);
   // Stops claiming, stops the local scheduler (its running job goes back to the shared queue)
   // and releases the jobs this node had claimed but not started.
   void Shutdown();

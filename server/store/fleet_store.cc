@@ -88,6 +88,16 @@ absl::Status FleetStore::Heartbeat(const std::string& node, int64_t now_ns,
   return renew->Run();
 }
 
+absl::Status FleetStore::SetNodeAddress(const std::string& node, const std::string& address) {
+  absl::MutexLock lock(&mu_);
+  KBENCH_ASSIGN_OR_RETURN(
+      std::unique_ptr<Statement> update,
+      db_->Prepare("UPDATE nodes SET address = ?2 WHERE name = ?1", "record a node's address"));
+  KBENCH_RETURN_IF_ERROR(update->BindText(1, node));
+  KBENCH_RETURN_IF_ERROR(update->BindText(2, address));
+  return update->Run();
+}
+
 absl::StatusOr<std::vector<NodeRecord>> FleetStore::Nodes() {
   absl::MutexLock lock(&mu_);
   KBENCH_ASSIGN_OR_RETURN(

@@ -71,6 +71,8 @@ class FleetStore {
   // `lease_until_ns`.
   absl::Status Heartbeat(const std::string& node, int64_t now_ns, const std::string& devices,
                          int64_t lease_until_ns);
+  // The address the node's gRPC server listens on, once it is bound (port 0 picks one).
+  absl::Status SetNodeAddress(const std::string& node, const std::string& address);
   // Every node, by name, with its claimed jobs counted.
   absl::StatusOr<std::vector<NodeRecord>> Nodes();
 

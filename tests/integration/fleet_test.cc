@@ -113,6 +113,7 @@ TEST_F(FleetTest, AJobForAnotherNodesCpuRunsThereAndTheFirstNodeWatchesIt) {
   ASSERT_EQ(nodes.nodes_size(), 2);
   for (const v1::NodeInfo& n : nodes.nodes()) {
     EXPECT_TRUE(n.alive()) << n.name();
+    EXPECT_EQ(n.address(), nodes_[n.name()]->address()) << "the bound port, not --listen's 0";
     ASSERT_EQ(n.devices_size(), 1);
     EXPECT_EQ(n.devices(0).id(), n.name() + "/cpu");
   }
