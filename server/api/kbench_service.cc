@@ -5,6 +5,7 @@
 #include <fstream>
 #include <random>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -40,6 +41,19 @@ JobKind KindOf(v1::JobKind kind) {
   return kind == v1::JOB_KIND_PROFILE ? JobKind::kProfile : JobKind::kBenchmark;
 }
 
+// ListJobs' device, as a job shows it: "gpu-b/cuda:0" is a node's device, "h100:any" the
+// target a job was submitted for (claimed or not), anything else the device on any node.
+void SetDeviceFilter(const std::string& device, store::JobFilter* filter) {
+  if (const size_t slash = device.find('/'); slash != std::string::npos) {
+    filter->node = device.substr(0, slash);
+    filter->device = device.substr(slash + 1);
+  } else if (absl::EndsWith(device, ":any")) {
+    filter->target = device;
+  } else {
+    filter->device = device;
+  }
+}
+
 absl::StatusOr<store::JobFilter> FilterOf(const v1::ListJobsRequest& request) {
   if (request.page_size() < 0) {
     return absl::InvalidArgumentError(
@@ -59,7 +73,7 @@ absl::StatusOr<store::JobFilter> FilterOf(const v1::ListJobsRequest& request) {
     }
   }
   filter.kernel = request.kernel();
-  filter.device = request.device();
+  SetDeviceFilter(request.device(), &filter);
   if (!request.page_token().empty()) {
     KBENCH_ASSIGN_OR_RETURN(filter.before_seq, DecodePageToken(request.page_token()));
   }

@@ -326,7 +326,7 @@ class SqlJobStore final : public JobStore {
       return absl::InvalidArgumentError(
           absl::StrCat("before_seq must not be negative, got ", filter.before_seq));
     }
-    // One statement per filter shape, so each can use its index; at most 16 shapes.
+    // One statement per filter shape, so each can use its index; at most 64 shapes.
     std::string sql = absl::StrCat("SELECT ", kJobColumns, " FROM jobs WHERE TRUE");
     int parameters = 0;  // ?N in order of appearance
     auto condition = [&sql, &parameters](absl::string_view column, absl::string_view op) {
@@ -335,6 +335,8 @@ class SqlJobStore final : public JobStore {
     if (filter.state.has_value()) condition("state", "=");
     if (!filter.kernel.empty()) condition("kernel", "=");
     if (!filter.device.empty()) condition("device", "=");
+    if (!filter.node.empty()) condition("node", "=");
+    if (!filter.target.empty()) condition("target", "=");
     if (filter.before_seq > 0) condition("seq", "<");
     absl::StrAppend(&sql, " ORDER BY seq DESC LIMIT ?", ++parameters);
 
@@ -351,6 +353,8 @@ class SqlJobStore final : public JobStore {
     }
     if (!filter.kernel.empty()) KBENCH_RETURN_IF_ERROR(query.BindText(index++, filter.kernel));
     if (!filter.device.empty()) KBENCH_RETURN_IF_ERROR(query.BindText(index++, filter.device));
+    if (!filter.node.empty()) KBENCH_RETURN_IF_ERROR(query.BindText(index++, filter.node));
+    if (!filter.target.empty()) KBENCH_RETURN_IF_ERROR(query.BindText(index++, filter.target));
     if (filter.before_seq > 0) {
       KBENCH_RETURN_IF_ERROR(query.BindInt64(index++, filter.before_seq));
     }

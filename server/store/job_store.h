@@ -72,6 +72,8 @@ struct JobFilter {
   std::optional<JobState> state;
   std::string kernel;  // empty: any
   std::string device;  // empty: any
+  std::string node;    // a fleet's node that claimed the job; empty: any
+  std::string target;  // what the submitter asked for ("cuda:any", "h100:any"); empty: any
   // Only jobs with seq < before_seq (0: no bound): the paging cursor.
   int64_t before_seq = 0;
   int32_t limit = 50;

@@ -136,6 +136,13 @@ TEST_F(FleetTest, AJobForAnotherNodesCpuRunsThereAndTheFirstNodeWatchesIt) {
       EXPECT_NE(ran.find("\"node-b/cpu\""), std::string::npos) << ran;
     }
   }
+  // kbctl jobs filters by a node's device (as jobs show it) and by the target submitted for.
+  const std::string on_b = Kbctl(a, "jobs --device node-b/cpu");
+  EXPECT_NE(on_b.find(job->id()), std::string::npos) << on_b;
+  EXPECT_EQ(on_b.find("node-a/"), std::string::npos) << on_b;
+  const std::string any_cpu = Kbctl(a, "-o json jobs --device cpu:any");
+  EXPECT_EQ(any_cpu.find(job->id()), std::string::npos) << "submitted for node-b/cpu: " << any_cpu;
+  EXPECT_NE(any_cpu.find("\"cpu:any\""), std::string::npos) << any_cpu;
 
   v1::JobSpec unknown = QuickCpuSpec();
   unknown.set_device("node-z/cpu");

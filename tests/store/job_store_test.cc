@@ -361,6 +361,24 @@ TEST_P(JobStoreTest, ListFiltersByStateKernelAndDevice) {
   EXPECT_EQ(list(Filter(std::nullopt, "copy", "")), IdList{});
 }
 
+TEST_P(JobStoreTest, ListFiltersByTargetAndNode) {
+  std::unique_ptr<JobStore> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  // A fleet's job is stored with its target as its device until a node claims it.
+  MustInsert(*store, NewJob("any", "softmax", "h100:any"));
+  MustInsert(*store, NewJob("local", "softmax", "cuda:0"));
+  JobFilter by_target;
+  by_target.target = "h100:any";
+  absl::StatusOr<std::vector<JobRecord>> jobs = store->List(by_target);
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  EXPECT_EQ(Ids(*jobs), std::vector<std::string>{"any"});
+  JobFilter by_node;
+  by_node.node = "gpu-b";
+  jobs = store->List(by_node);
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  EXPECT_TRUE(jobs->empty()) << "no node claimed either job";
+}
+
 TEST_P(JobStoreTest, ListPagesNewestFirstWithoutGapsOrDuplicates) {
   std::unique_ptr<JobStore> store = OpenStore();
   ASSERT_NE(store, nullptr);
