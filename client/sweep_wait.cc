@@ -49,8 +49,10 @@ std::string ProgressText(const v1::Sweep& s) {
 // Points x variants: the axis values, the state, each variant's median and its speedup over
 // the first.
 std::string RenderSweepTable(const report::SweepTable& table) {
+  const bool mixed = table.devices.size() > 1;
   std::vector<std::string> headers = {"POINT"};
   for (const std::string& axis : table.axes) headers.push_back(axis);
+  if (mixed) headers.emplace_back("DEVICE");
   headers.emplace_back("STATE");
   const size_t first_number = headers.size();
   for (const std::string& v : table.variants) {
@@ -62,6 +64,7 @@ std::string RenderSweepTable(const report::SweepTable& table) {
   for (const report::PointRow& row : table.rows) {
     std::vector<std::string> cells = {absl::StrCat(row.index)};
     for (const auto& value : row.values) cells.push_back(value.second);
+    if (mixed) cells.push_back(row.device);
     cells.push_back(row.state);
     const report::VariantCell* first = row.cells.empty() ? nullptr : &row.cells.front();
     for (const std::string& v : table.variants) {
@@ -78,7 +81,9 @@ std::string RenderSweepTable(const report::SweepTable& table) {
     }
     out.AddRow(std::move(cells));
   }
-  return out.Render();
+  std::string text = out.Render();
+  if (mixed) absl::StrAppend(&text, "note: ", report::MixedDevicesWarning(table), "\n");
+  return text;
 }
 
 absl::Status SweepOutcome(const v1::Sweep& sweep) {

@@ -56,7 +56,13 @@ std::string ClockText(const v1::ClockReading& c) {
 std::string EnvironmentSection(const SweepTable& table) {
   const v1::Environment& e = table.environment;
   std::string html = "<h2>Environment</h2><dl>";
-  AddFact(&html, "device", absl::StrCat(e.device_name(), " (", table.device, ")"));
+  if (table.devices.size() > 1) {
+    // The environment below is the first point's; the results table names each point's.
+    AddFact(&html, "devices", absl::StrCat(table.device, ": ", MixedDevicesWarning(table)));
+    AddFact(&html, "environment of", absl::StrCat(e.device_name(), " (", table.devices[0], ")"));
+  } else {
+    AddFact(&html, "device", absl::StrCat(e.device_name(), " (", table.device, ")"));
+  }
   AddFact(&html, "device UUID", e.device_uuid());
   if (e.sm_count() > 0) AddFact(&html, "SMs", absl::StrCat(e.sm_count()));
   if (e.cpu_threads() > 0) AddFact(&html, "CPU threads", absl::StrCat(e.cpu_threads()));
@@ -92,7 +98,9 @@ const VariantCell* Find(const PointRow& row, const std::string& variant) {
 // Points x variants: the median time (and throughput, speedup) of each variant.
 std::string ResultsSection(const SweepTable& table) {
   std::string html = "<h2>Results</h2><div class=\"scroll\"><table><thead><tr>";
+  const bool mixed = table.devices.size() > 1;
   for (const std::string& axis : table.axes) absl::StrAppend(&html, Head(axis, true));
+  if (mixed) absl::StrAppend(&html, Head("device", true));
   absl::StrAppend(&html, Head("state", true));
   for (const std::string& v : table.variants) {
     absl::StrAppend(&html, Head(absl::StrCat(v, " median")), Head(absl::StrCat(v, " bandwidth")),
@@ -105,6 +113,7 @@ std::string ResultsSection(const SweepTable& table) {
   for (const PointRow& row : table.rows) {
     absl::StrAppend(&html, "<tr>");
     for (const auto& value : row.values) absl::StrAppend(&html, Cell(value.second, true));
+    if (mixed) absl::StrAppend(&html, Cell(row.device, true));
     absl::StrAppend(&html, Cell(row.state, true));
     const VariantCell* first = row.cells.empty() ? nullptr : &row.cells.front();
     for (const std::string& v : table.variants) {

@@ -42,6 +42,7 @@ VariantCell CellOf(const v1::VariantResult& r) {
 PointRow RowOf(const v1::Job& job) {
   PointRow row;
   row.job_id = job.id();
+  row.device = job.device();
   row.state = JobStateWord(job.state());
   row.error = job.error();
   row.dtype = DTypeName(job.spec().dtype());
@@ -71,6 +72,16 @@ void AddCeilings(SweepTable* table) {
   for (const auto& [dtype, peak] : peaks) {
     table->peak_flops.push_back({absl::StrCat("peak ", dtype), peak});
   }
+}
+
+void CollectDevices(SweepTable* table) {
+  for (const PointRow& row : table->rows) {
+    if (!row.device.empty() && std::find(table->devices.begin(), table->devices.end(),
+                                         row.device) == table->devices.end()) {
+      table->devices.push_back(row.device);
+    }
+  }
+  table->device = absl::StrJoin(table->devices, ", ");
 }
 
 void CollectVariants(SweepTable* table) {
@@ -138,6 +149,7 @@ google::protobuf::Value RowJson(const PointRow& row) {
   for (const auto& [axis, value] : row.values) values[axis] = StringValue(value);
   f["index"] = NumberValue(row.index);
   f["job_id"] = StringValue(row.job_id);
+  f["device"] = StringValue(row.device);
   f["state"] = StringValue(row.state);
   if (!row.error.empty()) f["error"] = StringValue(row.error);
   auto* cells = f["variants"].mutable_list_value();
@@ -173,9 +185,9 @@ SweepTable BuildSweepTable(const v1::Sweep& sweep, const std::vector<v1::Job>& j
     row.job_id = point.job_id();
     if (job == nullptr) row.state = JobStateWord(point.state());
     for (const v1::AxisValue& v : point.values()) row.values.emplace_back(v.axis(), v.value());
-    if (table.device.empty() && job != nullptr) table.device = job->device();
     table.rows.push_back(std::move(row));
   }
+  CollectDevices(&table);
   CollectVariants(&table);
   TakeEnvironment(jobs, &table);
   AddCeilings(&table);
@@ -185,17 +197,25 @@ SweepTable BuildSweepTable(const v1::Sweep& sweep, const std::vector<v1::Job>& j
 SweepTable BuildJobTable(const v1::Job& job) {
   SweepTable table;
   table.kernel = job.spec().kernel();
-  table.device = job.device();
   table.title = absl::StrCat("Job ", job.id(), ": ", table.kernel);
   PointRow row = RowOf(job);
   row.values.emplace_back("shape", absl::StrJoin(job.spec().shape(), "x"));
   row.values.emplace_back("dtype", row.dtype);
   table.axes = {"shape", "dtype"};
   table.rows.push_back(std::move(row));
+  CollectDevices(&table);
   CollectVariants(&table);
   TakeEnvironment({job}, &table);
   AddCeilings(&table);
   return table;
+}
+
+std::string MixedDevicesWarning(const SweepTable& table) {
+  if (table.devices.size() < 2) return "";
+  return absl::StrCat(
+      "the points ran on ", table.devices.size(),
+      " devices; each point's variants were timed on one, so speedups hold within a point, but "
+      "a curve across points crosses devices (give the sweep one NODE/DEVICE for one device)");
 }
 
 std::string ToCsv(const SweepTable& table) {
@@ -205,7 +225,7 @@ std::string ToCsv(const SweepTable& table) {
        {"variant", "state", "median_seconds", "median_ci_low_seconds", "median_ci_high_seconds",
         "relative_stddev", "samples", "bytes_per_second", "flops_per_second",
         "fraction_of_copy_bandwidth", "fraction_of_peak_flops", "speedup_vs_first", "checked",
-        "passed", "relative_l2_error", "job_id"}) {
+        "passed", "relative_l2_error", "job_id", "device"}) {
     header.emplace_back(column);
   }
   std::string out = absl::StrCat(absl::StrJoin(header, ","), "\n");
@@ -214,7 +234,7 @@ std::string ToCsv(const SweepTable& table) {
     for (const auto& [axis, value] : row.values) lead.push_back(CsvField(value));
     if (row.cells.empty()) {
       absl::StrAppend(&out, absl::StrJoin(lead, ","), ",,", row.state, std::string(14, ','),
-                      row.job_id, "\n");
+                      row.job_id, ",", CsvField(row.device), "\n");
       continue;
     }
     for (const VariantCell& c : row.cells) {
@@ -225,7 +245,7 @@ std::string ToCsv(const SweepTable& table) {
                       Number(c.fraction_of_copy_bandwidth), ",", Number(c.fraction_of_peak_flops),
                       ",", Number(c.speedup_vs_first), ",", c.checked ? "true" : "false", ",",
                       c.passed ? "true" : "false", ",", Number(c.relative_l2_error), ",",
-                      row.job_id, "\n");
+                      row.job_id, ",", CsvField(row.device), "\n");
     }
   }
   return out;
@@ -236,6 +256,9 @@ std::string ToJson(const SweepTable& table) {
   auto& f = *doc.mutable_fields();
   f["kernel"] = StringValue(table.kernel);
   f["device"] = StringValue(table.device);
+  for (const std::string& d : table.devices) {
+    *f["devices"].mutable_list_value()->add_values() = StringValue(d);
+  }
   for (const std::string& a : table.axes)
     *f["axes"].mutable_list_value()->add_values() = StringValue(a);
   for (const std::string& v : table.variants) {

@@ -39,6 +39,8 @@ struct PointRow {
   // (axis, value) in the sweep's axis order.
   std::vector<std::pair<std::string, std::string>> values;
   std::string job_id;
+  // Where the point's job ran ("cuda:0"; in a fleet "gpu-b/cuda:0"); "" before it was placed.
+  std::string device;
   // "succeeded", "failed", ...
   std::string state;
   std::string error;
@@ -56,6 +58,10 @@ struct Ceiling {
 struct SweepTable {
   std::string title;
   std::string kernel;
+  // Every device a point ran on, in point order, and as one text ("a/cuda:0, b/cuda:0"). A
+  // fleet's sweep for cuda:any may spread its points over several: each point's variants still
+  // ran interleaved on one device, but a curve across points then crosses devices.
+  std::vector<std::string> devices;
   std::string device;
   std::vector<std::string> axes;
   // Every variant seen, in first-seen order.
@@ -74,10 +80,13 @@ SweepTable BuildSweepTable(const v1::Sweep& sweep, const std::vector<v1::Job>& j
 // One job as a one-row table (kbctl report JOB).
 SweepTable BuildJobTable(const v1::Job& job);
 
+// When the points ran on several devices: what that means for reading the table ("" otherwise).
+std::string MixedDevicesWarning(const SweepTable& table);
+
 // One line per point x variant, with the axes as leading columns. RFC 4180 quoting.
 std::string ToCsv(const SweepTable& table);
-// {"kernel", "device", "axes", "variants", "ceilings", "points": [{"values", "job_id",
-// "state", "variants": [{...}]}]}, pretty-printed.
+// {"kernel", "device", "devices", "axes", "variants", "ceilings", "points": [{"values",
+// "job_id", "device", "state", "variants": [{...}]}]}, pretty-printed.
 std::string ToJson(const SweepTable& table);
 
 // The lower-case dtype name ("f32") of a proto DType.

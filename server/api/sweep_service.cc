@@ -194,9 +194,10 @@ absl::Status KbenchService::DoSubmitSweep(const v1::SubmitSweepRequest& request,
       return absl::OkStatus();
     }
   }
-  // One device for every point, so that the points compare (cuda:any resolves once).
+  // One device for every point, so that the points compare (cuda:any, and in a fleet any
+  // KIND:any, resolves once).
   KBENCH_ASSIGN_OR_RETURN(const v1::DeviceInfo device,
-                          scheduler_->ResolveDevice(spec.base().device()));
+                          scheduler_->ResolveOneDevice(spec.base().device()));
   std::vector<sweep::Point> points;
   KBENCH_ASSIGN_OR_RETURN(std::vector<v1::JobSpec> specs, ValidateSweep(spec, device, &points));
 

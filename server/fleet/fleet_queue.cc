@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/time_util.h"
 #include "server/common/logging.h"
@@ -318,6 +319,29 @@ absl::StatusOr<v1::DeviceInfo> FleetQueue::ResolveDevice(const std::string& requ
   const std::vector<v1::NodeInfo> nodes = Nodes();
   KBENCH_ASSIGN_OR_RETURN(ResolvedTarget resolved, ResolveTarget(requested, options_.node, nodes));
   return resolved.representative;
+}
+
+absl::StatusOr<v1::DeviceInfo> FleetQueue::ResolveOneDevice(const std::string& requested) {
+  const std::vector<v1::NodeInfo> nodes = Nodes();
+  KBENCH_ASSIGN_OR_RETURN(ResolvedTarget resolved, ResolveTarget(requested, options_.node, nodes));
+  if (!absl::EndsWith(resolved.target, ":any")) return resolved.representative;
+  const v1::DeviceInfo* chosen = nullptr;
+  for (const v1::NodeInfo& n : nodes) {
+    if (!n.alive()) continue;
+    for (const v1::DeviceInfo& d : n.devices()) {
+      const std::vector<std::string> served = TargetsServedBy(n.name(), d);
+      if (d.state() != v1::DEVICE_STATE_READY ||
+          std::find(served.begin(), served.end(), resolved.target) == served.end()) {
+        continue;
+      }
+      if (chosen == nullptr || d.queue_depth() < chosen->queue_depth()) chosen = &d;
+    }
+  }
+  if (chosen == nullptr) {
+    return absl::UnavailableError(absl::StrCat("device: no ready ", resolved.target,
+                                               " device on a live node now; retry later"));
+  }
+  return *chosen;
 }
 
 void FleetQueue::Enqueue(const store::JobRecord&) {

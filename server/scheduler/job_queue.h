@@ -52,6 +52,12 @@ class JobQueue {
   // the job is stored with. INVALID_ARGUMENT naming an unknown device, UNAVAILABLE when it
   // cannot run jobs now.
   virtual absl::StatusOr<v1::DeviceInfo> ResolveDevice(const std::string& requested) = 0;
+  // As ResolveDevice, but always one device, never a fleet's "KIND:any" target: for work whose
+  // parts must run on the same device to compare (a sweep's points). On one host ResolveDevice
+  // already picks one.
+  virtual absl::StatusOr<v1::DeviceInfo> ResolveOneDevice(const std::string& requested) {
+    return ResolveDevice(requested);
+  }
   // Queues a job already written to the store as QUEUED.
   virtual void Enqueue(const store::JobRecord& record) = 0;
   // Cancels a queued job, or asks the running one to stop; returns once it is terminal or

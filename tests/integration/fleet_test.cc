@@ -1,8 +1,8 @@
 // Integration: a fleet of kbenchd nodes (--no-cuda, each with its own cpu device) sharing one
 // real PostgreSQL: a job for another node's device runs there while the first node watches its
-// state and progress; a node killed mid-job loses its job to another node after the lease; many
-// jobs to cpu:any spread over three nodes with none lost and none ever running on two nodes at
-// once.
+// state and progress; a sweep's points all run on one device; a node killed mid-job loses its job
+// to another node after the lease; many jobs to cpu:any spread over three nodes with none lost and
+// none ever running on two nodes at once.
 #include <libpq-fe.h>
 #include <openssl/sha.h>
 #include <signal.h>
@@ -18,6 +18,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "tests/integration/daemon.h"
 #include "tests/postgres/postgres_server.h"
 
@@ -149,6 +150,25 @@ TEST_F(FleetTest, AJobForAnotherNodesCpuRunsThereAndTheFirstNodeWatchesIt) {
   absl::StatusOr<v1::Job> refused = Submit(a.stub(), unknown);
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(refused.status().message().find("node-z/cpu"), std::string::npos) << refused.status();
+}
+
+TEST_F(FleetTest, ASweepForCpuAnyRunsEveryPointOnOneDevice) {
+  Daemon& a = StartNode("node-a");
+  StartNode("node-b");
+  // Four points, each free to go to either node were they ordinary cpu:any jobs; a sweep's
+  // curve compares its points, so they all go to one device.
+  const nlohmann::json doc = nlohmann::json::parse(
+      Kbctl(a,
+            "-o json sweep gelu --variants tanh_host,erf_host --shape 65536 "
+            "--axis dim0=16384:131072:*2 --device cpu:any --min-time 0.01 --max-noise 0.5"));
+  ASSERT_EQ(doc["jobs"].size(), 4u) << doc.dump();
+  std::set<std::string> devices;
+  for (const nlohmann::json& job : doc["jobs"]) {
+    EXPECT_EQ(job["state"], "JOB_STATE_SUCCEEDED") << job.dump();
+    devices.insert(job["device"].get<std::string>());
+  }
+  EXPECT_EQ(devices.size(), 1u) << doc["jobs"].dump();
+  EXPECT_TRUE(devices.count("node-a/cpu") + devices.count("node-b/cpu") == 1) << doc.dump();
 }
 
 TEST_F(FleetTest, AKilledNodesJobRunsElsewhereAfterTheLease) {

@@ -95,6 +95,41 @@ TEST(SweepTable, JsonParsesAndCarriesTheNumbers) {
   EXPECT_NEAR(doc["ceilings"]["copy_bandwidth_bytes_per_second"].get<double>(), 4e9, 1);
 }
 
+TEST(SweepTable, OneDeviceIsNamedOnceWithoutAWarning) {
+  Fixture f = ThreePoints();
+  const SweepTable t = BuildSweepTable(f.sweep, f.jobs);
+  EXPECT_EQ(t.devices, std::vector<std::string>{"cpu"});
+  EXPECT_EQ(t.device, "cpu");
+  EXPECT_EQ(MixedDevicesWarning(t), "");
+  const std::string html = RenderHtmlReport(t, {}, {"Sweep s-1 of reduce", {}, "now", ""});
+  EXPECT_EQ(html.find("<th class=\"l\">device</th>"), std::string::npos);
+}
+
+// A fleet's sweep for cpu:any whose points ran on two nodes: every output says where each ran.
+TEST(SweepTable, PointsOnSeveralDevicesAreNamedAndWarnedAbout) {
+  Fixture f = ThreePoints();
+  f.jobs[0].set_device("a/cpu");
+  f.jobs[1].set_device("b/cpu");
+  f.jobs[2].set_device("a/cpu");
+  const SweepTable t = BuildSweepTable(f.sweep, f.jobs);
+  EXPECT_EQ(t.devices, (std::vector<std::string>{"a/cpu", "b/cpu"}));
+  EXPECT_EQ(t.device, "a/cpu, b/cpu");
+  EXPECT_EQ(t.rows[1].device, "b/cpu");
+  EXPECT_NE(MixedDevicesWarning(t).find("2 devices"), std::string::npos);
+
+  const std::string csv = ToCsv(t);
+  EXPECT_NE(csv.find(",job_id,device\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",j-1,b/cpu\n"), std::string::npos) << csv;
+  const nlohmann::json doc = nlohmann::json::parse(ToJson(t));
+  EXPECT_EQ(doc["points"][1]["device"], "b/cpu");
+  EXPECT_EQ(doc["devices"].size(), 2u);
+
+  const std::string html = RenderHtmlReport(t, {}, {"Sweep s-1 of reduce", {}, "now", ""});
+  EXPECT_NE(html.find("<th class=\"l\">device</th>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"l\">b/cpu</td>"), std::string::npos);
+  EXPECT_NE(html.find("a curve across points crosses devices"), std::string::npos);
+}
+
 TEST(PlotScript, DrawsTheCeilingAndALinePerVariantOnALogAxis) {
   Fixture f = ThreePoints();
   f.sweep.mutable_points(2)->mutable_values(0)->set_value("1024");  // 64..1024: a log axis
