@@ -5,6 +5,7 @@
 #   claims   jobs for cuda:any and for the card's model word ("h100:any"), submitted on node a,
 #            run on the nodes' GPUs, each job once, never two at a time on one GPU;
 #   progress a watch on node b of a GPU job that node a runs shows its progress;
+#   sweep    a sweep for cuda:any runs all its points on one device (the curve compares them);
 #   lost     the node running a job is killed (SIGKILL) mid-run: after the lease (3 s) the job
 #            runs again on the other node and succeeds, its attempts 2.
 # usage: fleet_gpu.sh PACK_DIR OUT_DIR   (CPU_ONLY=1: the nodes serve cpu only, a dry run)
@@ -126,6 +127,23 @@ print(j["state"], p.get("samples", 0), p.get("noise", 0), p.get("variant", ""))'
 done
 uniq -c "$out/progress_seen.txt" | tail -8
 echo "progress: $([ $seen -gt 0 ] && echo PASS || echo FAIL) ($seen reads on node b of node a's run with samples)"
+
+step "sweep: 4 points for $any, submitted on node b, all on one device"
+if [ -n "${CPU_ONLY:-}" ]; then
+  sweep=(gelu --variants tanh_host,erf_host --shape 65536 --axis dim0=16384:131072:*2)
+else
+  sweep=(softmax --variants fused,online --shape 4096x1024 --axis cols=1024:8192:*2)
+fi
+kbctl --server "${addr[b]}" -o json sweep "${sweep[@]}" --device "$any" --min-time 0.1 \
+  >"$out/sweep.json"
+python3 - "$out/sweep.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+devices = [j["device"] for j in d["jobs"]]
+states = {j["state"] for j in d["jobs"]}
+print("points on:", devices, "states:", sorted(states))
+print("sweep:", "PASS" if len(set(devices)) == 1 and states == {"JOB_STATE_SUCCEEDED"} else "FAIL")
+EOF
 
 step "lost: the node running a 10 s $any job is killed; the job runs again on the other"
 lost=$(submit "${addr[b]}" "$any" 10)
