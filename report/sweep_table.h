@@ -58,9 +58,10 @@ struct Ceiling {
 struct SweepTable {
   std::string title;
   std::string kernel;
-  // Every device a point ran on, in point order, and as one text ("a/cuda:0, b/cuda:0"). A
-  // fleet's sweep for cuda:any may spread its points over several: each point's variants still
-  // ran interleaved on one device, but a curve across points then crosses devices.
+  // Every device a point ran on, in point order, and as one text ("a/cuda:0, b/cuda:0"). One
+  // for a sweep, whose points kbenchd places on one device; several only for a fleet's sweep
+  // stored before it did: each point's variants still ran interleaved on one device, but a
+  // curve across points then crosses devices.
   std::vector<std::string> devices;
   std::string device;
   std::vector<std::string> axes;
