@@ -99,6 +99,19 @@ std::string JobResultCell(const v1::Job& job) {
   }
 }
 
+// The variants a job names; a compile job names none but its kernel ("softmax_kernel from
+// my.cu").
+std::vector<std::string> VariantNames(const v1::JobSpec& spec) {
+  std::vector<std::string> names(spec.variants().begin(), spec.variants().end());
+  if (!names.empty()) return names;
+  for (const v1::UserKernel& k : spec.user_kernels()) {
+    std::string name = k.name().empty() ? k.entry() : k.name();
+    if (!k.file_name().empty()) absl::StrAppend(&name, " from ", k.file_name());
+    names.push_back(std::move(name));
+  }
+  return names;
+}
+
 }  // namespace
 
 std::string CorrectnessSummary(const v1::Correctness& c) {
@@ -120,7 +133,7 @@ std::string RenderJob(const v1::Job& job) {
     f.Add("Queue", DescribeQueuePlace(job.queue_place()));
   }
   f.Add("Kind", KindName(spec.kind()));
-  f.Add("Kernel", absl::StrCat(spec.kernel(), " [", absl::StrJoin(spec.variants(), ", "), "]"));
+  f.Add("Kernel", absl::StrCat(spec.kernel(), " [", absl::StrJoin(VariantNames(spec), ", "), "]"));
   f.Add("Shape",
         absl::StrCat(Shape(spec), " ",
                      spec.dtype() == v1::DTYPE_UNSPECIFIED ? "f32" : DTypeName(spec.dtype())));
@@ -140,7 +153,7 @@ std::string RenderJob(const v1::Job& job) {
     f.Add("Profile",
           absl::StrCat(spec.profile().iterations() > 0 ? spec.profile().iterations() : 10,
                        " iterations per variant", spec.profile().ncu() ? ", Nsight Compute" : ""));
-  } else {
+  } else if (spec.kind() != v1::JOB_KIND_COMPILE) {  // a compile job runs nothing
     f.Add("Mode",
           spec.mode() == v1::MEASURE_MODE_UNSPECIFIED ? "device default" : ModeName(spec.mode()));
     f.Add("Stopping", StoppingSummary(spec.stopping()));

@@ -173,6 +173,21 @@ TEST(RenderJob, ShowsErrorCodeAndArtifacts) {
   EXPECT_THAT(text, HasSubstr("samples.csv (2.0 KiB)"));
 }
 
+TEST(RenderJob, NamesACompileJobsKernelAndLeavesOutTheSamplingLines) {
+  v1::Job job;
+  job.set_id("j-c");
+  job.set_state(v1::JOB_STATE_SUCCEEDED);
+  job.mutable_spec()->set_kind(v1::JOB_KIND_COMPILE);
+  job.mutable_spec()->set_kernel("softmax");
+  v1::UserKernel* k = job.mutable_spec()->add_user_kernels();
+  k->set_entry("softmax_kernel");
+  k->set_file_name("my.cu");
+  const std::string text = RenderJob(job);
+  EXPECT_THAT(text, ContainsRegex("Kernel: +softmax \\[softmax_kernel from my.cu\\]"));
+  EXPECT_THAT(text, Not(HasSubstr("Stopping")));
+  EXPECT_THAT(text, Not(HasSubstr("Mode")));
+}
+
 TEST(RenderJobsTable, ListsOneJobPerLineWithAgeAndResult) {
   v1::Job job = CompareJob();
   job.mutable_create_time()->set_seconds(1000);
