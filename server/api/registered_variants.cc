@@ -27,7 +27,7 @@ store::VariantRecord RecordOf(const std::string& operation, const v1::UserKernel
 }
 
 absl::StatusOr<v1::RegisteredVariant> VariantOf(const store::VariantRecord& record,
-                                                bool with_kernel) {
+                                                VariantDetail detail) {
   v1::RegisteredVariant v;
   v.set_operation(record.operation);
   v.set_name(record.name);
@@ -37,11 +37,12 @@ absl::StatusOr<v1::RegisteredVariant> VariantOf(const store::VariantRecord& reco
   v.set_code_bytes(record.code_bytes);
   *v.mutable_create_time() =
       google::protobuf::util::TimeUtil::NanosecondsToTimestamp(record.create_time_ns);
-  if (with_kernel && !record.kernel.empty() &&
-      !v.mutable_kernel()->ParseFromString(record.kernel)) {
+  if (detail == VariantDetail::kSummary || record.kernel.empty()) return v;
+  if (!v.mutable_kernel()->ParseFromString(record.kernel)) {
     return absl::DataLossError(absl::StrCat("variant ", record.name, " of ", record.operation,
                                             ": its stored kernel does not parse"));
   }
+  if (detail == VariantDetail::kLaunch) v.mutable_kernel()->clear_code();
   return v;
 }
 

@@ -19,9 +19,16 @@ namespace kbench::api {
 store::VariantRecord RecordOf(const std::string& operation, const v1::UserKernel& kernel,
                               const std::string& owner, int64_t now_ns);
 
-// The API's view of `record`; with its kernel when `with_kernel` (and the record has one).
+// How much of a registered variant's kernel the API shows.
+enum class VariantDetail {
+  kSummary,  // none: listings
+  kLaunch,   // entry, launch configuration, options, metadata: all but the code
+  kCode,     // all of it: its owner or an admin asked for the code
+};
+
+// The API's view of `record`, with as much of its kernel as `detail` says.
 absl::StatusOr<v1::RegisteredVariant> VariantOf(const store::VariantRecord& record,
-                                                bool with_kernel);
+                                                VariantDetail detail);
 
 // Registered kernels already read, by name, for a sweep's many points.
 using ResolvedVariants = std::map<std::string, v1::UserKernel>;

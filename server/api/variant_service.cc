@@ -62,7 +62,7 @@ absl::Status KbenchService::DoAddVariant(const auth::Identity& caller,
   KBENCH_RETURN_IF_ERROR(variants_->Add(record));
   auth::Authorizer::AuditOutcome(caller, "AddVariant", absl::StrCat(op->name, "/", kernel.name()),
                                  absl::OkStatus());
-  KBENCH_ASSIGN_OR_RETURN(*response->mutable_variant(), VariantOf(record, /*with_kernel=*/false));
+  KBENCH_ASSIGN_OR_RETURN(*response->mutable_variant(), VariantOf(record, VariantDetail::kSummary));
   return absl::OkStatus();
 }
 
@@ -80,7 +80,9 @@ absl::Status KbenchService::DoGetVariant(const auth::Identity& caller,
       auth::Authorizer::AuditOutcome(caller, "GetVariant", record->name, decision);
     KBENCH_RETURN_IF_ERROR(decision);
   }
-  KBENCH_ASSIGN_OR_RETURN(*response->mutable_variant(), VariantOf(*record, request.include_code()));
+  KBENCH_ASSIGN_OR_RETURN(
+      *response->mutable_variant(),
+      VariantOf(*record, request.include_code() ? VariantDetail::kCode : VariantDetail::kLaunch));
   return absl::OkStatus();
 }
 
@@ -93,7 +95,7 @@ absl::Status KbenchService::DoListVariants(const v1::ListVariantsRequest& reques
   }
   KBENCH_ASSIGN_OR_RETURN(std::vector<store::VariantRecord> records, variants_->List(operation));
   for (const store::VariantRecord& r : records) {
-    KBENCH_ASSIGN_OR_RETURN(*response->add_variants(), VariantOf(r, /*with_kernel=*/false));
+    KBENCH_ASSIGN_OR_RETURN(*response->add_variants(), VariantOf(r, VariantDetail::kSummary));
   }
   return absl::OkStatus();
 }

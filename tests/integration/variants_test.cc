@@ -61,6 +61,14 @@ TEST_F(VariantsTest, AddListShowAndRemove) {
       << "a list carries no code";
   EXPECT_NE(Kbctl("variants list").out.find("@my_sq"), std::string::npos);
 
+  // Without --code: how it is launched, not its code.
+  const KbctlRun launch = Kbctl("-o json variants show square my_sq");
+  ASSERT_EQ(launch.exit_code, 0) << launch.err;
+  const nlohmann::json shown = nlohmann::json::parse(launch.out)["variant"];
+  EXPECT_EQ(shown["kernel"]["entry"], "sq") << launch.out;
+  EXPECT_EQ(shown["kernel"]["launch"]["grid"][0], "cdiv(n, 256)") << launch.out;
+  EXPECT_EQ(shown["kernel"]["code"], "") << "the code comes only with --code";
+
   const std::string code_path = dir_.path() + "/back.cu";
   const KbctlRun show = Kbctl("variants show square my_sq --code " + code_path);
   ASSERT_EQ(show.exit_code, 0) << show.err;
