@@ -1,9 +1,11 @@
 // kbctl history OP / kbctl leaderboard OP: results over time from the server's result index.
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "client/args.h"
 #include "client/commands/commands.h"
@@ -109,7 +111,8 @@ absl::StatusOr<v1::GetLeaderboardRequest> BuildLeaderboardRequest(const Leaderbo
     request.add_shapes()->mutable_dims()->Assign(dims.begin(), dims.end());
   }
   if (request.shapes().empty()) return UsageError("--shapes: give at least one shape");
-  KBENCH_ASSIGN_OR_RETURN(v1::DType dtype, ParseDType("--dtype", f.dtype));
+  KBENCH_ASSIGN_OR_RETURN(v1::DType dtype,
+                          ParseDType("--dtype", f.dtype.empty() ? "f32" : f.dtype));
   request.set_dtype(dtype);
   request.set_device_model(f.device_model);
   if (!f.mode.empty()) {
@@ -119,8 +122,26 @@ absl::StatusOr<v1::GetLeaderboardRequest> BuildLeaderboardRequest(const Leaderbo
   return request;
 }
 
+// Without --device-model: the model of the device a job would run on by default (a GPU when
+// the daemon has one), when the daemon's GPUs are of one model; else the user must choose.
+absl::StatusOr<std::string> DefaultDeviceModel(Session& session) {
+  KBENCH_ASSIGN_OR_RETURN(v1::ListDevicesResponse list, session.connection().ListDevices());
+  std::set<std::string> gpus, cpus;
+  for (const v1::DeviceInfo& d : list.devices()) {
+    (d.kind() == v1::DEVICE_KIND_CUDA ? gpus : cpus).insert(d.name());
+  }
+  const std::set<std::string>& models = gpus.empty() ? cpus : gpus;
+  if (models.size() == 1) return *models.begin();
+  return UsageError(absl::StrCat("--device-model: the daemon's devices are of ", models.size(),
+                                 " models (", absl::StrJoin(models, ", "),
+                                 "); name one, or a device id standing for its model"));
+}
+
 absl::Status RunLeaderboard(Session& session, const LeaderboardFlags& flags) {
   KBENCH_ASSIGN_OR_RETURN(v1::GetLeaderboardRequest request, BuildLeaderboardRequest(flags));
+  if (request.device_model().empty()) {
+    KBENCH_ASSIGN_OR_RETURN(*request.mutable_device_model(), DefaultDeviceModel(session));
+  }
   KBENCH_ASSIGN_OR_RETURN(v1::GetLeaderboardResponse board,
                           session.connection().GetLeaderboard(request));
   if (session.json()) return session.PrintJson(board);
@@ -142,13 +163,12 @@ void AddLeaderboardCommand(CLI::App& app, Action* action) {
   cmd->add_option("--shapes", flags->shapes, "Comma-separated shapes, e.g. 1024x1024,4096x4096")
       ->type_name("S1,S2,...")
       ->required();
-  cmd->add_option("--dtype", flags->dtype, "Element type (f32, f16, bf16, tf32)")
-      ->type_name("DTYPE")
-      ->required();
+  cmd->add_option("--dtype", flags->dtype, "Element type (f32, f16, bf16, tf32; default f32)")
+      ->type_name("DTYPE");
   cmd->add_option("--device-model", flags->device_model,
-                  "Device model as `kbctl devices` names it, or a device id standing for its model")
-      ->type_name("MODEL")
-      ->required();
+                  "Device model as `kbctl devices` names it, or a device id standing for its "
+                  "model (default: the model of the daemon's GPUs, or of its cpu without one)")
+      ->type_name("MODEL");
   cmd->add_option("--mode", flags->mode, "Only results of this mode (cold, hot, graph)")
       ->type_name("MODE");
   cmd->callback(

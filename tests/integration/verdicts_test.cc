@@ -202,6 +202,10 @@ TEST_F(VerdictsTest, LeaderboardRanksByGeometricMeanOverThreeShapes) {
   ASSERT_EQ(board.exit_code, 0) << board.err;
   const nlohmann::json doc = nlohmann::json::parse(board.out);
   ASSERT_EQ(doc["ranked"].size(), 2u) << board.out;
+  // Without --dtype and --device-model: f32, and the model of the daemon's only device.
+  KbctlRun defaults = Kbctl("-o json leaderboard gelu --shapes 4096,16384,65536");
+  ASSERT_EQ(defaults.exit_code, 0) << defaults.err;
+  EXPECT_EQ(nlohmann::json::parse(defaults.out)["ranked"], doc["ranked"]) << defaults.out;
 
   KbctlRun history = Kbctl("-o json history gelu --all");
   ASSERT_EQ(history.exit_code, 0) << history.err;
