@@ -105,7 +105,7 @@ std::vector<std::string> VariantNames(const v1::JobSpec& spec) {
   std::vector<std::string> names(spec.variants().begin(), spec.variants().end());
   if (!names.empty()) return names;
   for (const v1::UserKernel& k : spec.user_kernels()) {
-    std::string name = k.name().empty() ? k.entry() : k.name();
+    std::string name = k.entry().empty() ? k.name() : k.entry();
     if (!k.file_name().empty()) absl::StrAppend(&name, " from ", k.file_name());
     names.push_back(std::move(name));
   }
@@ -511,7 +511,7 @@ std::string RenderJobsTable(const std::vector<v1::Job>& jobs, absl::Time now) {
   for (const v1::Job& job : jobs) {
     const v1::JobSpec& spec = job.spec();
     table.AddRow({job.id(), StateName(job.state()), KindName(spec.kind()), spec.kernel(),
-                  absl::StrJoin(spec.variants(), ","), Shape(spec),
+                  absl::StrJoin(VariantNames(spec), ","), Shape(spec),
                   spec.dtype() == v1::DTYPE_UNSPECIFIED ? "f32" : DTypeName(spec.dtype()),
                   job.device().empty() ? spec.device() : job.device(),
                   HasTime(job.create_time())
