@@ -330,7 +330,8 @@ absl::StatusOr<v1::DeviceInfo> FleetQueue::ResolveOneDevice(const std::string& r
     if (!n.alive()) continue;
     for (const v1::DeviceInfo& d : n.devices()) {
       const std::vector<std::string> served = TargetsServedBy(n.name(), d);
-      if (d.state() != v1::DEVICE_STATE_READY ||
+      // As on one host: a starting or restarting executor still takes jobs, a failed one not.
+      if (d.state() == v1::DEVICE_STATE_FAILED ||
           std::find(served.begin(), served.end(), resolved.target) == served.end()) {
         continue;
       }
@@ -338,7 +339,7 @@ absl::StatusOr<v1::DeviceInfo> FleetQueue::ResolveOneDevice(const std::string& r
     }
   }
   if (chosen == nullptr) {
-    return absl::UnavailableError(absl::StrCat("device: no ready ", resolved.target,
+    return absl::UnavailableError(absl::StrCat("device: no working ", resolved.target,
                                                " device on a live node now; retry later"));
   }
   return *chosen;

@@ -63,7 +63,8 @@ class FleetQueue final : public scheduler::JobQueue {
 
   std::vector<v1::DeviceInfo> Devices() override;
   absl::StatusOr<v1::DeviceInfo> ResolveDevice(const std::string& requested) override;
-  // A "KIND:any" target becomes the least-queued ready device serving it on a live node.
+  // A "KIND:any" target becomes the least-loaded (queued + running) working device serving it
+  // on a live node.
   absl::StatusOr<v1::DeviceInfo> ResolveOneDevice(const std::string& requested) override;
   void Enqueue(const store::JobRecord& record) override;
   absl::Status Cancel(const std::string& job_id, std::chrono::milliseconds wait) override;
