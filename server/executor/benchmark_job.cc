@@ -604,9 +604,10 @@ void BenchmarkRun::PublishCheckSeeds() {
 absl::Status BenchmarkRun::WriteSamplesArtifact() {
   const std::string csv = context_.job->artifact_dir() + "/samples.csv";
   std::vector<SampleStream> streams;
-  for (const VariantRun& v : variants_) {
-    for (size_t p = 0; p < v.prepared.size(); ++p) {
-      streams.push_back({v.name, static_cast<int>(p + 1), &sampled_[v.first_stream + p]});
+  for (size_t i = 0; i < variants_.size(); ++i) {
+    const std::vector<const measure::VariantSamples*> samples = StreamsOf(i);
+    for (size_t p = 0; p < samples.size(); ++p) {
+      streams.push_back({variants_[i].name, static_cast<int>(p + 1), samples[p]});
     }
   }
   KBENCH_RETURN_IF_ERROR(WriteSamplesCsv(csv, streams));
