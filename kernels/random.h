@@ -28,4 +28,16 @@ KBENCH_HOST_DEVICE inline float UniformAt(uint64_t seed, uint32_t tensor, uint64
   return (2.0f * unit - 1.0f) * scale;
 }
 
+// A seed derived from `seed` for sub-stream `k` (buffer set k of a rotation); k = 0 gives
+// `seed` itself. Never 0 otherwise.
+KBENCH_HOST_DEVICE inline uint64_t DeriveSeed(uint64_t seed, uint64_t k) {
+  return k == 0 ? seed : (SplitMix64(seed ^ SplitMix64(k * 0x9E3779B97F4A7C15ull)) | 1);
+}
+
+// The pattern a sealed timed sample's output `output` holds before the launch (issue 23): values
+// in [-1, 1) from its own tensor numbers, so no kernel can tell it from a plausible answer.
+KBENCH_HOST_DEVICE inline float OutputPatternAt(uint64_t seed, uint32_t output, uint64_t index) {
+  return UniformAt(seed, 0x4000u + output, index, 1.0f);
+}
+
 }  // namespace kbench::kernels

@@ -22,6 +22,7 @@
 #include "server/executor/measure/statistics.h"
 #include "server/executor/placements.h"
 #include "server/executor/progress_phase.h"
+#include "server/executor/sealed_checks.h"
 
 namespace kbench::executor {
 namespace {
@@ -39,9 +40,6 @@ void KeepSamples(const std::vector<double>& per_launch, v1::VariantResult* vr) {
   }
 }
 
-// Problems costlier than this are checked on a sample of output elements when the operation
-// offers a per-element reference (a full float64 matmul reference at 4096^3 takes minutes).
-constexpr double kFullReferenceFlopLimit = 2e9;
 constexpr int64_t kSampledElements = 4096;
 // Hot mode: a host that needs this fraction of the device time to enqueue a batch is what sets
 // the time (issue 15, item 6): the device waits for launches.
@@ -342,6 +340,7 @@ class BenchmarkRun {
   absl::Status PrepareAndCheckVariants();
   absl::Status WarmUp();
   absl::Status SampleInterleaved();
+  absl::Status CheckSealedSamples();
   absl::Status CheckTimedLaunches();
   void Summarize();
   absl::Status JudgeFloors();
@@ -370,12 +369,17 @@ class BenchmarkRun {
   uint64_t seed_ = 0;
   uint64_t check_seed_ = 0;
   uint64_t timed_check_seed_ = 0;
+  // Every timed sample's seeds, read-back positions and checked subset come from this
+  // (sealed_samples.h); published only after the run.
+  uint64_t sample_secret_ = 0;
   v1::MeasureMode mode_ = v1::MEASURE_MODE_UNSPECIFIED;
   std::vector<BufferPlacement> placements_;
   JobRun run_;
   std::vector<VariantRun> variants_;
   // Per variant, per placement, as the sampler took them.
   std::vector<measure::VariantSamples> sampled_;
+  // Per sample stream, in the sampler's order.
+  std::vector<std::unique_ptr<SealedStream>> sealed_;
 };
 
 void BenchmarkRun::Report(v1::ProgressPhase phase, const std::string& variant, int64_t samples,
@@ -405,6 +409,7 @@ absl::Status BenchmarkRun::Initialize() {
   if (seed_ == 0) seed_ = DrawCheckSeed();
   check_seed_ = DrawCheckSeed();
   timed_check_seed_ = DrawCheckSeed();
+  sample_secret_ = DrawCheckSeed();
   mode_ = spec_.mode() == v1::MEASURE_MODE_UNSPECIFIED ? runner_.default_mode() : spec_.mode();
   KBENCH_RETURN_IF_ERROR(CheckPlacementCount(spec_.placements()));
   placements_ = DrawPlacements(spec_.placements(), seed_);
@@ -483,8 +488,12 @@ absl::Status BenchmarkRun::SampleInterleaved() {
   for (VariantRun& v : variants_) {
     v.first_stream = names.size();
     for (size_t p = 0; p < v.prepared.size(); ++p) {
+      KBENCH_ASSIGN_OR_RETURN(
+          SealedStream stream,
+          SealedStream::Start(sample_secret_, names.size(), v.problem, v.prepared[p].get()));
+      sealed_.push_back(std::make_unique<SealedStream>(std::move(stream)));
       names.push_back(StreamName(v, p));
-      fns.push_back([prepared = v.prepared[p].get()] { return prepared->TakeSample(); });
+      fns.push_back(sealed_.back()->SampleFn());
     }
   }
   measure::SamplerHooks hooks;
@@ -499,6 +508,21 @@ absl::Status BenchmarkRun::SampleInterleaved() {
       sampled_, measure::SampleInterleaved(names, fns, CriteriaFromSpec(spec_.stopping()), hooks));
   std::move(end).Invoke();
   runner_.ReadClocks(env->mutable_after());
+  return absl::OkStatus();
+}
+
+absl::Status BenchmarkRun::CheckSealedSamples() {
+  for (VariantRun& v : variants_) {
+    Report(v1::PROGRESS_PHASE_CHECK, v.name);
+    v1::VariantResult* vr = run_.result.mutable_variants(v.result_index);
+    for (size_t p = 0; p < v.prepared.size(); ++p) {
+      const size_t stream = v.first_stream + p;
+      KBENCH_RETURN_IF_ERROR(sealed_[stream]->Check(
+          sampled_[stream].per_launch_seconds(),
+          absl::StrCat(spec_.kernel(), "/", v.name, PlacementSuffix(p, v.prepared.size())),
+          vr->mutable_sealed_checks()));
+    }
+  }
   return absl::OkStatus();
 }
 
@@ -599,6 +623,7 @@ void BenchmarkRun::PublishCheckSeeds() {
   v1::Environment* env = run_.result.mutable_environment();
   env->set_check_seed(check_seed_);
   env->set_timed_check_seed(timed_check_seed_);
+  env->set_sample_secret(sample_secret_);
 }
 
 absl::Status BenchmarkRun::WriteSamplesArtifact() {
@@ -626,6 +651,7 @@ absl::StatusOr<JobRun> RunBenchmarkJob(DeviceRunner& runner, const JobContext& c
   KBENCH_RETURN_IF_ERROR(job.PrepareAndCheckVariants());
   KBENCH_RETURN_IF_ERROR(job.WarmUp());
   KBENCH_RETURN_IF_ERROR(job.SampleInterleaved());
+  KBENCH_RETURN_IF_ERROR(job.CheckSealedSamples());
   KBENCH_RETURN_IF_ERROR(job.CheckTimedLaunches());
   job.Summarize();
   KBENCH_RETURN_IF_ERROR(job.JudgeFloors());

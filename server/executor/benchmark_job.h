@@ -23,6 +23,10 @@ namespace kbench::executor {
 // naming the clock).
 absl::StatusOr<JobRun> RunBenchmarkJob(DeviceRunner& runner, const JobContext& context);
 
+// Problems costlier than this are checked on a sample of output elements when the operation
+// offers a per-element reference (a full float64 matmul reference at 4096^3 takes minutes).
+inline constexpr double kFullReferenceFlopLimit = 2e9;
+
 // The float64 reference of a problem's outputs: every element or, for costly problems with a
 // reference_element function, a seeded random sample of elements. Computed once per variant
 // and compared against both the checked run and the timed sample.

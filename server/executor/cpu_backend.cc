@@ -94,6 +94,28 @@ class CpuPreparedVariant : public PreparedVariant {
     return check;
   }
 
+  absl::Status SetSealedPositions(const std::vector<std::vector<int64_t>>& positions) override {
+    positions_ = positions;
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<SealedSample> TakeSealedSample(const SampleSeal& seal) override {
+    FillInputs(seal.input_seed);
+    FillPattern(seal.pattern_seed);
+    SealedSample sealed;
+    KBENCH_ASSIGN_OR_RETURN(sealed.sample, TakeSample());
+    ReadSealedOutputs(seal.pattern_seed, &sealed);
+    sealed.inputs_changed = InputsChangedFrom(seal.input_seed);
+    return sealed;
+  }
+
+  absl::StatusOr<std::function<kernels::HostTensors()>> SealedInputs(
+      const SampleSeal& seal) override {
+    FillInputs(seal.input_seed);
+    KBENCH_ASSIGN_OR_RETURN(kernels::HostTensors inputs, Inputs());
+    return [inputs = std::move(inputs)] { return inputs; };
+  }
+
   absl::Status Warmup() override {
     const Clock::time_point start = Clock::now();
     int runs = 0;
@@ -168,6 +190,37 @@ class CpuPreparedVariant : public PreparedVariant {
     }
   }
 
+  void FillPattern(uint64_t pattern_seed) {
+    for (size_t o = 0; o < outputs_.size(); ++o) {
+      const std::span<float> b = outputs_[o];
+      for (size_t i = 0; i < b.size(); ++i) {
+        b[i] = SealedPatternAt(pattern_seed, static_cast<uint32_t>(o), i);
+      }
+    }
+  }
+
+  void ReadSealedOutputs(uint64_t pattern_seed, SealedSample* sealed) const {
+    for (size_t o = 0; o < outputs_.size() && o < positions_.size(); ++o) {
+      std::vector<double>& at = sealed->outputs.emplace_back();
+      for (const int64_t p : positions_[o]) {
+        const float v = outputs_[o][static_cast<size_t>(p)];
+        at.push_back(v);
+        sealed->unwritten += v == SealedPatternAt(pattern_seed, static_cast<uint32_t>(o), p);
+      }
+    }
+  }
+
+  int64_t InputsChangedFrom(uint64_t seed) const {
+    int64_t changed = 0;
+    for (size_t t = 0; t < inputs_.size(); ++t) {
+      const std::span<float> buf = inputs_[t];
+      for (size_t i = 0; i < buf.size(); ++i) {
+        changed += buf[i] != kernels::UniformAt(seed, static_cast<uint32_t>(t), i, input_scale_);
+      }
+    }
+    return changed;
+  }
+
   void PoisonOutputs() {
     float poison;
     std::memcpy(&poison, &kPoisonBits, sizeof(poison));
@@ -198,6 +251,7 @@ class CpuPreparedVariant : public PreparedVariant {
   std::vector<std::span<float>> inputs_, outputs_;
   std::vector<const float*> input_ptrs_;
   std::vector<float*> output_ptrs_;
+  std::vector<std::vector<int64_t>> positions_;
   int64_t launches_ = 1;
 };
 

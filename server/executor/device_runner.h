@@ -5,14 +5,17 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "kbench/v1/types.pb.h"
 #include "kernels/operation.h"
 #include "server/executor/measure/sampler.h"
+#include "server/executor/sealed_samples.h"
 
 namespace kbench::executor {
 
@@ -27,6 +30,16 @@ struct CheckedOutput {
 struct TimedCheck {
   measure::Sample sample;
   CheckedOutput output;
+};
+
+// What a sealed sample (sealed_samples.h) leaves for its check: per output, its values at the
+// sealed positions in float64; how many of them still hold the sample's output pattern (never
+// written); and how many input elements no longer held their generated values afterwards.
+struct SealedSample {
+  measure::Sample sample;
+  kernels::HostTensors outputs;
+  int64_t unwritten = 0;
+  int64_t inputs_changed = 0;
 };
 
 // Where a prepared problem's tensors sit (JobSpec.placements): they are allocated together,
@@ -61,6 +74,22 @@ class PreparedVariant {
   // checked (issue 15, item 2; users' kernels rely on it to catch a kernel that computes only
   // when checked).
   virtual absl::StatusOr<TimedCheck> TakeCheckedSample() = 0;
+  // Sealed sampling (issue 23). The positions of each output that every sealed sample reads
+  // back (sealed_samples.h, SealedPositions), set once before sampling.
+  virtual absl::Status SetSealedPositions(const std::vector<std::vector<int64_t>>& positions) = 0;
+  // One timed sample in the job's mode, exactly as TakeSample, with the same work around it
+  // for every sample: before it (outside the timed region, before a cold flush) every buffer
+  // set's inputs are generated from `seal` and its outputs filled with `seal`'s pattern; after
+  // it, the outputs of the set the mode writes last are read at the sealed positions and every
+  // set's inputs are compared with what `seal` generated. Nothing here tells a kernel whether
+  // its sample will be checked: that is chosen after sampling.
+  virtual absl::StatusOr<SealedSample> TakeSealedSample(const SampleSeal& seal) = 0;
+  // The inputs of the buffer set whose outputs a sealed sample read, regenerated from `seal`
+  // and read back (rounded to the dtype): what the reference of that sample needs. Returns a
+  // function that converts them to float64, which may run on another thread (the conversion,
+  // not the copy, is the costly part for a large problem).
+  virtual absl::StatusOr<std::function<kernels::HostTensors()>> SealedInputs(
+      const SampleSeal& seal) = 0;
   // Facts of the measurement only this device knows (graph rotation bytes, say).
   virtual void DescribeMeasurement(v1::VariantResult* out) const { (void)out; }
   // One untimed run, waited for (profiling: CUPTI records it).

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
@@ -26,10 +27,12 @@ namespace {
 // How the scripted device's variant cheats (kNone: it computes the reference of its inputs).
 enum class Cheat {
   kNone,
-  kZeros,        // writes zeros
-  kConstant,     // writes one value everywhere
-  kCopyInput,    // copies its first input
-  kReplayFirst,  // computes once, then replays that result on every later run
+  kZeros,         // writes zeros
+  kConstant,      // writes one value everywhere
+  kCopyInput,     // copies its first input
+  kReplayFirst,   // computes once, then replays that result on every later run
+  kSenseNaN,      // computes only when its output holds NaN (the checked runs' poison)
+  kWritesInputs,  // computes, then changes an input element
 };
 
 // What the scripted device does.
@@ -47,6 +50,8 @@ struct Script {
   int begin_sampling = 0, end_sampling = 0;
   // Every seed the inputs were generated from, in order (Prepare's first).
   std::vector<uint64_t> input_seeds;
+  // Sealed samples taken (issue 23): every timed sample is one.
+  int sealed_samples = 0;
   // The gap of every placement prepared, in order; when set, a placement's sample takes
   // seconds_at_gap(its gap) instead of sample(i).seconds.
   std::vector<int64_t> gaps;
@@ -80,21 +85,58 @@ class ScriptedVariant : public PreparedVariant {
 
   absl::Status RegenerateInputs(uint64_t seed) override {
     script_->input_seeds.push_back(seed);
-    for (size_t t = 0; t < inputs_.size(); ++t) {
-      for (size_t i = 0; i < inputs_[t].size(); ++i) {
-        inputs_[t][i] = kernels::UniformAt(seed, static_cast<uint32_t>(t), i, scale_);
-      }
-    }
+    Fill(seed);
     return absl::OkStatus();
   }
   absl::StatusOr<kernels::HostTensors> Inputs() override { return inputs_; }
-  absl::StatusOr<CheckedOutput> RunChecked() override { return CheckedOutput{Run(), 0}; }
+  absl::StatusOr<CheckedOutput> RunChecked() override {
+    Poison();
+    return CheckedOutput{Run(), 0};
+  }
+  absl::Status SetSealedPositions(const std::vector<std::vector<int64_t>>& positions) override {
+    positions_ = positions;
+    return absl::OkStatus();
+  }
+  absl::StatusOr<SealedSample> TakeSealedSample(const SampleSeal& seal) override {
+    Fill(seal.input_seed);
+    for (size_t o = 0; o < outputs_.size(); ++o) {
+      for (size_t i = 0; i < outputs_[o].size(); ++i) {
+        outputs_[o][i] = SealedPatternAt(seal.pattern_seed, static_cast<uint32_t>(o), i);
+      }
+    }
+    SealedSample sealed;
+    sealed.sample = Sample();
+    const kernels::HostTensors out = Run();
+    for (size_t o = 0; o < out.size(); ++o) {
+      std::vector<double>& at = sealed.outputs.emplace_back();
+      for (const int64_t p : positions_[o]) {
+        at.push_back(out[o][p]);
+        sealed.unwritten += static_cast<float>(out[o][p]) ==
+                            SealedPatternAt(seal.pattern_seed, static_cast<uint32_t>(o), p);
+      }
+    }
+    for (size_t t = 0; t < inputs_.size(); ++t) {
+      for (size_t i = 0; i < inputs_[t].size(); ++i) {
+        sealed.inputs_changed +=
+            inputs_[t][i] !=
+            kernels::UniformAt(seal.input_seed, static_cast<uint32_t>(t), i, scale_);
+      }
+    }
+    ++script_->sealed_samples;
+    return sealed;
+  }
+  absl::StatusOr<std::function<kernels::HostTensors()>> SealedInputs(
+      const SampleSeal& seal) override {
+    Fill(seal.input_seed);
+    return [inputs = inputs_] { return inputs; };
+  }
   absl::Status Warmup() override { return absl::OkStatus(); }
   absl::StatusOr<measure::Sample> TakeSample() override {
     Run();
     return Sample();
   }
   absl::StatusOr<TimedCheck> TakeCheckedSample() override {
+    Poison();
     TimedCheck check;
     check.sample = Sample();
     check.output.outputs = Run();
@@ -112,9 +154,22 @@ class ScriptedVariant : public PreparedVariant {
     return s;
   }
 
+  void Fill(uint64_t seed) {
+    for (size_t t = 0; t < inputs_.size(); ++t) {
+      for (size_t i = 0; i < inputs_[t].size(); ++i) {
+        inputs_[t][i] = kernels::UniformAt(seed, static_cast<uint32_t>(t), i, scale_);
+      }
+    }
+  }
+
+  void Poison() {
+    for (auto& o : outputs_) std::fill(o.begin(), o.end(), std::nan(""));
+  }
+
   // One run of the variant: its outputs.
   kernels::HostTensors Run() {
     if (script_->cheat == Cheat::kReplayFirst && runs_++ > 0) return outputs_;
+    if (script_->cheat == Cheat::kSenseNaN && !std::isnan(outputs_[0][0])) return outputs_;
     for (auto& o : outputs_) std::fill(o.begin(), o.end(), 0.0);
     switch (script_->cheat) {
       case Cheat::kZeros:
@@ -127,7 +182,12 @@ class ScriptedVariant : public PreparedVariant {
         break;
       case Cheat::kNone:
       case Cheat::kReplayFirst:
+      case Cheat::kSenseNaN:
         op_->reference(problem_, inputs_, &outputs_);
+        break;
+      case Cheat::kWritesInputs:
+        op_->reference(problem_, inputs_, &outputs_);
+        inputs_[0][0] += 1;
         break;
     }
     return outputs_;
@@ -142,6 +202,7 @@ class ScriptedVariant : public PreparedVariant {
   int samples_ = 0;
   int runs_ = 0;
   kernels::HostTensors inputs_, outputs_;
+  std::vector<std::vector<int64_t>> positions_;
 };
 
 class ScriptedRunner : public DeviceRunner {
@@ -344,10 +405,52 @@ TEST_F(BenchmarkJobTest, FailsAVariantThatCopiesItsInput) {
 
 TEST_F(BenchmarkJobTest, FailsAVariantThatReplaysItsFirstResultOnTheTimedLaunch) {
   // Correct on the checked run; afterwards the stale result of the checked run's inputs.
+  // The timed samples themselves are checked now (issue 23): a sealed sample catches it first.
   script_.cheat = Cheat::kReplayFirst;
   absl::StatusOr<JobRun> run = Run();
   EXPECT_EQ(run.status().code(), absl::StatusCode::kFailedPrecondition) << run.status();
-  EXPECT_TRUE(absl::StrContains(run.status().message(), "softmax/naive's timed launch does not"))
+  EXPECT_TRUE(absl::StrContains(run.status().message(),
+                                "of softmax/naive does not match its "
+                                "reference"))
+      << run.status();
+  EXPECT_TRUE(absl::StrContains(run.status().message(), "correctness: timed sample "))
+      << run.status();
+}
+
+// Issue 23: sealed timed samples.
+
+TEST_F(BenchmarkJobTest, ChecksSecretChosenTimedSamplesAndPublishesTheSecretAfterTheRun) {
+  job_.mutable_spec()->mutable_stopping()->set_min_samples(300);
+  absl::StatusOr<JobRun> run = Run();
+  ASSERT_TRUE(run.ok()) << run.status();
+  const v1::VariantResult& v = run->result.variants(0);
+  EXPECT_EQ(script_.sealed_samples, v.stats().samples());  // every timed sample was sealed
+  EXPECT_EQ(v.sealed_checks().samples(), v.stats().samples());
+  EXPECT_EQ(v.sealed_checks().samples_checked(), 6);  // 2% of 300
+  EXPECT_EQ(v.sealed_checks().positions(), 32);       // 4 x 8: every element
+  EXPECT_TRUE(v.sealed_checks().inputs_unchanged());
+  EXPECT_GT(v.sealed_checks().unchecked_median_seconds(), 0);
+  EXPECT_NE(run->result.environment().sample_secret(), 0u);
+}
+
+TEST_F(BenchmarkJobTest, FailsAKernelThatComputesOnlyWhenItsOutputHoldsThePoison) {
+  // Correct on both announced checks (NaN poison): only a sealed sample catches it.
+  script_.cheat = Cheat::kSenseNaN;
+  absl::StatusOr<JobRun> run = Run();
+  EXPECT_EQ(run.status().code(), absl::StatusCode::kFailedPrecondition) << run.status();
+  EXPECT_TRUE(absl::StrContains(run.status().message(),
+                                "of softmax/naive does not match its "
+                                "reference"))
+      << run.status();
+  EXPECT_TRUE(absl::StrContains(run.status().message(), "still held the sample's output pattern"))
+      << run.status();
+}
+
+TEST_F(BenchmarkJobTest, FailsAKernelThatWritesItsInputs) {
+  script_.cheat = Cheat::kWritesInputs;
+  absl::StatusOr<JobRun> run = Run();
+  EXPECT_EQ(run.status().code(), absl::StatusCode::kFailedPrecondition) << run.status();
+  EXPECT_TRUE(absl::StrContains(run.status().message(), "inputs: softmax/naive wrote its inputs"))
       << run.status();
 }
 

@@ -67,6 +67,15 @@ class FakeVariant : public PreparedVariant {
   absl::StatusOr<TimedCheck> TakeCheckedSample() override {
     return absl::UnimplementedError("not used by profiles");
   }
+  absl::Status SetSealedPositions(const std::vector<std::vector<int64_t>>&) override {
+    return absl::UnimplementedError("not used by profiles");
+  }
+  absl::StatusOr<SealedSample> TakeSealedSample(const SampleSeal&) override {
+    return absl::UnimplementedError("not used by profiles");
+  }
+  absl::StatusOr<std::function<kernels::HostTensors()>> SealedInputs(const SampleSeal&) override {
+    return absl::UnimplementedError("not used by profiles");
+  }
   absl::Status RunOnce() override {
     for (size_t k = 0; k < kernel_ns_.size(); ++k) {
       const uint32_t c = device_->next_correlation++;

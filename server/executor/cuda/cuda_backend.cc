@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
@@ -37,6 +38,7 @@ class CudaBackend : public DeviceBackend {
           kernels::cuda::CudaStatus(err, "cudaSetDevice", __FILE__, __LINE__));
     }
     absl::StatusOr<JobRun> run;
+    absl::Cleanup end_job = [this] { runner_.EndJob(); };
     switch (context.job->spec().kind()) {
       case v1::JOB_KIND_UNSPECIFIED:
       case v1::JOB_KIND_BENCHMARK:

@@ -71,6 +71,10 @@ class CudaRunner : public DeviceRunner {
 
   bool NeedsRestart() const override { return needs_restart_; }
 
+  // After every job, whatever its outcome: unloads the job's user modules (their __device__
+  // data dies with them).
+  void EndJob() { user_modules_.UnloadAll(); }
+
   // After a failed job: finds out whether the CUDA context survived. A sticky error (illegal
   // address, launch failure, ...) makes NeedsRestart() true and is said in the returned status.
   absl::Status CheckHealth(const absl::Status& failure);

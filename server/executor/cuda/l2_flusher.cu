@@ -47,6 +47,12 @@ absl::Status L2Flusher::Init(size_t l2_bytes, FlushKind kind) {
 }
 
 absl::Status L2Flusher::Flush(cudaStream_t stream) {
+  // Lines a kernel marked persisting (an access policy window, or PTX's evict_last) would
+  // survive the flush and carry data into the next sample (issue 23, item 6); nvbench resets
+  // them the same way (persisting_l2_cache_reset.cuh). Wait for the stream first: the reset
+  // acts at once, not in stream order.
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaCtxResetPersistingL2Cache());
   if (kind_ == FlushKind::kWrite) {
     // A different byte each time, so that no layer can skip a write of unchanged contents.
     KBENCH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(buffer_, ++value_, bytes_, stream));

@@ -4,11 +4,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/status_macros.h"
 #include "kernels/catalogue.h"
+#include "kernels/random.h"
 #include "server/executor/cuda/cuda_runner.h"
 #include "server/executor/cuda/tensor_init.h"
 
@@ -52,7 +54,17 @@ CudaPreparedVariant::~CudaPreparedVariant() {
   graph_.reset();
   if (start_ != nullptr) cudaEventDestroy(start_);
   if (stop_ != nullptr) cudaEventDestroy(stop_);
-  if (slab_ != nullptr) cudaFree(slab_);
+  if (sealed_ != nullptr) cudaFree(sealed_);
+  if (slab_ != nullptr) {
+    // CUDA does not clear memory it hands out again: the next job, perhaps another owner's,
+    // could read this one's inputs and outputs (issue 23, item 4). Scrubbed before it is freed;
+    // after a sticky error the calls fail and the process, with its memory, goes.
+    if (cudaMemsetAsync(slab_, 0, static_cast<size_t>(slab_bytes_), runner_->prep_stream()) ==
+        cudaSuccess) {
+      cudaStreamSynchronize(runner_->prep_stream());
+    }
+    cudaFree(slab_);
+  }
 }
 
 absl::Status CudaPreparedVariant::Where(const absl::Status& s, const char* what) const {
@@ -91,6 +103,7 @@ absl::StatusOr<std::unique_ptr<CudaPreparedVariant>> CudaPreparedVariant::Create
                            : 1;
   const int64_t workspace = AlignUp(pv->layout_.workspace_bytes);
   const int64_t total = sets * set_bytes + workspace;
+  pv->slab_bytes_ = total;
 
   if (const cudaError_t err = cudaMalloc(&pv->slab_, static_cast<size_t>(total));
       err != cudaSuccess) {
@@ -188,14 +201,16 @@ absl::Status CudaPreparedVariant::RegenerateInputs(uint64_t seed) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<kernels::HostTensors> CudaPreparedVariant::Inputs() {
+absl::StatusOr<kernels::HostTensors> CudaPreparedVariant::Inputs() { return ReadInputs(0); }
+
+absl::StatusOr<kernels::HostTensors> CudaPreparedVariant::ReadInputs(size_t set) {
   kernels::HostTensors out;
   std::vector<char> raw;
   const size_t element_bytes = kernels::StorageBytes(problem_.dtype);
   for (size_t t = 0; t < layout_.inputs.size(); ++t) {
     const int64_t n = layout_.inputs[t].elements;
     raw.resize(static_cast<size_t>(n) * element_bytes);
-    KBENCH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(raw.data(), args_[0].inputs[t], raw.size(),
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(raw.data(), args_[set].inputs[t], raw.size(),
                                                 cudaMemcpyDeviceToHost, runner_->prep_stream()));
     KBENCH_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(runner_->prep_stream()));
     ConvertToDouble(raw.data(), n, problem_.dtype, &out.emplace_back());
@@ -354,6 +369,153 @@ absl::Status CudaPreparedVariant::RunOnce() {
                  "run");
   }
   return absl::OkStatus();
+}
+
+TensorSets CudaPreparedVariant::InputSets(size_t t) const {
+  return TensorSets{const_cast<void*>(args_[0].inputs[t]), layout_.inputs[t].elements,
+                    buffer_sets(), set_bytes_, problem_.dtype};
+}
+
+TensorSets CudaPreparedVariant::OutputSets(size_t o) const {
+  return TensorSets{args_[0].outputs[o], layout_.outputs[o].elements, buffer_sets(), set_bytes_,
+                    problem_.dtype};
+}
+
+size_t CudaPreparedVariant::LastWrittenSet() const {
+  if (mode_ != v1::MEASURE_MODE_GRAPH) return 0;
+  return static_cast<size_t>((batch_ - 1) % buffer_sets());
+}
+
+absl::Status CudaPreparedVariant::SetSealedPositions(
+    const std::vector<std::vector<int64_t>>& positions) {
+  if (positions.size() != layout_.outputs.size()) {
+    return absl::InternalError(absl::StrCat(name_, ": sealed positions for ", positions.size(),
+                                            " outputs; the operation has ",
+                                            layout_.outputs.size()));
+  }
+  const size_t element_bytes = kernels::StorageBytes(problem_.dtype);
+  size_t bytes = 0;
+  sealed_counts_.clear();
+  positions_offsets_.clear();
+  gathered_offsets_.clear();
+  for (const std::vector<int64_t>& p : positions) {
+    sealed_counts_.push_back(static_cast<int64_t>(p.size()));
+    positions_offsets_.push_back(bytes);
+    bytes += static_cast<size_t>(AlignUp(static_cast<int64_t>(p.size() * sizeof(int64_t))));
+    gathered_offsets_.push_back(bytes);
+    bytes += static_cast<size_t>(AlignUp(static_cast<int64_t>(p.size() * element_bytes)));
+  }
+  counters_offset_ = bytes;
+  bytes += 2 * sizeof(unsigned long long);
+  if (sealed_ != nullptr) cudaFree(sealed_);
+  sealed_ = nullptr;
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaMalloc(&sealed_, bytes));
+  char* base = static_cast<char*>(sealed_);
+  for (size_t o = 0; o < positions.size(); ++o) {
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaMemcpy(base + positions_offsets_[o], positions[o].data(),
+                                           positions[o].size() * sizeof(int64_t),
+                                           cudaMemcpyHostToDevice));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CudaPreparedVariant::SealBefore(const SampleSeal& seal, cudaStream_t stream) {
+  const float scale = static_cast<float>(layout_.input_scale);
+  for (size_t t = 0; t < layout_.inputs.size(); ++t) {
+    KBENCH_RETURN_IF_ERROR(
+        FillUniformSets(InputSets(t), seal.input_seed, static_cast<uint32_t>(t), scale, stream));
+  }
+  for (size_t o = 0; o < layout_.outputs.size(); ++o) {
+    KBENCH_RETURN_IF_ERROR(
+        FillPatternSets(OutputSets(o), seal.pattern_seed, static_cast<uint32_t>(o), stream));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CudaPreparedVariant::ReadSealedAfter(const SampleSeal& seal, SealedSample* out) {
+  cudaStream_t stream = runner_->timed_stream();
+  char* base = static_cast<char*>(sealed_);
+  auto* counters = reinterpret_cast<unsigned long long*>(base + counters_offset_);
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(counters, 0, 2 * sizeof(*counters), stream));
+  const size_t last = LastWrittenSet();
+  const uint64_t pattern_seed = kernels::DeriveSeed(seal.pattern_seed, last);
+  for (size_t o = 0; o < layout_.outputs.size(); ++o) {
+    KBENCH_RETURN_IF_ERROR(GatherOutputs(
+        args_[last].outputs[o], problem_.dtype,
+        reinterpret_cast<const int64_t*>(base + positions_offsets_[o]), sealed_counts_[o],
+        pattern_seed, static_cast<uint32_t>(o), base + gathered_offsets_[o], &counters[0], stream));
+  }
+  const float scale = static_cast<float>(layout_.input_scale);
+  for (size_t t = 0; t < layout_.inputs.size(); ++t) {
+    KBENCH_RETURN_IF_ERROR(CountChangedInputs(
+        InputSets(t), seal.input_seed, static_cast<uint32_t>(t), scale, &counters[1], stream));
+  }
+  // One copy of everything read back; the region is small (4096 positions per output).
+  std::vector<char> host(counters_offset_ + 2 * sizeof(unsigned long long));
+  KBENCH_CUDA_RETURN_IF_ERROR(
+      cudaMemcpyAsync(host.data(), sealed_, host.size(), cudaMemcpyDeviceToHost, stream));
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
+  for (size_t o = 0; o < layout_.outputs.size(); ++o) {
+    ConvertToDouble(host.data() + gathered_offsets_[o], sealed_counts_[o], problem_.dtype,
+                    &out->outputs.emplace_back());
+  }
+  unsigned long long counts[2];
+  std::memcpy(counts, host.data() + counters_offset_, sizeof(counts));
+  out->unwritten = static_cast<int64_t>(counts[0]);
+  out->inputs_changed = static_cast<int64_t>(counts[1]);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<SealedSample> CudaPreparedVariant::TakeSealedSample(const SampleSeal& seal) {
+  if (sealed_ == nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(name_, ": sealed sample before its positions were set"));
+  }
+  // On the timed stream, ahead of the flush (cold) or the blocking kernel (hot, graph): done
+  // before the start event, whatever the mode.
+  if (absl::Status s = SealBefore(seal, runner_->timed_stream()); !s.ok()) {
+    return Where(s, "sealing a sample");
+  }
+  SealedSample out;
+  KBENCH_ASSIGN_OR_RETURN(out.sample, TakeSample());
+  if (absl::Status s = ReadSealedAfter(seal, &out); !s.ok()) {
+    return Where(s, "reading a sealed sample back");
+  }
+  return out;
+}
+
+absl::StatusOr<std::function<kernels::HostTensors()>> CudaPreparedVariant::SealedInputs(
+    const SampleSeal& seal) {
+  if (const cudaError_t err = cudaStreamSynchronize(runner_->timed_stream()); err != cudaSuccess) {
+    return Where(kernels::cuda::CudaStatus(err, "cudaStreamSynchronize(timed)", __FILE__, __LINE__),
+                 "regenerating a sealed sample's inputs");
+  }
+  const float scale = static_cast<float>(layout_.input_scale);
+  for (size_t t = 0; t < layout_.inputs.size(); ++t) {
+    if (absl::Status s = FillUniformSets(InputSets(t), seal.input_seed, static_cast<uint32_t>(t),
+                                         scale, runner_->prep_stream());
+        !s.ok()) {
+      return Where(s, "regenerating a sealed sample's inputs");
+    }
+  }
+  // Raw bytes here; their conversion runs on the caller's worker thread.
+  const size_t set = LastWrittenSet();
+  const size_t element_bytes = kernels::StorageBytes(problem_.dtype);
+  std::vector<std::vector<char>> raw(layout_.inputs.size());
+  for (size_t t = 0; t < layout_.inputs.size(); ++t) {
+    raw[t].resize(static_cast<size_t>(layout_.inputs[t].elements) * element_bytes);
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(raw[t].data(), args_[set].inputs[t], raw[t].size(),
+                                                cudaMemcpyDeviceToHost, runner_->prep_stream()));
+  }
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(runner_->prep_stream()));
+  return [raw = std::move(raw), dtype = problem_.dtype, element_bytes] {
+    kernels::HostTensors out(raw.size());
+    for (size_t t = 0; t < raw.size(); ++t) {
+      ConvertToDouble(raw[t].data(), static_cast<int64_t>(raw[t].size() / element_bytes), dtype,
+                      &out[t]);
+    }
+    return out;
+  };
 }
 
 }  // namespace kbench::executor::cuda

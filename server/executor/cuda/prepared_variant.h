@@ -14,6 +14,7 @@
 #include "kernels/cuda/cuda_variants.h"
 #include "kernels/operation.h"
 #include "server/executor/cuda/measure_modes.h"
+#include "server/executor/cuda/tensor_init.h"
 #include "server/executor/device_runner.h"
 
 namespace kbench::executor::cuda {
@@ -51,6 +52,10 @@ class CudaPreparedVariant : public PreparedVariant {
   // in cold and hot mode), takes a sample, and reads that set back.
   absl::StatusOr<TimedCheck> TakeCheckedSample() override;
   absl::Status RunOnce() override;
+  absl::Status SetSealedPositions(const std::vector<std::vector<int64_t>>& positions) override;
+  absl::StatusOr<SealedSample> TakeSealedSample(const SampleSeal& seal) override;
+  absl::StatusOr<std::function<kernels::HostTensors()>> SealedInputs(
+      const SampleSeal& seal) override;
   // Graph mode: the rotation's bytes and their ratio to the L2.
   void DescribeMeasurement(v1::VariantResult* out) const override;
 
@@ -76,6 +81,16 @@ class CudaPreparedVariant : public PreparedVariant {
   // Fills buffer set `set`'s inputs from `seed` on `stream` (not waited for).
   absl::Status FillInputs(size_t set, uint64_t seed, cudaStream_t stream);
   absl::Status PoisonOutputs(size_t set, cudaStream_t stream);
+  // Input `t` or output `o` across every buffer set.
+  TensorSets InputSets(size_t t) const;
+  TensorSets OutputSets(size_t o) const;
+  // The buffer set whose outputs the mode writes last: graph mode's last launch's.
+  size_t LastWrittenSet() const;
+  // Sealed sampling's work around a sample: the same for every sample.
+  absl::Status SealBefore(const SampleSeal& seal, cudaStream_t stream);
+  absl::Status ReadSealedAfter(const SampleSeal& seal, SealedSample* out);
+  // Copies buffer set `set`'s inputs back, in float64.
+  absl::StatusOr<kernels::HostTensors> ReadInputs(size_t set);
   // Waits for `stream`, then copies buffer set `set`'s outputs back, counting poison.
   absl::StatusOr<CheckedOutput> ReadOutputs(size_t set, cudaStream_t stream);
   // Prefixes "op/variant: what: " to a failure, so the job's error says where it happened.
@@ -90,6 +105,13 @@ class CudaPreparedVariant : public PreparedVariant {
   // Bytes of one buffer set (inputs and outputs, aligned).
   int64_t set_bytes_ = 0;
   void* slab_ = nullptr;
+  int64_t slab_bytes_ = 0;
+  // Sealed sampling's device memory: per output its positions (int64) and their read-back
+  // values (raw), then two counters (unwritten positions, changed inputs).
+  void* sealed_ = nullptr;
+  std::vector<int64_t> sealed_counts_;
+  std::vector<size_t> positions_offsets_, gathered_offsets_;
+  size_t counters_offset_ = 0;
   // One LaunchArgs per buffer set.
   std::vector<kernels::cuda::LaunchArgs> args_;
   cudaEvent_t start_ = nullptr;

@@ -22,6 +22,36 @@ absl::Status FillUniform(void* data, int64_t elements, kernels::DType dtype, uin
 // element. Asynchronous.
 absl::Status FillPoison(void* data, int64_t elements, kernels::DType dtype, cudaStream_t stream);
 
+// Buffer sets of a rotation (issue 23): `sets` copies of one tensor, `set_stride_bytes` apart,
+// starting at `first`; set s uses the seed kernels::DeriveSeed(seed, s). Asynchronous.
+struct TensorSets {
+  void* first = nullptr;
+  int64_t elements = 0;
+  int64_t sets = 1;
+  int64_t set_stride_bytes = 0;
+  kernels::DType dtype = kernels::DType::kF32;
+};
+
+// FillUniform into every set, each from its derived seed.
+absl::Status FillUniformSets(const TensorSets& t, uint64_t seed, uint32_t tensor, float scale,
+                             cudaStream_t stream);
+
+// Fills output `output` of every set with kernels::OutputPatternAt of its derived seed.
+absl::Status FillPatternSets(const TensorSets& t, uint64_t pattern_seed, uint32_t output,
+                             cudaStream_t stream);
+
+// Adds to *changed (device memory) the elements of every set that differ, bit for bit, from
+// what FillUniformSets(t, seed, tensor, scale) wrote. Asynchronous.
+absl::Status CountChangedInputs(const TensorSets& t, uint64_t seed, uint32_t tensor, float scale,
+                                unsigned long long* changed, cudaStream_t stream);
+
+// Copies data[positions[k]] (raw, in the dtype) to gathered[k] for k < count, and adds to
+// *unwritten (device memory) those still holding OutputPatternAt(pattern_seed, output, .).
+// `positions` and `gathered` are device memory. Asynchronous.
+absl::Status GatherOutputs(const void* data, kernels::DType dtype, const int64_t* positions,
+                           int64_t count, uint64_t pattern_seed, uint32_t output, void* gathered,
+                           unsigned long long* unwritten, cudaStream_t stream);
+
 // Converts `elements` raw values of `dtype` (as read back from the device) to float64, exactly,
 // appending them to `out`; returns how many still hold the poison pattern.
 int64_t ConvertToDouble(const void* raw, int64_t elements, kernels::DType dtype,

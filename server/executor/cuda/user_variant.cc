@@ -1,6 +1,7 @@
 // Loading user modules with the runtime's library API and launching them with cudaLaunchKernelExC.
 #include "server/executor/cuda/user_variant.h"
 
+#include <chrono>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -113,6 +114,7 @@ void Describe(const LoadedUserModule& m, const v1::UserKernel& uk,
   for (const std::string& o : c.options()) r->add_options(o);
   r->set_arch(c.arch());
   r->set_cache_hit(cache_hit);
+  r->set_load_seconds(m.load_seconds);
   v1::KernelResources* k = r->mutable_resources();
   k->set_entry(c.lowered_entry());
   k->set_registers_per_thread(m.attributes.numRegs);
@@ -125,10 +127,13 @@ void Describe(const LoadedUserModule& m, const v1::UserKernel& uk,
 
 }  // namespace
 
-UserModuleCache::~UserModuleCache() {
-  for (auto& [key, m] : modules_) {
+UserModuleCache::~UserModuleCache() { UnloadAll(); }
+
+void UserModuleCache::UnloadAll() {
+  for (auto& [key, m] : loaded_) {
     if (m->library != nullptr) cudaLibraryUnload(m->library);
   }
+  loaded_.clear();
 }
 
 absl::StatusOr<const LoadedUserModule*> UserModuleCache::Get(const v1::UserKernel& uk,
@@ -138,25 +143,32 @@ absl::StatusOr<const LoadedUserModule*> UserModuleCache::Get(const v1::UserKerne
                                                              bool* cache_hit) {
   // Hashing the code is cheap next to a compile, and keys the cache by content, not by name.
   const std::string key = CacheKey(uk, arch, usermodule::Sha256Hex(uk.code()));
-  if (const auto it = modules_.find(key); it != modules_.end()) {
+  if (const auto it = loaded_.find(key); it != loaded_.end()) {
     *cache_hit = true;
     return it->second.get();
   }
-  *cache_hit = false;
-  KBENCH_ASSIGN_OR_RETURN(
-      internal::v1::CompileReply reply,
-      usermodule::CompileInChild(uk, arch, scratch_dir, kernels::kMaxCompileSeconds, cancelled));
-  if (reply.code() != 0) {
-    return absl::Status(static_cast<absl::StatusCode>(reply.code()), reply.message());
+  auto compiled = compiled_.find(key);
+  *cache_hit = compiled != compiled_.end();
+  if (!*cache_hit) {
+    KBENCH_ASSIGN_OR_RETURN(
+        internal::v1::CompileReply reply,
+        usermodule::CompileInChild(uk, arch, scratch_dir, kernels::kMaxCompileSeconds, cancelled));
+    if (reply.code() != 0) {
+      return absl::Status(static_cast<absl::StatusCode>(reply.code()), reply.message());
+    }
+    compiled = compiled_.emplace(key, std::move(reply)).first;
   }
   auto module = std::make_unique<LoadedUserModule>();
-  module->compiled = std::move(reply);
+  module->compiled = compiled->second;
+  const auto start = std::chrono::steady_clock::now();
   if (absl::Status s = Load(arch, module.get()); !s.ok()) {
     if (module->library != nullptr) cudaLibraryUnload(module->library);
     return s;
   }
+  module->load_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const LoadedUserModule* out = module.get();
-  modules_[key] = std::move(module);
+  loaded_[key] = std::move(module);
   return out;
 }
 

@@ -23,15 +23,23 @@ struct LoadedUserModule {
   cudaLibrary_t library = nullptr;
   cudaKernel_t kernel = nullptr;
   cudaFuncAttributes attributes{};
+  // Seconds cudaLibraryLoadData and the kernel lookup took for this job.
+  double load_seconds = 0;
 };
 
-// Not thread-safe (the executor runs one job at a time). Modules stay loaded for the executor's
-// life; a restart (after a sticky error) starts with an empty cache.
+// Not thread-safe (the executor runs one job at a time). Compiled modules are kept for the
+// executor's life (a restart after a sticky error starts with none); loaded ones only for one
+// job: UnloadAll at the end of every job drops the libraries, so a module's __device__ and
+// __constant__ data starts fresh in every job and nothing a kernel stored there reaches the next
+// job or another owner (issue 23, item 4).
 class UserModuleCache {
  public:
   ~UserModuleCache();
-  // Compiles (in a child process, bounded by kernels::kMaxCompileSeconds) and loads on the
-  // current device, or returns the cached module; `*cache_hit` says which. INVALID_ARGUMENT for
+  // Unloads every module loaded since the last call (the end of a job).
+  void UnloadAll();
+  // Compiles (in a child process, bounded by kernels::kMaxCompileSeconds) unless compiled
+  // before, and loads on the current device unless loaded in this job; `*cache_hit` says
+  // whether the compile was cached. INVALID_ARGUMENT for
   // code that does not compile or load, or an entry the module lacks.
   absl::StatusOr<const LoadedUserModule*> Get(const v1::UserKernel& kernel,
                                               const kernels::SmArch& arch,
@@ -39,7 +47,8 @@ class UserModuleCache {
                                               const std::atomic<bool>* cancelled, bool* cache_hit);
 
  private:
-  std::map<std::string, std::unique_ptr<LoadedUserModule>> modules_;
+  std::map<std::string, internal::v1::CompileReply> compiled_;
+  std::map<std::string, std::unique_ptr<LoadedUserModule>> loaded_;
 };
 
 // The launcher of `kernel` (loaded as `module`) for `problem`: the launch configuration
