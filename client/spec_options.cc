@@ -145,6 +145,9 @@ void AddSpecFlags(CLI::App* app, SubmitCommand command, SpecFlags* f) {
     app->add_flag("--sanitize", f->sanitize,
                   "First run the user kernel under compute-sanitizer memcheck (report saved as "
                   "an artifact; a memory error fails the job)");
+    app->add_flag("--ranked", f->ranked,
+                  "A ranked run, the only kind `kbctl leaderboard` ranks: cold, 8 placements "
+                  "from the executor's secret, the default stopping rule, no --seed");
   } else {
     AddTextOption(app, "--iterations", &f->iterations,
                   "Launches of each variant traced (default 10)")
@@ -204,6 +207,7 @@ absl::StatusOr<v1::SubmitJobRequest> BuildSubmitRequest(const SpecFlags& f, Subm
   } else if (command != SubmitCommand::kProfile) {
     KBENCH_RETURN_IF_ERROR(FillStopping(f, spec->mutable_stopping()));
     spec->set_sanitize(f.sanitize);
+    spec->set_ranked(f.ranked);
     if (f.placements.has_value()) {
       KBENCH_ASSIGN_OR_RETURN(int64_t n,
                               ParseInt("--placements", *f.placements, 1, kMaxPlacements));

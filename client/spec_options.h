@@ -40,6 +40,7 @@ struct SpecFlags {
   std::optional<std::string> iterations;
   bool ncu = false;
   bool sanitize = false;  // bench, compare: user kernels under compute-sanitizer first
+  bool ranked = false;    // bench, compare: the ranked protocol (issue 23)
   bool no_wait = false;
   // bench, compare, compile: a user's own kernel (issue 10).
   UserKernelFlags user;

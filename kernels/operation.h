@@ -99,6 +99,10 @@ struct Operation {
   std::function<absl::Status(const Problem&)> validate;
   ReferenceFn reference;
   ReferenceElementFn reference_element;  // optional
+  // Every tensor has the same element count and output element i depends only on the inputs'
+  // elements i: a check at some positions needs only the inputs there (issue 23's sealed
+  // samples read those back instead of every input).
+  bool pointwise = false;
   // Optional, for outputs whose rounding error does not scale with the result itself (a sum
   // whose terms cancel): per output element, the magnitude its error scales with (float64, the
   // outputs' layout). The check then divides by max(|reference|, scale) element-wise.

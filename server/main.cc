@@ -65,6 +65,8 @@ struct Flags {
   std::string executor_path;
   // How fast fair share forgets GPU time ("1h", "30m", "90s").
   std::string fair_share_half_life = "1h";
+  // Restart a GPU's executor when the next job is another owner's (issue 23, item 4).
+  bool isolate_owners = false;
   // --idle-gate DEVICE=TIMEOUT_S[,MAX_TEMP_C], repeated (server/common/idle_gate_flag.h).
   std::vector<std::string> idle_gates;
   kbench::auth::SecurityFlags security;
@@ -183,6 +185,7 @@ absl::StatusOr<kbench::scheduler::SchedulerOptions> SchedulerOptionsOf(const Fla
   kbench::scheduler::SchedulerOptions options;
   options.enable_cuda = !flags.no_cuda;
   options.hang_slack = absl::Seconds(flags.executor_hang_slack_seconds);
+  options.isolate_owners = flags.isolate_owners;
   if (!absl::ParseDuration(flags.fair_share_half_life, &options.fair_share_half_life) ||
       options.fair_share_half_life <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError(
@@ -429,6 +432,9 @@ static int Main(int argc, char** argv) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   app.add_flag("--no-cuda", flags.no_cuda, "Serve the cpu device only");
+  app.add_flag("--isolate-owners", flags.isolate_owners,
+               "Restart a GPU's executor before a job of another owner than the last job's: a "
+               "fresh CUDA context per owner (each job's modules and memory are dropped anyway)");
   app.add_option("--fair-share-half-life", flags.fair_share_half_life,
                  "Fair share forgets an owner's GPU time with this half-life (1h, 30m, 90s)")
       ->capture_default_str();

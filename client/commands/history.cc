@@ -101,6 +101,7 @@ struct LeaderboardFlags {
   std::string dtype;
   std::string device_model;
   std::string mode;
+  bool include_unranked = false;
 };
 
 absl::StatusOr<v1::GetLeaderboardRequest> BuildLeaderboardRequest(const LeaderboardFlags& f) {
@@ -119,6 +120,7 @@ absl::StatusOr<v1::GetLeaderboardRequest> BuildLeaderboardRequest(const Leaderbo
     KBENCH_ASSIGN_OR_RETURN(v1::MeasureMode mode, ParseMode("--mode", f.mode));
     request.set_mode(mode);
   }
+  request.set_include_unranked(f.include_unranked);
   return request;
 }
 
@@ -146,7 +148,10 @@ absl::Status RunLeaderboard(Session& session, const LeaderboardFlags& flags) {
                           session.connection().GetLeaderboard(request));
   if (session.json()) return session.PrintJson(board);
   if (board.ranked().empty() && board.incomplete().empty()) {
-    session.Note("kbctl: no counted results (checked, not impossible, not contended) match");
+    session.Note(flags.include_unranked
+                     ? "kbctl: no counted results (checked, not impossible, not contended) match"
+                     : "kbctl: no ranked runs match (submit them with `kbctl bench|compare "
+                       "--ranked`; --include-unranked shows every counted result)");
     return absl::OkStatus();
   }
   session.out() << RenderLeaderboard(board);
@@ -157,8 +162,10 @@ void AddLeaderboardCommand(CLI::App& app, Action* action) {
   auto flags = std::make_shared<LeaderboardFlags>();
   CLI::App* cmd = app.add_subcommand(
       "leaderboard",
-      "Rank each variant's best checked, uncontended result by the geometric mean of its "
-      "medians over a set of shapes; variants missing a shape are listed apart");
+      "Rank variants by their ranked runs (kbctl bench|compare --ranked): at each shape the "
+      "median of a variant's runs with an interval holding every run's, over the shapes their "
+      "geometric mean; overlapping intervals are ties, one run per shape is provisional; "
+      "variants missing a shape are listed apart");
   cmd->add_option("OP", flags->kernel, "Operation")->required();
   cmd->add_option("--shapes", flags->shapes, "Comma-separated shapes, e.g. 1024x1024,4096x4096")
       ->type_name("S1,S2,...")
@@ -171,6 +178,9 @@ void AddLeaderboardCommand(CLI::App& app, Action* action) {
       ->type_name("MODEL");
   cmd->add_option("--mode", flags->mode, "Only results of this mode (cold, hot, graph)")
       ->type_name("MODE");
+  cmd->add_flag("--include-unranked", flags->include_unranked,
+                "Every counted result, not only ranked runs: each variant by its best (no "
+                "intervals, no ties)");
   cmd->callback(
       [flags, action] { *action = [flags](Session& s) { return RunLeaderboard(s, *flags); }; });
 }

@@ -81,21 +81,73 @@ std::string RenderHistory(const v1::ListHistoryResponse& history) {
   return absl::StrCat(table.Render(), SpreadLines(history));
 }
 
-std::string RenderLeaderboard(const v1::GetLeaderboardResponse& board) {
-  std::string out = absl::StrCat("device model: ", board.device_model(), "\n");
-  Table ranked({"RANK", "VARIANT", "GEOMEAN", "SHAPE", "MEDIAN", "JOB", "OWNER", "DATE (UTC)"});
-  for (size_t column : {0, 2, 4}) ranked.AlignRight(column);
+namespace {
+
+bool IsRankedBoard(const v1::GetLeaderboardResponse& board) {
+  for (const v1::LeaderboardEntry& e : board.ranked()) {
+    for (const v1::LeaderboardPoint& p : e.points()) {
+      if (p.runs() > 0) return true;
+    }
+  }
+  return false;
+}
+
+// "=2" for a tie with the entry above, "3*" for a provisional rank (one run at some shape).
+std::string RankText(const v1::LeaderboardEntry& e) {
+  return absl::StrCat(e.tied() ? "=" : "", e.rank(), e.final() ? "" : "*");
+}
+
+std::string Interval(double low, double high) {
+  return absl::StrCat("[", FormatSeconds(low), ", ", FormatSeconds(high), "]");
+}
+
+Table RankedTable(const v1::GetLeaderboardResponse& board) {
+  Table t({"RANK", "VARIANT", "GEOMEAN", "95% INTERVAL", "SHAPE", "MEDIAN", "RUNS", "JOB"});
+  for (size_t column : {0, 2, 5, 6}) t.AlignRight(column);
   for (const v1::LeaderboardEntry& e : board.ranked()) {
     for (int i = 0; i < e.points_size(); ++i) {
       const v1::LeaderboardPoint& p = e.points(i);
       const bool first = i == 0;
-      ranked.AddRow({first ? absl::StrCat(e.rank()) : "",
-                     first ? VariantName(e.variant(), e.module_sha256()) : "",
-                     first ? FormatSeconds(e.geomean_median_seconds()) : "", Shape(p.shape()),
-                     FormatSeconds(p.median_seconds()), p.job_id(), p.owner(),
-                     FormatDate(p.finish_time())});
+      t.AddRow({first ? RankText(e) : "", first ? VariantName(e.variant(), e.module_sha256()) : "",
+                first ? FormatSeconds(e.geomean_median_seconds()) : "",
+                first ? Interval(e.geomean_ci_low_seconds(), e.geomean_ci_high_seconds()) : "",
+                Shape(p.shape()), FormatSeconds(p.median_seconds()), absl::StrCat(p.runs()),
+                p.job_id()});
     }
   }
+  return t;
+}
+
+Table BestOfTable(const v1::GetLeaderboardResponse& board) {
+  Table t({"RANK", "VARIANT", "GEOMEAN", "SHAPE", "MEDIAN", "JOB", "OWNER", "DATE (UTC)"});
+  for (size_t column : {0, 2, 4}) t.AlignRight(column);
+  for (const v1::LeaderboardEntry& e : board.ranked()) {
+    for (int i = 0; i < e.points_size(); ++i) {
+      const v1::LeaderboardPoint& p = e.points(i);
+      const bool first = i == 0;
+      t.AddRow({first ? absl::StrCat(e.rank()) : "",
+                first ? VariantName(e.variant(), e.module_sha256()) : "",
+                first ? FormatSeconds(e.geomean_median_seconds()) : "", Shape(p.shape()),
+                FormatSeconds(p.median_seconds()), p.job_id(), p.owner(),
+                FormatDate(p.finish_time())});
+    }
+  }
+  return t;
+}
+
+}  // namespace
+
+std::string RenderLeaderboard(const v1::GetLeaderboardResponse& board) {
+  std::string out = absl::StrCat("device model: ", board.device_model(), "\n");
+  const bool ranked_board = IsRankedBoard(board);
+  if (ranked_board) {
+    absl::StrAppend(&out,
+                    "ranked runs only; =N: tied (intervals overlap), N*: provisional (one run "
+                    "at some shape)\n");
+  } else {
+    absl::StrAppend(&out, "every counted result, each variant by its best (not ranked runs)\n");
+  }
+  Table ranked = ranked_board ? RankedTable(board) : BestOfTable(board);
   absl::StrAppend(&out, ranked.Render());
   if (board.incomplete_size() > 0) {
     absl::StrAppend(&out, "\nnot ranked (a shape has no counted result):\n");

@@ -260,6 +260,19 @@ void AddCheckFields(const v1::VariantResult& v, FieldList* f) {
     f->Add("Timed check", absl::StrCat(CorrectnessSummary(v.timed_correctness()),
                                        " on the outputs of a timed sample"));
   }
+  // Issue 23: the timed samples themselves, each on its own inputs.
+  if (const v1::SealedChecks& sealed = v.sealed_checks(); sealed.samples_checked() > 0) {
+    std::string line = absl::StrCat(
+        "passed: ", sealed.samples_checked(), " of ", sealed.samples(),
+        " timed samples (chosen after sampling) matched the reference of their own inputs at ",
+        sealed.positions(), " positions; inputs ",
+        sealed.inputs_unchanged() ? "unchanged" : "CHANGED");
+    if (sealed.unchecked_median_seconds() > 0) {
+      absl::StrAppend(&line, "; checked median ", FormatSeconds(sealed.checked_median_seconds()),
+                      " vs ", FormatSeconds(sealed.unchecked_median_seconds()), " unchecked");
+    }
+    f->Add("Sealed samples", line);
+  }
   // The physical floor the median was held to (issue 10, item 5).
   if (v.floor().judged()) f->Add("Floor", v.floor().detail());
   if (v.drift_checked()) {

@@ -18,6 +18,7 @@ Operation MakeAddOp() {
   };
   op.layout = [](const Problem& p) { return ElementwiseLayout(p, {"a", "b"}); };
   op.cost = [](const Problem& p) { return Cost{ElementwiseBytes(p, 2), ElementCount(p)}; };
+  op.pointwise = true;
   op.reference = [](const Problem&, const HostTensors& in, HostTensors* out) {
     for (size_t i = 0; i < in[0].size(); ++i) (*out)[0][i] = in[0][i] + in[1][i];
   };

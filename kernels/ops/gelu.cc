@@ -50,6 +50,7 @@ Operation MakeGeluOp() {
     return layout;
   };
   op.cost = [](const Problem& p) { return Cost{ElementwiseBytes(p, 1), 8 * ElementCount(p)}; };
+  op.pointwise = true;
   op.reference = [](const Problem& p, const HostTensors& in, HostTensors* out) {
     const bool erf_form = IsErfForm(p);
     for (size_t i = 0; i < in[0].size(); ++i) {

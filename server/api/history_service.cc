@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 #include <utility>
@@ -20,6 +21,8 @@ namespace {
 constexpr int32_t kDefaultPageSize = 50;
 constexpr int32_t kMaxPageSize = 1000;
 constexpr int kMaxLeaderboardShapes = 64;
+// Ranked runs a point needs before its rank is final rather than provisional.
+constexpr int32_t kRunsForAFinalRank = 2;
 
 google::protobuf::Timestamp TimestampOf(int64_t unix_ns) {
   google::protobuf::Timestamp t;
@@ -95,46 +98,115 @@ absl::StatusOr<store::HistoryFilter> HistoryFilterOf(const v1::ListHistoryReques
 // A variant as a leaderboard ranks it: catalogue name, or user variant name plus module.
 using Contender = std::pair<std::string, std::string>;
 
-// The fastest counted row of each contender at each shape.
-std::map<Contender, std::map<std::string, store::IndexedResult>> BestPerShape(
-    const std::vector<store::IndexedResult>& rows) {
-  std::map<Contender, std::map<std::string, store::IndexedResult>> best;
+// A contender's value at one shape: its best row (boards that include unranked results), or the
+// median of its ranked runs with an interval that holds every run's (issue 23: never the best
+// of N, which rewards the luckiest draw and whoever submits most often).
+struct ShapePoint {
+  store::IndexedResult row;  // the best run, or the ranked run closest to the median
+  double median = 0, ci_low = 0, ci_high = 0;
+  int32_t runs = 0;
+};
+
+ShapePoint BestOf(const std::vector<store::IndexedResult>& rows) {
+  const auto best = std::min_element(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+    return a.median_seconds < b.median_seconds;
+  });
+  return {*best, best->median_seconds, best->median_ci_low_seconds, best->median_ci_high_seconds,
+          static_cast<int32_t>(rows.size())};
+}
+
+ShapePoint MedianOfRuns(const std::vector<store::IndexedResult>& rows) {
+  std::vector<double> medians;
+  for (const store::IndexedResult& r : rows) medians.push_back(r.median_seconds);
+  std::sort(medians.begin(), medians.end());
+  const size_t n = medians.size();
+  ShapePoint p;
+  p.median = n % 2 == 1 ? medians[n / 2] : 0.5 * (medians[n / 2 - 1] + medians[n / 2]);
+  p.runs = static_cast<int32_t>(n);
+  p.row = *std::min_element(rows.begin(), rows.end(), [&](const auto& a, const auto& b) {
+    return std::abs(a.median_seconds - p.median) < std::abs(b.median_seconds - p.median);
+  });
+  p.ci_low = rows.front().median_ci_low_seconds;
+  p.ci_high = rows.front().median_ci_high_seconds;
   for (const store::IndexedResult& r : rows) {
-    auto& at_shape = best[{r.variant, r.module_sha256}];
-    auto it = at_shape.find(r.shape);
-    if (it == at_shape.end() || r.median_seconds < it->second.median_seconds) {
-      at_shape[r.shape] = r;
+    p.ci_low = std::min(p.ci_low, r.median_ci_low_seconds);
+    p.ci_high = std::max(p.ci_high, r.median_ci_high_seconds);
+  }
+  return p;
+}
+
+// Each contender's point at each shape.
+std::map<Contender, std::map<std::string, ShapePoint>> PointsPerShape(
+    const std::vector<store::IndexedResult>& rows, bool ranked) {
+  std::map<Contender, std::map<std::string, std::vector<store::IndexedResult>>> runs;
+  for (const store::IndexedResult& r : rows)
+    runs[{r.variant, r.module_sha256}][r.shape].push_back(r);
+  std::map<Contender, std::map<std::string, ShapePoint>> points;
+  for (const auto& [who, at_shape] : runs) {
+    for (const auto& [shape, shape_rows] : at_shape) {
+      points[who][shape] = ranked ? MedianOfRuns(shape_rows) : BestOf(shape_rows);
     }
   }
-  return best;
+  return points;
 }
 
 v1::LeaderboardEntry EntryOf(const Contender& who,
-                             const std::map<std::string, store::IndexedResult>& at_shape,
+                             const std::map<std::string, ShapePoint>& at_shape,
                              const v1::GetLeaderboardRequest& request,
-                             const std::vector<std::string>& shapes) {
+                             const std::vector<std::string>& shapes, bool ranked) {
   v1::LeaderboardEntry entry;
   entry.set_variant(who.first);
   entry.set_module_sha256(who.second);
-  double log_sum = 0;
+  double log_sum = 0, log_low = 0, log_high = 0;
+  int32_t fewest_runs = std::numeric_limits<int32_t>::max();
   for (size_t i = 0; i < shapes.size(); ++i) {
     auto it = at_shape.find(shapes[i]);
     if (it == at_shape.end()) {
       *entry.add_missing_shapes() = request.shapes(static_cast<int>(i));
       continue;
     }
+    const ShapePoint& point = it->second;
     v1::LeaderboardPoint* p = entry.add_points();
     *p->mutable_shape() = request.shapes(static_cast<int>(i)).dims();
-    p->set_median_seconds(it->second.median_seconds);
-    p->set_job_id(it->second.job_id);
-    p->set_owner(it->second.owner);
-    *p->mutable_finish_time() = TimestampOf(it->second.finish_time_ns);
-    log_sum += std::log(it->second.median_seconds);
+    p->set_median_seconds(point.median);
+    p->set_job_id(point.row.job_id);
+    p->set_owner(point.row.owner);
+    *p->mutable_finish_time() = TimestampOf(point.row.finish_time_ns);
+    if (ranked) {
+      p->set_runs(point.runs);
+      p->set_ci_low_seconds(point.ci_low);
+      p->set_ci_high_seconds(point.ci_high);
+    }
+    fewest_runs = std::min(fewest_runs, point.runs);
+    log_sum += std::log(point.median);
+    log_low += std::log(std::max(point.ci_low, 1e-300));
+    log_high += std::log(std::max(point.ci_high, 1e-300));
   }
   if (entry.missing_shapes_size() == 0) {
-    entry.set_geomean_median_seconds(std::exp(log_sum / static_cast<double>(shapes.size())));
+    const double n = static_cast<double>(shapes.size());
+    entry.set_geomean_median_seconds(std::exp(log_sum / n));
+    if (ranked) {
+      entry.set_geomean_ci_low_seconds(std::exp(log_low / n));
+      entry.set_geomean_ci_high_seconds(std::exp(log_high / n));
+      entry.set_final(fewest_runs >= kRunsForAFinalRank);
+    }
   }
   return entry;
+}
+
+// Ranks sorted entries 1, 2, ...; on a ranked board an entry whose interval overlaps the one
+// before it cannot be told apart from it: it is tied and shares its rank.
+void AssignRanks(bool ranked, std::vector<v1::LeaderboardEntry>* entries) {
+  for (size_t i = 0; i < entries->size(); ++i) {
+    v1::LeaderboardEntry& e = (*entries)[i];
+    e.set_rank(static_cast<int32_t>(i + 1));
+    if (!ranked || i == 0) continue;
+    const v1::LeaderboardEntry& before = (*entries)[i - 1];
+    if (e.geomean_ci_low_seconds() <= before.geomean_ci_high_seconds()) {
+      e.set_tied(true);
+      e.set_rank(before.rank());
+    }
+  }
 }
 
 absl::StatusOr<store::LeaderboardFilter> LeaderboardFilterOf(
@@ -153,6 +225,7 @@ absl::StatusOr<store::LeaderboardFilter> LeaderboardFilterOf(
   filter.dtype = result_key::DTypeText(request.dtype());
   filter.device_model = model_of(request.device_model());
   filter.mode = result_key::ModeText(request.mode());
+  filter.ranked_only = !request.include_unranked();
   std::set<std::string> seen;
   for (int i = 0; i < request.shapes_size(); ++i) {
     const v1::Shape& shape = request.shapes(i);
@@ -192,9 +265,10 @@ absl::Status GetLeaderboard(store::JobStore& jobs, const DeviceModelOf& model_of
   KBENCH_ASSIGN_OR_RETURN(store::LeaderboardFilter filter, LeaderboardFilterOf(model_of, request));
   KBENCH_ASSIGN_OR_RETURN(std::vector<store::IndexedResult> rows, jobs.LeaderboardRows(filter));
   response->set_device_model(filter.device_model);
+  const bool ranked_board = filter.ranked_only;
   std::vector<v1::LeaderboardEntry> ranked;
-  for (const auto& [who, at_shape] : BestPerShape(rows)) {
-    v1::LeaderboardEntry entry = EntryOf(who, at_shape, request, filter.shapes);
+  for (const auto& [who, at_shape] : PointsPerShape(rows, ranked_board)) {
+    v1::LeaderboardEntry entry = EntryOf(who, at_shape, request, filter.shapes, ranked_board);
     if (entry.missing_shapes_size() > 0) {
       *response->add_incomplete() = std::move(entry);
     } else {
@@ -204,10 +278,8 @@ absl::Status GetLeaderboard(store::JobStore& jobs, const DeviceModelOf& model_of
   std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
     return a.geomean_median_seconds() < b.geomean_median_seconds();
   });
-  for (size_t i = 0; i < ranked.size(); ++i) {
-    ranked[i].set_rank(static_cast<int32_t>(i + 1));
-    *response->add_ranked() = std::move(ranked[i]);
-  }
+  AssignRanks(ranked_board, &ranked);
+  for (v1::LeaderboardEntry& e : ranked) *response->add_ranked() = std::move(e);
   return absl::OkStatus();
 }
 

@@ -229,6 +229,42 @@ absl::Status ValidateSanitize(const v1::JobSpec& spec) {
   return absl::OkStatus();
 }
 
+// A ranked run (issue 23, item 7) is a protocol kbenchd fixes: cold mode, at least
+// kRankedPlacements placements (their gaps drawn from the executor's secret), the default
+// stopping rule and the executor's own seed. Unset fields are filled in; a field set otherwise
+// is refused, so that nobody ranks a run taken under easier conditions.
+absl::Status NormalizeRanked(v1::JobSpec* spec) {
+  if (!spec->ranked()) return absl::OkStatus();
+  constexpr int kRankedPlacements = 8;
+  if (spec->kind() != v1::JOB_KIND_BENCHMARK) {
+    return absl::InvalidArgumentError(
+        "ranked: applies to benchmarks (kbctl bench, compare), not "
+        "to " +
+        v1::JobKind_Name(spec->kind()));
+  }
+  if (spec->mode() != v1::MEASURE_MODE_UNSPECIFIED && spec->mode() != v1::MEASURE_MODE_COLD) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("mode: a ranked run is timed cold, not ", v1::MeasureMode_Name(spec->mode())));
+  }
+  if (spec->seed() != 0) {
+    return absl::InvalidArgumentError(
+        "seed: a ranked run's inputs come from the executor's secret; leave the seed unset");
+  }
+  if (spec->has_stopping() && spec->stopping().ByteSizeLong() > 0) {
+    return absl::InvalidArgumentError(
+        "stopping: a ranked run uses the default stopping rule; leave --noise, --min-samples, "
+        "--min-time and --timeout unset");
+  }
+  if (spec->placements() > 0 && spec->placements() < kRankedPlacements) {
+    return absl::InvalidArgumentError(absl::StrCat("placements: a ranked run takes at least ",
+                                                   kRankedPlacements, ", not ",
+                                                   spec->placements()));
+  }
+  spec->set_mode(v1::MEASURE_MODE_COLD);
+  spec->set_placements(std::max(spec->placements(), kRankedPlacements));
+  return absl::OkStatus();
+}
+
 // `placements` copies a benchmark's buffers to sample them at several addresses.
 absl::Status ValidatePlacements(const v1::JobSpec& spec) {
   KBENCH_RETURN_IF_ERROR(CheckPlacementCount(spec.placements()));
@@ -259,6 +295,7 @@ absl::Status ValidateCompileJob(const v1::DeviceInfo& device, v1::JobSpec* spec)
 absl::Status ValidateAndNormalize(const v1::DeviceInfo& device, const SubmitLimits& limits,
                                   v1::JobSpec* spec) {
   KBENCH_RETURN_IF_ERROR(NormalizeEnums(spec));
+  KBENCH_RETURN_IF_ERROR(NormalizeRanked(spec));
   KBENCH_RETURN_IF_ERROR(ValidateStopping(spec->stopping(), limits));
   KBENCH_RETURN_IF_ERROR(ValidateOperation(*spec));
   KBENCH_RETURN_IF_ERROR(ValidateSanitize(*spec));

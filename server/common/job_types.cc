@@ -40,6 +40,8 @@ std::string ExecutorFailureName(ExecutorFailure failure) {
       return "cancel_kill";
     case ExecutorFailure::kWireError:
       return "wire_error";
+    case ExecutorFailure::kOwnerChanged:
+      return "owner_changed";
   }
   return "exit";
 }

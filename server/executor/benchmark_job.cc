@@ -412,7 +412,10 @@ absl::Status BenchmarkRun::Initialize() {
   sample_secret_ = DrawCheckSeed();
   mode_ = spec_.mode() == v1::MEASURE_MODE_UNSPECIFIED ? runner_.default_mode() : spec_.mode();
   KBENCH_RETURN_IF_ERROR(CheckPlacementCount(spec_.placements()));
-  placements_ = DrawPlacements(spec_.placements(), seed_);
+  // A ranked run's gaps come from the secret: a submitter cannot pick a seed whose layout suits
+  // their kernel (kbenchd fixed the rest of the protocol at submit).
+  if (spec_.ranked()) mode_ = v1::MEASURE_MODE_COLD;
+  placements_ = DrawPlacements(spec_.placements(), spec_.ranked() ? sample_secret_ : seed_);
   v1::Environment* env = run_.result.mutable_environment();
   runner_.FillEnvironment(env);
   env->set_seed(seed_);

@@ -63,6 +63,7 @@ class CpuPreparedVariant : public PreparedVariant {
                      std::vector<char>* flush)
       : problem_(problem), mode_(mode), warmup_seconds_(warmup_seconds), flush_(flush) {
     run_ = op.host_runs.at(problem.variant);
+    pointwise_ = op.pointwise;
     const kernels::Layout layout = op.layout(problem);
     input_scale_ = static_cast<float>(layout.input_scale);
     Allocate(layout, placement);
@@ -113,6 +114,13 @@ class CpuPreparedVariant : public PreparedVariant {
       const SampleSeal& seal) override {
     FillInputs(seal.input_seed);
     KBENCH_ASSIGN_OR_RETURN(kernels::HostTensors inputs, Inputs());
+    if (pointwise_ && !positions_.empty()) {
+      for (std::vector<double>& in : inputs) {
+        std::vector<double> at;
+        for (const int64_t p : positions_[0]) at.push_back(in[static_cast<size_t>(p)]);
+        in = std::move(at);
+      }
+    }
     return [inputs = std::move(inputs)] { return inputs; };
   }
 
@@ -252,6 +260,7 @@ class CpuPreparedVariant : public PreparedVariant {
   std::vector<const float*> input_ptrs_;
   std::vector<float*> output_ptrs_;
   std::vector<std::vector<int64_t>> positions_;
+  bool pointwise_ = false;
   int64_t launches_ = 1;
 };
 

@@ -85,9 +85,10 @@ class PreparedVariant {
   // its sample will be checked: that is chosen after sampling.
   virtual absl::StatusOr<SealedSample> TakeSealedSample(const SampleSeal& seal) = 0;
   // The inputs of the buffer set whose outputs a sealed sample read, regenerated from `seal`
-  // and read back (rounded to the dtype): what the reference of that sample needs. Returns a
-  // function that converts them to float64, which may run on another thread (the conversion,
-  // not the copy, is the costly part for a large problem).
+  // and read back (rounded to the dtype): what the reference of that sample needs; for a
+  // pointwise operation (kernels::Operation::pointwise) only their values at the sealed
+  // positions of output 0, in that order. Returns a function that converts them to float64,
+  // which may run on another thread (the conversion, not the copy, is the costly part).
   virtual absl::StatusOr<std::function<kernels::HostTensors()>> SealedInputs(
       const SampleSeal& seal) = 0;
   // Facts of the measurement only this device knows (graph rotation bytes, say).

@@ -20,8 +20,10 @@
 namespace kbench::executor {
 
 // The reference of `problem` on `inputs` at `positions` (per output), shaped for
-// CompareWithReference against a SealedSample's outputs: a per-element reference where the
-// operation has one and the problem is costly, else the whole reference, picked.
+// CompareWithReference against a SealedSample's outputs: for a pointwise operation `inputs`
+// are the values at the positions only (PreparedVariant::SealedInputs) and the reference is
+// that of the compact problem; else a per-element reference where the operation has one and
+// the problem is costly, else the whole reference, picked.
 absl::StatusOr<Reference> ReferenceAtPositions(const kernels::Problem& problem,
                                                const kernels::HostTensors& inputs,
                                                const std::vector<std::vector<int64_t>>& positions,

@@ -27,9 +27,22 @@ void Scheduler::WorkerLoop(Device* device) {
     const absl::Time now = clock_->Now();
     std::optional<QueuedJob> next =
         device->queue.Pop([&](const std::string& owner) { return OwnerUsageNow(owner, now); });
+    if (next && NeedsFreshExecutor(*device, *next)) {
+      // The job goes back in its place and runs on the fresh executor the loop starts.
+      device->queue.Push(*next);
+      lock.unlock();
+      logging::Log(Level::kInfo, "restarting the executor for another owner (--isolate-owners)",
+                   {Field("device", device->id), Field("owner", next->owner)});
+      ReplaceExecutor(device, ExecutorFailure::kOwnerChanged);
+      lock.lock();
+      continue;
+    }
     UpdateQueueGauge(*device);
     PublishPlaces(*device);
-    if (next) RunJob(device, *next, lock);
+    if (next) {
+      device->last_owner = next->owner;
+      RunJob(device, *next, lock);
+    }
     if (next && device->queue.empty() && on_idle_) {
       lock.unlock();
       on_idle_();
@@ -88,8 +101,14 @@ void Scheduler::WaitBeforeRetry(Device* device, std::unique_lock<std::mutex>& lo
   clock_->WaitUntil(cv_, lock, clock_->Now() + backoff, [&] { return stopping_; });
 }
 
+bool Scheduler::NeedsFreshExecutor(const Device& device, const QueuedJob& next) const {
+  return options_.isolate_owners && device.id != "cpu" && device.last_owner.has_value() &&
+         *device.last_owner != next.owner;
+}
+
 void Scheduler::MarkReady(Device* device, std::unique_ptr<Executor> executor) {
   device->executor = std::move(executor);
+  device->last_owner.reset();
   device->info = device->executor->info();
   device->info.set_id(device->id);  // the daemon's name for it, whatever the executor says
   device->info.set_state(v1::DEVICE_STATE_READY);

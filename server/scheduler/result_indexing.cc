@@ -62,6 +62,7 @@ std::vector<store::IndexedResult> IndexedResultsOf(const store::JobRecord& job,
     r.impossible = ImpossibleOf(v);
     r.contended = env.contention().contended();
     r.placements = std::max(spec.placements(), 1);
+    r.ranked = spec.ranked() && v.converged() && !v.drifted();
   }
   return rows;
 }

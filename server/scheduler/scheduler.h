@@ -56,6 +56,10 @@ struct SchedulerOptions {
   absl::Duration supervision_tick = absl::Milliseconds(250);
   // Fair share forgets GPU time with this half-life (--fair-share-half-life).
   absl::Duration fair_share_half_life = absl::Hours(1);
+  // --isolate-owners (issue 23, item 4): a CUDA device's executor is restarted before a job of
+  // another owner than the last job's, so no CUDA context, allocation or loaded module is ever
+  // shared between owners (each job already unloads its modules and scrubs its memory).
+  bool isolate_owners = false;
 };
 
 // The grpc health service name of a device: "kbench.device.cpu", "kbench.device.cuda:0".
@@ -137,6 +141,8 @@ class Scheduler final : public JobQueue {
     std::unique_ptr<Executor> executor;
     std::optional<RunningJob> running;
     int64_t restarts = 0;
+    // The owner of the last job the current executor ran (--isolate-owners).
+    std::optional<std::string> last_owner;
     int start_failures = 0;
     bool tried_once = false;
     std::thread worker;
@@ -195,6 +201,9 @@ class Scheduler final : public JobQueue {
   void ChargeRun(const AdmittedJob& job, absl::Duration ran, bool succeeded);
   void UpdateQueueGauge(const Device& device);
   void PublishHealth() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // --isolate-owners: `next` is another owner's than the last job the executor ran.
+  bool NeedsFreshExecutor(const Device& device, const QueuedJob& next) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Installs a ready executor on its device: its description (under the device's id), READY.
   void MarkReady(Device* device, std::unique_ptr<Executor> executor)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -13,7 +13,7 @@ constexpr char kColumns[] =
     "seq, job_id, variant, module_sha256, kernel, shape, dtype, params, mode, device, "
     "device_model, driver_version, kbench_version, owner, finish_time_ns, median_seconds, "
     "median_ci_low_seconds, median_ci_high_seconds, samples, correct, impossible, contended, "
-    "placements";
+    "placements, ranked";
 
 IndexedResult ReadRow(Statement& row) {
   IndexedResult r;
@@ -40,6 +40,7 @@ IndexedResult ReadRow(Statement& row) {
   r.impossible = row.ColumnInt64(20) != 0;
   r.contended = row.ColumnInt64(21) != 0;
   r.placements = row.ColumnInt64(22);
+  r.ranked = row.ColumnInt64(23) != 0;
   return r;
 }
 
@@ -68,6 +69,7 @@ absl::Status BindRow(Statement& insert, const IndexedResult& r) {
     KBENCH_RETURN_IF_ERROR(insert.BindInt64(index++, flag ? 1 : 0));
   }
   KBENCH_RETURN_IF_ERROR(insert.BindInt64(index++, r.placements));
+  KBENCH_RETURN_IF_ERROR(insert.BindInt64(index++, r.ranked ? 1 : 0));
   return absl::OkStatus();
 }
 
@@ -93,7 +95,7 @@ absl::StatusOr<std::unique_ptr<ResultIndexQueries>> ResultIndexQueries::Prepare(
       db->Prepare(absl::StrCat("INSERT INTO result_index (",
                                std::string(kColumns).substr(sizeof("seq, ") - 1),
                                ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-                               "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)"),
+                               "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)"),
                   "index a result"));
   return q;
 }
@@ -170,6 +172,7 @@ absl::StatusOr<std::vector<IndexedResult>> ResultIndexQueries::LeaderboardRows(
     absl::StrAppend(&sql, " AND mode = ?");
     values.push_back(filter.mode);
   }
+  if (filter.ranked_only) absl::StrAppend(&sql, " AND ranked = 1");
   KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Statement> query, db_->Prepare(sql, "read leaderboard"));
   KBENCH_RETURN_IF_ERROR(BindTexts(*query, values));
   return ReadRows(*query);

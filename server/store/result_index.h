@@ -39,6 +39,9 @@ struct IndexedResult {
   bool contended = false;
   // Buffer placements pooled in the result (JobSpec.placements; 1 for a job of one).
   int64_t placements = 1;
+  // A ranked run's result that converged without drifting (issue 23): what ranked leaderboards
+  // count.
+  bool ranked = false;
 };
 
 // Empty strings match anything.
@@ -61,6 +64,8 @@ struct LeaderboardFilter {
   std::string dtype;
   std::string device_model;
   std::string mode;  // empty: any
+  // Only rows of ranked runs.
+  bool ranked_only = false;
 };
 
 namespace internal {

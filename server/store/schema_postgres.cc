@@ -216,6 +216,10 @@ BEGIN
 END
 $$ LANGUAGE plpgsql;
 )sql",
+    // 9: ranked runs (see schema_sqlite.cc's migration 9).
+    R"sql(
+ALTER TABLE result_index ADD COLUMN ranked BIGINT NOT NULL DEFAULT 0;
+)sql",
 };
 
 }  // namespace

@@ -208,6 +208,11 @@ ALTER TABLE result_index ADD COLUMN placements INTEGER NOT NULL DEFAULT 1;
     R"sql(
 ALTER TABLE jobs ADD COLUMN progress BLOB NOT NULL DEFAULT x'';
 )sql",
+    // 9: ranked runs (issue 23): a leaderboard counts only results of the ranked protocol that
+    // converged without drifting. Earlier rows were not ranked.
+    R"sql(
+ALTER TABLE result_index ADD COLUMN ranked INTEGER NOT NULL DEFAULT 0;
+)sql",
 };
 
 }  // namespace

@@ -39,6 +39,38 @@ TEST(ValidateAndNormalize, FillsDefaultsForAMinimalSpec) {
   EXPECT_EQ(s.dtype(), v1::DTYPE_F32);
 }
 
+// Issue 23, item 7: kbenchd fixes a ranked run's protocol.
+TEST(ValidateAndNormalize, FixesARankedRunsProtocol) {
+  v1::JobSpec s = Spec("softmax", "host_rowwise");
+  s.add_shape(64);
+  s.add_shape(32);
+  s.set_ranked(true);
+  ASSERT_TRUE(ValidateAndNormalize(Cpu(), {}, &s).ok());
+  EXPECT_EQ(s.mode(), v1::MEASURE_MODE_COLD);
+  EXPECT_EQ(s.placements(), 8);
+  s.set_placements(12);
+  ASSERT_TRUE(ValidateAndNormalize(Cpu(), {}, &s).ok());
+  EXPECT_EQ(s.placements(), 12);
+}
+
+TEST(ValidateAndNormalize, RefusesARankedRunThatEasesItsProtocolNamingTheField) {
+  const auto refused = [](void (*ease)(v1::JobSpec*), const std::string& field) {
+    v1::JobSpec s = Spec("softmax", "host_rowwise");
+    s.add_shape(64);
+    s.add_shape(32);
+    s.set_ranked(true);
+    ease(&s);
+    const absl::Status st = ValidateAndNormalize(Cpu(), {}, &s);
+    EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument) << field << ": " << st;
+    EXPECT_EQ(st.message().substr(0, field.size() + 1), field + ":") << st;
+  };
+  refused([](v1::JobSpec* s) { s->set_seed(5); }, "seed");
+  refused([](v1::JobSpec* s) { s->set_mode(v1::MEASURE_MODE_HOT); }, "mode");
+  refused([](v1::JobSpec* s) { s->set_placements(4); }, "placements");
+  refused([](v1::JobSpec* s) { s->mutable_stopping()->set_min_time_seconds(0.01); }, "stopping");
+  refused([](v1::JobSpec* s) { s->set_kind(v1::JOB_KIND_PROFILE); }, "ranked");
+}
+
 TEST(ValidateAndNormalize, RejectsAnEmptyShapeNamingTheDims) {
   v1::JobSpec s = Spec("softmax", "host_rowwise");
   const absl::Status st = ValidateAndNormalize(Cpu(), {}, &s);

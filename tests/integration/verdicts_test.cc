@@ -3,6 +3,7 @@
 // codes, and a leaderboard over three shapes.
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -198,12 +199,13 @@ TEST_F(VerdictsTest, LeaderboardRanksByGeometricMeanOverThreeShapes) {
   Bench("gelu", "tanh_host", "4096");  // a second result at one shape: the best one counts
   KbctlRun board = Kbctl(
       "-o json leaderboard gelu --shapes 4096,16384,65536 --dtype f32 "
-      "--device-model cpu");
+      "--device-model cpu --include-unranked");
   ASSERT_EQ(board.exit_code, 0) << board.err;
   const nlohmann::json doc = nlohmann::json::parse(board.out);
   ASSERT_EQ(doc["ranked"].size(), 2u) << board.out;
   // Without --dtype and --device-model: f32, and the model of the daemon's only device.
-  KbctlRun defaults = Kbctl("-o json leaderboard gelu --shapes 4096,16384,65536");
+  KbctlRun defaults =
+      Kbctl("-o json leaderboard gelu --shapes 4096,16384,65536 --include-unranked");
   ASSERT_EQ(defaults.exit_code, 0) << defaults.err;
   EXPECT_EQ(nlohmann::json::parse(defaults.out)["ranked"], doc["ranked"]) << defaults.out;
 
@@ -238,11 +240,69 @@ TEST_F(VerdictsTest, LeaderboardRanksByGeometricMeanOverThreeShapes) {
 
   KbctlRun partial = Kbctl(
       "-o json leaderboard gelu --shapes 4096,262144 --dtype f32 "
-      "--device-model cpu");
+      "--device-model cpu --include-unranked");
   ASSERT_EQ(partial.exit_code, 0) << partial.err;
   const nlohmann::json incomplete = nlohmann::json::parse(partial.out);
   EXPECT_TRUE(!incomplete.contains("ranked") || incomplete["ranked"].empty()) << partial.out;
   EXPECT_EQ(incomplete["incomplete"].size(), 2u) << partial.out;
+}
+
+// Issue 23, item 7: a leaderboard is a protocol. Only ranked runs count, each contender by the
+// median of its runs with an interval; a ranked run's protocol is fixed by kbenchd. A host
+// matmul keeps the cpu device's cold samples (a 256 MiB flush each) few enough for CI; ties
+// and medians of several contenders are tested in tests/api/leaderboard_test.cc.
+TEST_F(VerdictsTest, RankedRunsFixTheirProtocolAndAloneMakeTheLeaderboard) {
+  const std::string shape = "256x256x256";
+  Bench("matmul", "host_naive", shape);  // not ranked: never on the ranked board
+  KbctlRun empty = Kbctl("-o json leaderboard matmul --shapes " + shape);
+  ASSERT_EQ(empty.exit_code, 0) << empty.err;
+  EXPECT_TRUE(nlohmann::json::parse(empty.out).value("ranked", nlohmann::json::array()).empty())
+      << empty.out;
+
+  std::vector<double> medians;
+  for (int run = 0; run < 2; ++run) {
+    KbctlRun r = Kbctl("-o json bench matmul --variant host_naive --shape " + shape +
+                       " --device cpu --ranked");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const nlohmann::json doc = nlohmann::json::parse(r.out);
+    const nlohmann::json& job = doc.contains("job") ? doc["job"] : doc;
+    EXPECT_EQ(job["spec"]["mode"], "MEASURE_MODE_COLD") << r.out;
+    EXPECT_EQ(job["spec"]["placements"], 8) << r.out;
+    EXPECT_TRUE(job["spec"]["ranked"].get<bool>()) << r.out;
+    const auto& v = job["result"]["variants"][0];
+    EXPECT_EQ(v["placements"].size(), 8u) << r.out;
+    EXPECT_GE(v["sealed_checks"]["samples_checked"].get<int>(), 3) << r.out;
+    ASSERT_TRUE(v["converged"].get<bool>()) << r.out;
+    medians.push_back(v["stats"]["median_seconds"].get<double>());
+  }
+  KbctlRun board = Kbctl("-o json leaderboard matmul --shapes " + shape + " --device-model cpu");
+  ASSERT_EQ(board.exit_code, 0) << board.err;
+  const nlohmann::json doc = nlohmann::json::parse(board.out);
+  ASSERT_EQ(doc["ranked"].size(), 1u) << board.out;
+  const auto& entry = doc["ranked"][0];
+  const auto& p = entry["points"][0];
+  // The median of the two runs, never the better one.
+  EXPECT_DOUBLE_EQ(p["median_seconds"].get<double>(), 0.5 * (medians[0] + medians[1]));
+  EXPECT_EQ(p["runs"].get<int>(), 2);
+  EXPECT_LE(p["ci_low_seconds"].get<double>(), std::min(medians[0], medians[1]));
+  EXPECT_GE(p["ci_high_seconds"].get<double>(), std::max(medians[0], medians[1]));
+  EXPECT_TRUE(entry["final"].get<bool>()) << board.out;
+
+  KbctlRun table = Kbctl("leaderboard matmul --shapes " + shape + " --device-model cpu");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("ranked runs only"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("95% INTERVAL"), std::string::npos) << table.out;
+}
+
+TEST_F(VerdictsTest, ARankedRunRefusesWhatWouldEaseItsProtocol) {
+  for (const char* extra : {"--seed 5", "--mode hot", "--placements 4", "--min-time 0.01"}) {
+    KbctlRun r = Kbctl(std::string("bench gelu --variant tanh_host --shape 4096 --device cpu "
+                                   "--ranked ") +
+                       extra);
+    EXPECT_EQ(r.exit_code, 3) << extra << ": " << r.err;
+    EXPECT_NE(r.err.find("INVALID_ARGUMENT"), std::string::npos) << extra << ": " << r.err;
+    EXPECT_NE(r.err.find("ranked run"), std::string::npos) << extra << ": " << r.err;
+  }
 }
 
 }  // namespace

@@ -128,7 +128,15 @@ class ScriptedVariant : public PreparedVariant {
   absl::StatusOr<std::function<kernels::HostTensors()>> SealedInputs(
       const SampleSeal& seal) override {
     Fill(seal.input_seed);
-    return [inputs = inputs_] { return inputs; };
+    kernels::HostTensors inputs = inputs_;
+    if (op_->pointwise) {
+      for (std::vector<double>& in : inputs) {
+        std::vector<double> at;
+        for (const int64_t p : positions_[0]) at.push_back(in[p]);
+        in = std::move(at);
+      }
+    }
+    return [inputs] { return inputs; };
   }
   absl::Status Warmup() override { return absl::OkStatus(); }
   absl::StatusOr<measure::Sample> TakeSample() override {

@@ -239,7 +239,8 @@ TEST(PrometheusMetrics, AcceptsEveryDocumentedLabelValue) {
       {kbench::ExecutorFailure::kStartFailed, "start_failed"},
       {kbench::ExecutorFailure::kHung, "hung"},
       {kbench::ExecutorFailure::kCancelKill, "cancel_kill"},
-      {kbench::ExecutorFailure::kWireError, "wire_error"}};
+      {kbench::ExecutorFailure::kWireError, "wire_error"},
+      {kbench::ExecutorFailure::kOwnerChanged, "owner_changed"}};
   for (size_t i = 0; i < causes.size(); ++i) {
     for (size_t n = 0; n <= i; ++n) m->ExecutorRestarted("cpu", causes[i].first);
   }

@@ -235,6 +235,41 @@ TEST_F(SchedulerTest, RestartsTheExecutorAfterAStickyError) {
             std::vector<ExecutorFailure>{ExecutorFailure::kStickyError});
 }
 
+// Issue 23, item 4: --isolate-owners gives each owner's run of jobs a fresh executor.
+TEST_F(SchedulerTest, RestartsTheExecutorBetweenOwnersWhenIsolatingThem) {
+  options_.isolate_owners = true;
+  launcher_.AddCuda(0);
+  StartScheduler();
+  const auto submit_as = [&](const std::string& owner) {
+    store::JobRecord r = Stored("cuda:0");
+    v1::JobSpec spec;
+    spec.ParseFromString(r.spec);
+    spec.set_owner(owner);
+    spec.SerializeToString(&r.spec);
+    r.owner = owner;
+    scheduler_->Enqueue(r);
+    return r.id;
+  };
+  const std::string a1 = submit_as("alice");
+  std::shared_ptr<FakeExecutorState> first = launcher_.AwaitExecutor("cuda:0", 0);
+  ASSERT_TRUE(first->AwaitRuns(1));
+  const std::string a2 = submit_as("alice");
+  first->Succeed(a1);
+  ASSERT_TRUE(first->AwaitRuns(2));  // the same owner keeps the executor
+  const std::string b1 = submit_as("bob");
+  first->Succeed(a2);
+  ASSERT_TRUE(AwaitState(a2, store::JobState::kSucceeded));
+  std::shared_ptr<FakeExecutorState> second = launcher_.AwaitExecutor("cuda:0", 1);
+  ASSERT_NE(second, nullptr);
+  ASSERT_TRUE(second->AwaitRuns(1));
+  EXPECT_EQ(second->runs, std::vector<std::string>{b1});
+  EXPECT_EQ(first->runs, (std::vector<std::string>{a1, a2}));
+  second->Succeed(b1);
+  ASSERT_TRUE(AwaitState(b1, store::JobState::kSucceeded));
+  EXPECT_EQ(metrics_.Restarts("cuda:0"),
+            std::vector<ExecutorFailure>{ExecutorFailure::kOwnerChanged});
+}
+
 TEST_F(SchedulerTest, RetriesAFailingExecutorWithCappedBackoffAndServesAgainWhenItStarts) {
   launcher_.AddCuda(0);
   launcher_.FailStarts("cuda:0", 8);

@@ -407,6 +407,13 @@ absl::Status CudaPreparedVariant::SetSealedPositions(
   }
   counters_offset_ = bytes;
   bytes += 2 * sizeof(unsigned long long);
+  inputs_gathered_offsets_.clear();
+  for (size_t t = 0; t < layout_.inputs.size(); ++t) {
+    bytes = static_cast<size_t>(AlignUp(static_cast<int64_t>(bytes)));
+    inputs_gathered_offsets_.push_back(bytes);
+    bytes += positions.front().size() * element_bytes;
+  }
+  sealed_bytes_ = bytes;
   if (sealed_ != nullptr) cudaFree(sealed_);
   sealed_ = nullptr;
   KBENCH_CUDA_RETURN_IF_ERROR(cudaMalloc(&sealed_, bytes));
@@ -501,13 +508,28 @@ absl::StatusOr<std::function<kernels::HostTensors()>> CudaPreparedVariant::Seale
   // Raw bytes here; their conversion runs on the caller's worker thread.
   const size_t set = LastWrittenSet();
   const size_t element_bytes = kernels::StorageBytes(problem_.dtype);
+  const kernels::Operation* op = kernels::FindOperation(problem_.op);
   std::vector<std::vector<char>> raw(layout_.inputs.size());
+  cudaStream_t prep = runner_->prep_stream();
+  char* base = static_cast<char*>(sealed_);
   for (size_t t = 0; t < layout_.inputs.size(); ++t) {
+    if (op != nullptr && op->pointwise) {
+      // Only the values at output 0's positions: all that its reference there needs.
+      const int64_t count = sealed_counts_.front();
+      raw[t].resize(static_cast<size_t>(count) * element_bytes);
+      KBENCH_RETURN_IF_ERROR(
+          GatherOutputs(args_[set].inputs[t], problem_.dtype,
+                        reinterpret_cast<const int64_t*>(base + positions_offsets_.front()), count,
+                        0, 0, base + inputs_gathered_offsets_[t], nullptr, prep));
+      KBENCH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(raw[t].data(), base + inputs_gathered_offsets_[t],
+                                                  raw[t].size(), cudaMemcpyDeviceToHost, prep));
+      continue;
+    }
     raw[t].resize(static_cast<size_t>(layout_.inputs[t].elements) * element_bytes);
     KBENCH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(raw[t].data(), args_[set].inputs[t], raw[t].size(),
-                                                cudaMemcpyDeviceToHost, runner_->prep_stream()));
+                                                cudaMemcpyDeviceToHost, prep));
   }
-  KBENCH_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(runner_->prep_stream()));
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(prep));
   return [raw = std::move(raw), dtype = problem_.dtype, element_bytes] {
     kernels::HostTensors out(raw.size());
     for (size_t t = 0; t < raw.size(); ++t) {

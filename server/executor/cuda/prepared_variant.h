@@ -112,6 +112,10 @@ class CudaPreparedVariant : public PreparedVariant {
   std::vector<int64_t> sealed_counts_;
   std::vector<size_t> positions_offsets_, gathered_offsets_;
   size_t counters_offset_ = 0;
+  // A pointwise operation's checks read its inputs back at the positions of output 0 only:
+  // one region per input.
+  std::vector<size_t> inputs_gathered_offsets_;
+  size_t sealed_bytes_ = 0;
   // One LaunchArgs per buffer set.
   std::vector<kernels::cuda::LaunchArgs> args_;
   cudaEvent_t start_ = nullptr;

@@ -116,7 +116,8 @@ __global__ void GatherKernel(const T* data, const int64_t* positions, int64_t co
   const int64_t p = positions[k];
   const T v = data[p];
   gathered[k] = v;
-  if (SameBits(v, FromFloat<T>(kernels::OutputPatternAt(seed, output, static_cast<uint64_t>(p))))) {
+  if (unwritten != nullptr &&
+      SameBits(v, FromFloat<T>(kernels::OutputPatternAt(seed, output, static_cast<uint64_t>(p))))) {
     atomicAdd(unwritten, 1ull);
   }
 }

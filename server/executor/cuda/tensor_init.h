@@ -46,7 +46,8 @@ absl::Status CountChangedInputs(const TensorSets& t, uint64_t seed, uint32_t ten
                                 unsigned long long* changed, cudaStream_t stream);
 
 // Copies data[positions[k]] (raw, in the dtype) to gathered[k] for k < count, and adds to
-// *unwritten (device memory) those still holding OutputPatternAt(pattern_seed, output, .).
+// *unwritten (device memory; may be null) those still holding
+// OutputPatternAt(pattern_seed, output, .).
 // `positions` and `gathered` are device memory. Asynchronous.
 absl::Status GatherOutputs(const void* data, kernels::DType dtype, const int64_t* positions,
                            int64_t count, uint64_t pattern_seed, uint32_t output, void* gathered,

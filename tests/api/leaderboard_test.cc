@@ -1,0 +1,129 @@
+// GetLeaderboard on a real (SQLite) result index (issue 23, item 7): a ranked board counts only
+// ranked runs, each contender by the median of its runs (never the best), with an interval that
+// holds every run's; overlapping intervals are ties sharing a rank; one run is provisional.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "server/api/history_service.h"
+#include "server/store/job_store.h"
+
+namespace kbench::api {
+namespace {
+
+class LeaderboardTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/kbench_leaderboard_XXXXXX";
+    dir_ = mkdtemp(tmpl);
+    store::StoreLocation location;
+    location.data_dir = dir_;
+    absl::StatusOr<std::unique_ptr<store::JobStore>> opened = store::JobStore::Open(location);
+    ASSERT_TRUE(opened.ok()) << opened.status();
+    store_ = std::move(*opened);
+  }
+  void TearDown() override {
+    store_.reset();
+    std::system(("rm -rf '" + dir_ + "'").c_str());
+  }
+
+  // One indexed result of job `id` (created here): `variant` at shape 1024 with `median` and
+  // the interval median -/+ `half`.
+  void Add(const std::string& id, const std::string& variant, double median, double half,
+           bool ranked) {
+    store::JobRecord job;
+    job.id = id;
+    job.device = "cpu";
+    job.kernel = "gelu";
+    job.spec = "spec";
+    ASSERT_TRUE(store_->Insert(job).ok());
+    store::IndexedResult r;
+    r.job_id = id;
+    r.variant = variant;
+    r.kernel = "gelu";
+    r.shape = "1024";
+    r.dtype = "f32";
+    r.mode = "cold";
+    r.device = "cpu";
+    r.device_model = "Some CPU";
+    r.owner = "alice";
+    r.median_seconds = median;
+    r.median_ci_low_seconds = median - half;
+    r.median_ci_high_seconds = median + half;
+    r.samples = 100;
+    r.correct = true;
+    r.ranked = ranked;
+    ASSERT_TRUE(store_->IndexResults({r}).ok());
+  }
+
+  v1::GetLeaderboardResponse Board(bool include_unranked = false) {
+    v1::GetLeaderboardRequest request;
+    request.set_kernel("gelu");
+    request.add_shapes()->add_dims(1024);
+    request.set_dtype(v1::DTYPE_F32);
+    request.set_device_model("Some CPU");
+    request.set_include_unranked(include_unranked);
+    v1::GetLeaderboardResponse response;
+    const absl::Status s = GetLeaderboard(
+        *store_, [](const std::string& m) { return m; }, request, &response);
+    EXPECT_TRUE(s.ok()) << s;
+    return response;
+  }
+
+  std::string dir_;
+  std::unique_ptr<store::JobStore> store_;
+};
+
+TEST_F(LeaderboardTest, RanksEachContenderByTheMedianOfItsRankedRuns) {
+  // a's runs: 1.0, 1.4, 5.0 (median 1.4); one lucky unranked 0.1 must not count.
+  Add("a1", "a", 1.0, 0.01, true);
+  Add("a2", "a", 1.4, 0.01, true);
+  Add("a3", "a", 5.0, 0.01, true);
+  Add("a4", "a", 0.1, 0.01, false);
+  Add("b1", "b", 2.0, 0.01, true);
+  Add("b2", "b", 2.2, 0.01, true);
+  const v1::GetLeaderboardResponse board = Board();
+  ASSERT_EQ(board.ranked_size(), 2);
+  const v1::LeaderboardEntry& a = board.ranked(0);
+  EXPECT_EQ(a.variant(), "a");
+  EXPECT_DOUBLE_EQ(a.points(0).median_seconds(), 1.4);
+  EXPECT_EQ(a.points(0).runs(), 3);
+  EXPECT_EQ(a.points(0).job_id(), "a2");  // the run at the median
+  EXPECT_DOUBLE_EQ(a.points(0).ci_low_seconds(), 0.99);
+  EXPECT_DOUBLE_EQ(a.points(0).ci_high_seconds(), 5.01);
+  EXPECT_TRUE(a.final());
+  const v1::LeaderboardEntry& b = board.ranked(1);
+  EXPECT_DOUBLE_EQ(b.points(0).median_seconds(), 2.1);
+  // a's interval [0.99, 5.01] holds b's: they cannot be told apart.
+  EXPECT_TRUE(b.tied());
+  EXPECT_EQ(b.rank(), 1);
+}
+
+TEST_F(LeaderboardTest, SeparatesContendersWhoseIntervalsDoNotOverlapAndMarksOneRunProvisional) {
+  Add("a1", "a", 1.0, 0.05, true);
+  Add("a2", "a", 1.02, 0.05, true);
+  Add("b1", "b", 2.0, 0.05, true);
+  const v1::GetLeaderboardResponse board = Board();
+  ASSERT_EQ(board.ranked_size(), 2);
+  EXPECT_EQ(board.ranked(0).rank(), 1);
+  EXPECT_TRUE(board.ranked(0).final());
+  EXPECT_EQ(board.ranked(1).rank(), 2);
+  EXPECT_FALSE(board.ranked(1).tied());
+  EXPECT_FALSE(board.ranked(1).final());  // one run
+}
+
+TEST_F(LeaderboardTest, CountsNoUnrankedResultUnlessAsked) {
+  Add("u1", "u", 0.5, 0.01, false);
+  EXPECT_EQ(Board().ranked_size(), 0);
+  const v1::GetLeaderboardResponse all = Board(/*include_unranked=*/true);
+  ASSERT_EQ(all.ranked_size(), 1);
+  EXPECT_DOUBLE_EQ(all.ranked(0).points(0).median_seconds(), 0.5);
+  EXPECT_EQ(all.ranked(0).points(0).runs(), 0);  // a best-of board has no runs or intervals
+  EXPECT_FALSE(all.ranked(0).tied());
+}
+
+}  // namespace
+}  // namespace kbench::api
