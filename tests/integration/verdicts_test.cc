@@ -256,8 +256,8 @@ TEST_F(VerdictsTest, LeaderboardRanksByGeometricMeanOverThreeShapes) {
 TEST_F(VerdictsTest, ARankedRunFixesItsProtocolAndCountsOnlyIfItConverged) {
   const std::string shape = "256x256x256";
   Bench("matmul", "host_naive", shape);  // not ranked: never on the ranked board
-  KbctlRun r =
-      Kbctl("-o json bench matmul --variant host_naive --shape " + shape + " --device cpu --ranked");
+  KbctlRun r = Kbctl("-o json bench matmul --variant host_naive --shape " + shape +
+                     " --device cpu --ranked");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json doc = nlohmann::json::parse(r.out);
   const nlohmann::json& job = doc.contains("job") ? doc["job"] : doc;
