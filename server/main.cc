@@ -337,6 +337,11 @@ int Serve(const Flags& flags) {
   kbench::api::KbenchService service(jobs.get(), &artifacts, queue, &events, metrics->get(), api,
                                      &authorizer);
   service.EnableVariants(variants->get(), flags.max_variants_per_owner);
+  // Ranked runs are confirmed by kbenchd's own re-run (issue 23) before a rank is final.
+  scheduler.SetRankedObserver([&service](const std::string& id, const kbench::v1::JobSpec& spec,
+                                         const kbench::v1::JobResult& result) {
+    service.ConfirmRankedRun(id, spec, result);
+  });
   kbench::api::SweepReporterOptions sweep_reports;
   sweep_reports.data_dir = data_dir;
   sweep_reports.chunks = artifacts.chunks();

@@ -164,7 +164,8 @@ void AddLeaderboardCommand(CLI::App& app, Action* action) {
       "leaderboard",
       "Rank variants by their ranked runs (kbctl bench|compare --ranked): at each shape the "
       "median of a variant's runs with an interval holding every run's, over the shapes their "
-      "geometric mean; overlapping intervals are ties, one run per shape is provisional; "
+      "geometric mean; overlapping intervals are ties, ranks not yet confirmed by kbenchd's own "
+      "re-run are provisional; "
       "variants missing a shape are listed apart");
   cmd->add_option("OP", flags->kernel, "Operation")->required();
   cmd->add_option("--shapes", flags->shapes, "Comma-separated shapes, e.g. 1024x1024,4096x4096")

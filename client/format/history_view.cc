@@ -92,7 +92,8 @@ bool IsRankedBoard(const v1::GetLeaderboardResponse& board) {
   return false;
 }
 
-// "=2" for a tie with the entry above, "3*" for a provisional rank (one run at some shape).
+// "=2" for a tie with the entry above, "3*" for a provisional rank (some shape has no run that
+// kbenchd re-ran itself to confirm it).
 std::string RankText(const v1::LeaderboardEntry& e) {
   return absl::StrCat(e.tied() ? "=" : "", e.rank(), e.final() ? "" : "*");
 }
@@ -111,8 +112,8 @@ Table RankedTable(const v1::GetLeaderboardResponse& board) {
       t.AddRow({first ? RankText(e) : "", first ? VariantName(e.variant(), e.module_sha256()) : "",
                 first ? FormatSeconds(e.geomean_median_seconds()) : "",
                 first ? Interval(e.geomean_ci_low_seconds(), e.geomean_ci_high_seconds()) : "",
-                Shape(p.shape()), FormatSeconds(p.median_seconds()), absl::StrCat(p.runs()),
-                p.job_id()});
+                Shape(p.shape()), FormatSeconds(p.median_seconds()),
+                absl::StrCat(p.runs(), p.confirmed() ? " (confirmed)" : ""), p.job_id()});
     }
   }
   return t;
@@ -142,8 +143,8 @@ std::string RenderLeaderboard(const v1::GetLeaderboardResponse& board) {
   const bool ranked_board = IsRankedBoard(board);
   if (ranked_board) {
     absl::StrAppend(&out,
-                    "ranked runs only; =N: tied (intervals overlap), N*: provisional (one run "
-                    "at some shape)\n");
+                    "ranked runs only; =N: tied (intervals overlap), N*: provisional (not yet "
+                    "confirmed by kbenchd's own re-run at every shape)\n");
   } else {
     absl::StrAppend(&out, "every counted result, each variant by its best (not ranked runs)\n");
   }

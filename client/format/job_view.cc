@@ -271,7 +271,7 @@ void AddCheckFields(const v1::VariantResult& v, FieldList* f) {
       absl::StrAppend(&line, "; checked median ", FormatSeconds(sealed.checked_median_seconds()),
                       " vs ", FormatSeconds(sealed.unchecked_median_seconds()), " unchecked");
     }
-    f->Add("Sealed samples", line);
+    f->Add("Sealed", line);  // no wider than the labels around it: scripts align on them
   }
   // The physical floor the median was held to (issue 10, item 5).
   if (v.floor().judged()) f->Add("Floor", v.floor().detail());

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <map>
 #include <set>
 #include <utility>
@@ -21,8 +20,6 @@ namespace {
 constexpr int32_t kDefaultPageSize = 50;
 constexpr int32_t kMaxPageSize = 1000;
 constexpr int kMaxLeaderboardShapes = 64;
-// Ranked runs a point needs before its rank is final rather than provisional.
-constexpr int32_t kRunsForAFinalRank = 2;
 
 google::protobuf::Timestamp TimestampOf(int64_t unix_ns) {
   google::protobuf::Timestamp t;
@@ -105,6 +102,7 @@ struct ShapePoint {
   store::IndexedResult row;  // the best run, or the ranked run closest to the median
   double median = 0, ci_low = 0, ci_high = 0;
   int32_t runs = 0;
+  bool confirmed = false;  // a run kbenchd re-ran itself is among them
 };
 
 ShapePoint BestOf(const std::vector<store::IndexedResult>& rows) {
@@ -131,6 +129,7 @@ ShapePoint MedianOfRuns(const std::vector<store::IndexedResult>& rows) {
   for (const store::IndexedResult& r : rows) {
     p.ci_low = std::min(p.ci_low, r.median_ci_low_seconds);
     p.ci_high = std::max(p.ci_high, r.median_ci_high_seconds);
+    p.confirmed = p.confirmed || r.confirmation;
   }
   return p;
 }
@@ -158,7 +157,7 @@ v1::LeaderboardEntry EntryOf(const Contender& who,
   entry.set_variant(who.first);
   entry.set_module_sha256(who.second);
   double log_sum = 0, log_low = 0, log_high = 0;
-  int32_t fewest_runs = std::numeric_limits<int32_t>::max();
+  bool all_confirmed = true;
   for (size_t i = 0; i < shapes.size(); ++i) {
     auto it = at_shape.find(shapes[i]);
     if (it == at_shape.end()) {
@@ -176,8 +175,9 @@ v1::LeaderboardEntry EntryOf(const Contender& who,
       p->set_runs(point.runs);
       p->set_ci_low_seconds(point.ci_low);
       p->set_ci_high_seconds(point.ci_high);
+      p->set_confirmed(point.confirmed);
     }
-    fewest_runs = std::min(fewest_runs, point.runs);
+    all_confirmed = all_confirmed && point.confirmed;
     log_sum += std::log(point.median);
     log_low += std::log(std::max(point.ci_low, 1e-300));
     log_high += std::log(std::max(point.ci_high, 1e-300));
@@ -188,7 +188,7 @@ v1::LeaderboardEntry EntryOf(const Contender& who,
     if (ranked) {
       entry.set_geomean_ci_low_seconds(std::exp(log_low / n));
       entry.set_geomean_ci_high_seconds(std::exp(log_high / n));
-      entry.set_final(fewest_runs >= kRunsForAFinalRank);
+      entry.set_final(all_confirmed);
     }
   }
   return entry;

@@ -205,6 +205,32 @@ absl::Status KbenchService::Submit(const auth::Identity& caller,
   return absl::OkStatus();
 }
 
+void KbenchService::ConfirmRankedRun(const std::string& job_id, const v1::JobSpec& spec,
+                                     const v1::JobResult& result) {
+  for (const v1::VariantResult& v : result.variants()) {
+    if (!v.converged() || v.drifted()) return;  // not counted: nothing to confirm
+  }
+  v1::SubmitJobRequest request;
+  *request.mutable_spec() = spec;
+  request.mutable_spec()->set_confirms_job(job_id);
+  // Any ready device of the kind: the least queued, another one where there is one.
+  const std::string device = spec.device();
+  const size_t colon = device.find(':');
+  request.mutable_spec()->set_device(
+      colon == std::string::npos ? device : absl::StrCat(device.substr(0, colon), ":any"));
+  request.set_idempotency_key(absl::StrCat("confirm/", job_id));
+  // kbenchd itself submits; the owner stays the ranked run's (charged by fair share).
+  const auth::Identity service{"kbenchd", auth::Role::kAdmin, auth::Identity::Method::kLocal};
+  v1::SubmitJobResponse response;
+  if (absl::Status s = Submit(service, request, &response); !s.ok()) {
+    logging::LogJob(logging::Level::kWarn, job_id, "its confirming re-run was not submitted",
+                    {logging::Field("error", s.ToString())});
+    return;
+  }
+  logging::LogJob(logging::Level::kInfo, job_id, "confirming re-run submitted",
+                  {logging::Field("confirmation", response.job().id())});
+}
+
 absl::Status KbenchService::Deduplicate(const std::string& key, const store::JobRecord& earlier,
                                         const v1::JobSpec& spec, v1::SubmitJobResponse* response) {
   v1::JobSpec first;
@@ -234,6 +260,12 @@ grpc::Status KbenchService::SubmitJob(grpc::ServerContext* context,
   v1::SubmitJobRequest owned = *request;  // its owner becomes the caller
   absl::StatusOr<auth::Identity> caller = authorizer_->Submit(*context, &owned);
   if (!caller.ok()) return Finish("SubmitJob", start, caller.status());
+  if (!owned.spec().confirms_job().empty()) {
+    return Finish("SubmitJob", start,
+                  absl::InvalidArgumentError(
+                      "confirms_job: set by kbenchd only, for the re-run that confirms a ranked "
+                      "run"));
+  }
   return Finish("SubmitJob", start, Submit(*caller, owned, response));
 }
 

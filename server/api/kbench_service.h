@@ -44,6 +44,12 @@ class KbenchService final : public StreamingBase {
 
   // Ends open WatchJob streams with UNAVAILABLE and refuses new ones (graceful shutdown).
   void StopStreams();
+  // Issue 23: submits the re-run that confirms ranked job `job_id` (JobSpec.confirms_job), for
+  // the same owner, on any ready device of the same kind (another one where the host or fleet
+  // has one free), once: the idempotency key is the job's. Only when every variant's result
+  // counts (converged, not drifted); a failure to submit is logged, never the job's.
+  void ConfirmRankedRun(const std::string& job_id, const v1::JobSpec& spec,
+                        const v1::JobResult& result);
 
   // Serves the sweep RPCs from `sweeps` (which must outlive the service) and starts the
   // reporter that writes each finished sweep's tables, plots and report. Without it the sweep

@@ -40,6 +40,23 @@ struct SampleCheck {
   int64_t unwritten = 0;
 };
 
+// A pointwise operation's reference at the positions, from the inputs there: the reference of
+// the compact problem of `count` elements.
+void PointwiseReference(const kernels::Operation& op, const kernels::Problem& problem,
+                        const kernels::HostTensors& inputs, size_t count, Reference* ref) {
+  kernels::Problem compact = problem;
+  compact.shape = {static_cast<int64_t>(count)};
+  ref->values.assign(1, std::vector<double>(count, 0.0));
+  op.reference(compact, inputs, &ref->values);
+  if (op.error_scale) {
+    ref->scales.assign(1, std::vector<double>(count, 0.0));
+    op.error_scale(compact, inputs, &ref->scales);
+  }
+  ref->indices.emplace_back(count);
+  for (size_t k = 0; k < count; ++k) ref->indices[0][k] = static_cast<int64_t>(k);
+  ref->sampled_inputs.push_back(inputs);
+}
+
 }  // namespace
 
 absl::StatusOr<Reference> ReferenceAtPositions(const kernels::Problem& problem,
@@ -60,19 +77,7 @@ absl::StatusOr<Reference> ReferenceAtPositions(const kernels::Problem& problem,
   const bool per_element = op->reference_element &&
                            static_cast<double>(op->cost(problem).flops) > kFullReferenceFlopLimit;
   if (op->pointwise) {
-    // The inputs are those at the positions: the reference of the compact problem is the
-    // reference at the positions.
-    kernels::Problem compact = problem;
-    compact.shape = {static_cast<int64_t>(positions.front().size())};
-    ref.values.assign(1, std::vector<double>(positions.front().size(), 0.0));
-    op->reference(compact, inputs, &ref.values);
-    if (op->error_scale) {
-      ref.scales.assign(1, std::vector<double>(positions.front().size(), 0.0));
-      op->error_scale(compact, inputs, &ref.scales);
-    }
-    ref.indices.emplace_back(positions.front().size());
-    for (size_t k = 0; k < ref.indices[0].size(); ++k) ref.indices[0][k] = static_cast<int64_t>(k);
-    ref.sampled_inputs.push_back(inputs);
+    PointwiseReference(*op, problem, inputs, positions.front().size(), &ref);
     return ref;
   }
   if (per_element) {
@@ -105,6 +110,48 @@ absl::StatusOr<Reference> ReferenceAtPositions(const kernels::Problem& problem,
   }
   return ref;
 }
+
+namespace {
+
+// Compares each chosen sample with the reference of its own inputs: the inputs come back one
+// sample at a time (the device is one), the references run in parallel.
+absl::StatusOr<std::vector<SampleCheck>> CompareChosenSamples(
+    PreparedVariant& variant, const kernels::Problem& problem,
+    const std::vector<std::vector<int64_t>>& positions, const std::vector<RetainedSample>& chosen) {
+  std::vector<std::future<absl::StatusOr<SampleCheck>>> running;
+  std::vector<SampleCheck> done;
+  const auto drain = [&](size_t keep) -> absl::Status {
+    while (running.size() > keep) {
+      KBENCH_ASSIGN_OR_RETURN(SampleCheck c, running.front().get());
+      running.erase(running.begin());
+      done.push_back(std::move(c));
+    }
+    return absl::OkStatus();
+  };
+  for (const RetainedSample& r : chosen) {
+    KBENCH_ASSIGN_OR_RETURN(std::function<kernels::HostTensors()> convert,
+                            variant.SealedInputs(r.seal));
+    running.push_back(std::async(
+        std::launch::async,
+        [&problem, &positions, &r, convert = std::move(convert)]() -> absl::StatusOr<SampleCheck> {
+          const kernels::HostTensors inputs = convert();
+          KBENCH_ASSIGN_OR_RETURN(
+              const Reference ref,
+              ReferenceAtPositions(problem, inputs, positions, r.seal.input_seed));
+          // An element still holding the pattern is judged by its value: the pattern can
+          // equal the answer by chance (a bf16 output matches it at some of 4096 positions in
+          // most samples), and an unwritten element that does not is wrong anyway.
+          CheckedOutput got;
+          got.outputs = r.outputs;
+          return SampleCheck{r.index, CompareWithReference(ref, got), r.unwritten};
+        }));
+    KBENCH_RETURN_IF_ERROR(drain(ConcurrentReferences() - 1));
+  }
+  KBENCH_RETURN_IF_ERROR(drain(0));
+  return done;
+}
+
+}  // namespace
 
 absl::StatusOr<SealedStream> SealedStream::Start(uint64_t secret, uint64_t stream,
                                                  const kernels::Problem& problem,
@@ -149,40 +196,9 @@ absl::Status SealedStream::Check(const std::vector<double>& per_launch, const st
                                  v1::SealedChecks* out) const {
   KBENCH_RETURN_IF_ERROR(CheckInputsUnchanged(where));
   const auto start = std::chrono::steady_clock::now();
-  const std::vector<RetainedSample> chosen = reservoir_.Checked();
-  // Inputs come back one sample at a time (the device is one); references run in parallel.
-  std::vector<std::future<absl::StatusOr<SampleCheck>>> running;
-  std::vector<SampleCheck> done;
-  const auto drain = [&](size_t keep) -> absl::Status {
-    while (running.size() > keep) {
-      KBENCH_ASSIGN_OR_RETURN(SampleCheck c, running.front().get());
-      running.erase(running.begin());
-      done.push_back(std::move(c));
-    }
-    return absl::OkStatus();
-  };
-  for (const RetainedSample& r : chosen) {
-    KBENCH_ASSIGN_OR_RETURN(std::function<kernels::HostTensors()> convert,
-                            variant_->SealedInputs(r.seal));
-    running.push_back(
-        std::async(std::launch::async,
-                   [this, &r, convert = std::move(convert)]() -> absl::StatusOr<SampleCheck> {
-                     const kernels::HostTensors inputs = convert();
-                     KBENCH_ASSIGN_OR_RETURN(
-                         const Reference ref,
-                         ReferenceAtPositions(problem_, inputs, positions_, r.seal.input_seed));
-                     // An element still holding the pattern is judged by its value: the
-                     // pattern can equal the answer by chance (a bf16 output matches it at
-                     // some of 4096 positions in most samples), and an unwritten element that
-                     // does not is wrong anyway.
-                     CheckedOutput got;
-                     got.outputs = r.outputs;
-                     return SampleCheck{r.index, CompareWithReference(ref, got), r.unwritten};
-                   }));
-    KBENCH_RETURN_IF_ERROR(drain(ConcurrentReferences() - 1));
-  }
-  KBENCH_RETURN_IF_ERROR(drain(0));
-
+  KBENCH_ASSIGN_OR_RETURN(
+      const std::vector<SampleCheck> done,
+      CompareChosenSamples(*variant_, problem_, positions_, reservoir_.Checked()));
   std::vector<int64_t> checked_indices;
   for (const SampleCheck& c : done) {
     checked_indices.push_back(c.index);

@@ -249,6 +249,14 @@ void Scheduler::RecordOutcome(Device* device, const AdmittedJob& job, const RunR
                : outcome.cancelled()         ? JobEnd::Cancelled(outcome.message(), result)
                                              : JobEnd::Failed(code, outcome.message(), result);
   lifecycle_.Finish(job.record, end, run.ran);
+  if (code == absl::StatusCode::kOk && job.spec.ranked() && job.spec.confirms_job().empty()) {
+    RankedObserver observer;
+    {
+      std::lock_guard lock(ranked_mu_);
+      observer = on_ranked_;
+    }
+    if (observer) observer(job.record.id, job.spec, outcome.result());
+  }
   if (outcome.restart_executor()) {
     logging::LogJob(Level::kWarn, job.record.id,
                     "left the CUDA context unusable; restarting the executor",

@@ -63,6 +63,7 @@ std::vector<store::IndexedResult> IndexedResultsOf(const store::JobRecord& job,
     r.contended = env.contention().contended();
     r.placements = std::max(spec.placements(), 1);
     r.ranked = spec.ranked() && v.converged() && !v.drifted();
+    r.confirmation = r.ranked && !spec.confirms_job().empty();
   }
   return rows;
 }

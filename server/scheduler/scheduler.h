@@ -119,6 +119,15 @@ class Scheduler final : public JobQueue {
   // Called (from a worker, without the scheduler's lock) each time a device finishes a job and
   // has nothing queued: a fleet's node then claims the next job for it. Set before Start.
   void SetIdleObserver(std::function<void()> observer) { on_idle_ = std::move(observer); }
+  // Called (from a worker, without the scheduler's lock) when a ranked job that is not itself a
+  // confirmation succeeded (issue 23): kbenchd then submits its confirming re-run. May be set
+  // after Start: a job finished before it is set is not confirmed.
+  using RankedObserver = std::function<void(const std::string& job_id, const v1::JobSpec& spec,
+                                            const v1::JobResult& result)>;
+  void SetRankedObserver(RankedObserver observer) {
+    std::lock_guard lock(ranked_mu_);
+    on_ranked_ = std::move(observer);
+  }
   // Called with (owner, GPU seconds) as each run's time is charged (metrics). Set before Start.
   void SetUsageObserver(std::function<void(const std::string&, double)> observer) {
     on_usage_ = std::move(observer);
@@ -228,6 +237,8 @@ class Scheduler final : public JobQueue {
   store::UsageStore* usage_store_ = nullptr;
   std::function<void(const std::string&, double)> on_usage_;
   std::function<void()> on_idle_;
+  std::mutex ranked_mu_;
+  RankedObserver on_ranked_ ABSL_GUARDED_BY(ranked_mu_);
   UsageLedger ledger_ ABSL_GUARDED_BY(mu_);
   RunHistory history_ ABSL_GUARDED_BY(mu_);
 };

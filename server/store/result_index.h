@@ -42,6 +42,8 @@ struct IndexedResult {
   // A ranked run's result that converged without drifting (issue 23): what ranked leaderboards
   // count.
   bool ranked = false;
+  // The run kbenchd submitted to confirm another ranked run (JobSpec.confirms_job).
+  bool confirmation = false;
 };
 
 // Empty strings match anything.

@@ -219,6 +219,7 @@ $$ LANGUAGE plpgsql;
     // 9: ranked runs (see schema_sqlite.cc's migration 9).
     R"sql(
 ALTER TABLE result_index ADD COLUMN ranked BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE result_index ADD COLUMN confirmation BIGINT NOT NULL DEFAULT 0;
 )sql",
 };
 

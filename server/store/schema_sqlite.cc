@@ -209,9 +209,11 @@ ALTER TABLE result_index ADD COLUMN placements INTEGER NOT NULL DEFAULT 1;
 ALTER TABLE jobs ADD COLUMN progress BLOB NOT NULL DEFAULT x'';
 )sql",
     // 9: ranked runs (issue 23): a leaderboard counts only results of the ranked protocol that
-    // converged without drifting. Earlier rows were not ranked.
+    // converged without drifting, and a rank is final once kbenchd's own re-run confirmed it.
+    // Earlier rows were neither.
     R"sql(
 ALTER TABLE result_index ADD COLUMN ranked INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE result_index ADD COLUMN confirmation INTEGER NOT NULL DEFAULT 0;
 )sql",
 };
 

@@ -1,6 +1,7 @@
 // GetLeaderboard on a real (SQLite) result index (issue 23, item 7): a ranked board counts only
 // ranked runs, each contender by the median of its runs (never the best), with an interval that
-// holds every run's; overlapping intervals are ties sharing a rank; one run is provisional.
+// holds every run's; overlapping intervals are ties sharing a rank; a rank is provisional until
+// kbenchd's own re-run confirmed it.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -33,7 +34,7 @@ class LeaderboardTest : public ::testing::Test {
   // One indexed result of job `id` (created here): `variant` at shape 1024 with `median` and
   // the interval median -/+ `half`.
   void Add(const std::string& id, const std::string& variant, double median, double half,
-           bool ranked) {
+           bool ranked, bool confirmation = false) {
     store::JobRecord job;
     job.id = id;
     job.device = "cpu";
@@ -56,6 +57,7 @@ class LeaderboardTest : public ::testing::Test {
     r.samples = 100;
     r.correct = true;
     r.ranked = ranked;
+    r.confirmation = confirmation;
     ASSERT_TRUE(store_->IndexResults({r}).ok());
   }
 
@@ -80,7 +82,7 @@ class LeaderboardTest : public ::testing::Test {
 TEST_F(LeaderboardTest, RanksEachContenderByTheMedianOfItsRankedRuns) {
   // a's runs: 1.0, 1.4, 5.0 (median 1.4); one lucky unranked 0.1 must not count.
   Add("a1", "a", 1.0, 0.01, true);
-  Add("a2", "a", 1.4, 0.01, true);
+  Add("a2", "a", 1.4, 0.01, true, /*confirmation=*/true);
   Add("a3", "a", 5.0, 0.01, true);
   Add("a4", "a", 0.1, 0.01, false);
   Add("b1", "b", 2.0, 0.01, true);
@@ -94,17 +96,19 @@ TEST_F(LeaderboardTest, RanksEachContenderByTheMedianOfItsRankedRuns) {
   EXPECT_EQ(a.points(0).job_id(), "a2");  // the run at the median
   EXPECT_DOUBLE_EQ(a.points(0).ci_low_seconds(), 0.99);
   EXPECT_DOUBLE_EQ(a.points(0).ci_high_seconds(), 5.01);
-  EXPECT_TRUE(a.final());
+  EXPECT_TRUE(a.final());  // a2 confirmed it
+  EXPECT_TRUE(a.points(0).confirmed());
   const v1::LeaderboardEntry& b = board.ranked(1);
+  EXPECT_FALSE(b.final());  // two runs, neither kbenchd's confirmation
   EXPECT_DOUBLE_EQ(b.points(0).median_seconds(), 2.1);
   // a's interval [0.99, 5.01] holds b's: they cannot be told apart.
   EXPECT_TRUE(b.tied());
   EXPECT_EQ(b.rank(), 1);
 }
 
-TEST_F(LeaderboardTest, SeparatesContendersWhoseIntervalsDoNotOverlapAndMarksOneRunProvisional) {
+TEST_F(LeaderboardTest, SeparatesContendersWhoseIntervalsDoNotOverlapAndMarksUnconfirmedRanks) {
   Add("a1", "a", 1.0, 0.05, true);
-  Add("a2", "a", 1.02, 0.05, true);
+  Add("a2", "a", 1.02, 0.05, true, /*confirmation=*/true);
   Add("b1", "b", 2.0, 0.05, true);
   const v1::GetLeaderboardResponse board = Board();
   ASSERT_EQ(board.ranked_size(), 2);
@@ -112,7 +116,7 @@ TEST_F(LeaderboardTest, SeparatesContendersWhoseIntervalsDoNotOverlapAndMarksOne
   EXPECT_TRUE(board.ranked(0).final());
   EXPECT_EQ(board.ranked(1).rank(), 2);
   EXPECT_FALSE(board.ranked(1).tied());
-  EXPECT_FALSE(board.ranked(1).final());  // one run
+  EXPECT_FALSE(board.ranked(1).final());  // not confirmed
 }
 
 TEST_F(LeaderboardTest, CountsNoUnrankedResultUnlessAsked) {

@@ -281,7 +281,7 @@ TEST_F(VerdictsTest, ARankedRunFixesItsProtocolAndCountsOnlyIfItConverged) {
     const auto& p = ranked[0]["points"][0];
     EXPECT_DOUBLE_EQ(p["median_seconds"].get<double>(), v["stats"]["median_seconds"].get<double>());
     EXPECT_EQ(p["runs"].get<int>(), 1);
-    EXPECT_FALSE(ranked[0].value("final", false)) << "one run is provisional: " << board.out;
+    EXPECT_FALSE(ranked[0].value("final", false)) << "unconfirmed is provisional: " << board.out;
   }
   // Every counted result, the old way, still has the unranked one.
   KbctlRun all = Kbctl("-o json leaderboard matmul --shapes " + shape +

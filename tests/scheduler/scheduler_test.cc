@@ -270,6 +270,41 @@ TEST_F(SchedulerTest, RestartsTheExecutorBetweenOwnersWhenIsolatingThem) {
             std::vector<ExecutorFailure>{ExecutorFailure::kOwnerChanged});
 }
 
+// Issue 23, item 7: a ranked run that succeeded is handed to kbenchd for its confirming re-run;
+// the re-run itself, and unranked jobs, are not.
+TEST_F(SchedulerTest, HandsASucceededRankedRunOnceToTheRankedObserver) {
+  StartScheduler();
+  std::mutex mu;
+  std::vector<std::string> seen;
+  scheduler_->SetRankedObserver(
+      [&](const std::string& id, const v1::JobSpec&, const v1::JobResult&) {
+        std::lock_guard lock(mu);
+        seen.push_back(id);
+      });
+  const auto submit = [&](bool ranked, const std::string& confirms) {
+    store::JobRecord r = Stored("cpu");
+    v1::JobSpec spec;
+    spec.ParseFromString(r.spec);
+    spec.set_ranked(ranked);
+    spec.set_confirms_job(confirms);
+    spec.SerializeToString(&r.spec);
+    scheduler_->Enqueue(r);
+    return r.id;
+  };
+  std::shared_ptr<FakeExecutorState> cpu = launcher_.AwaitExecutor("cpu", 0);
+  const std::string plain = submit(false, "");
+  const std::string ranked = submit(true, "");
+  const std::string confirmation = submit(true, ranked);
+  for (size_t i = 0; i < 3; ++i) {
+    ASSERT_TRUE(cpu->AwaitRuns(i + 1));
+    cpu->Succeed(cpu->runs[i]);
+  }
+  ASSERT_TRUE(AwaitState(confirmation, store::JobState::kSucceeded));
+  ASSERT_TRUE(AwaitState(plain, store::JobState::kSucceeded));
+  std::lock_guard lock(mu);
+  EXPECT_EQ(seen, std::vector<std::string>{ranked});
+}
+
 TEST_F(SchedulerTest, RetriesAFailingExecutorWithCappedBackoffAndServesAgainWhenItStarts) {
   launcher_.AddCuda(0);
   launcher_.FailStarts("cuda:0", 8);

@@ -54,7 +54,13 @@ CudaPreparedVariant::~CudaPreparedVariant() {
   graph_.reset();
   if (start_ != nullptr) cudaEventDestroy(start_);
   if (stop_ != nullptr) cudaEventDestroy(stop_);
-  if (sealed_ != nullptr) cudaFree(sealed_);
+  if (sealed_ != nullptr) {
+    // It holds read-back outputs and inputs too: scrubbed like the slab (below).
+    if (cudaMemsetAsync(sealed_, 0, sealed_bytes_, runner_->prep_stream()) == cudaSuccess) {
+      cudaStreamSynchronize(runner_->prep_stream());
+    }
+    cudaFree(sealed_);
+  }
   if (slab_ != nullptr) {
     // CUDA does not clear memory it hands out again: the next job, perhaps another owner's,
     // could read this one's inputs and outputs (issue 23, item 4). Scrubbed before it is freed;
