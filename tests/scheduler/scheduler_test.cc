@@ -5,6 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <mutex>
+#include <string>
+#include <vector>
+
 #include "tests/scheduler/scheduler_doubles.h"
 #include "tests/store/store_test_util.h"
 
@@ -47,11 +52,13 @@ class SchedulerTest : public store::testing::TempDataDirTest {
   }
 
   // A QUEUED job in the store (as SubmitJob writes it), not yet given to the scheduler.
-  store::JobRecord Stored(const std::string& device, double timeout_s = 1) {
+  store::JobRecord Stored(const std::string& device, double timeout_s = 1,
+                          const std::function<void(v1::JobSpec*)>& edit = nullptr) {
     v1::JobSpec spec;
     spec.set_kernel("square");
     spec.set_device(device);
     spec.mutable_stopping()->set_timeout_seconds(timeout_s);
+    if (edit) edit(&spec);
     store::JobRecord r;
     r.id = absl::StrCat("job-", ++next_id_);
     r.device = device;
@@ -282,12 +289,10 @@ TEST_F(SchedulerTest, HandsASucceededRankedRunOnceToTheRankedObserver) {
         seen.push_back(id);
       });
   const auto submit = [&](bool ranked, const std::string& confirms) {
-    store::JobRecord r = Stored("cpu");
-    v1::JobSpec spec;
-    spec.ParseFromString(r.spec);
-    spec.set_ranked(ranked);
-    spec.set_confirms_job(confirms);
-    spec.SerializeToString(&r.spec);
+    store::JobRecord r = Stored("cpu", 1, [&](v1::JobSpec* spec) {
+      spec->set_ranked(ranked);
+      spec->set_confirms_job(confirms);
+    });
     scheduler_->Enqueue(r);
     return r.id;
   };
