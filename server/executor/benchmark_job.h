@@ -1,6 +1,7 @@
 // The device-independent benchmark pipeline: inputs, float64 reference, checked run, warm-up,
-// interleaved sampling, a check of one timed sample's outputs, statistics and the samples
-// artifact. Devices plug in as DeviceRunner.
+// interleaved sealed sampling (every sample on inputs of its own; a secret-chosen subset checked
+// afterwards: sealed_checks.h), a check of one more timed sample's outputs, statistics and the
+// samples artifact. Devices plug in as DeviceRunner.
 #pragma once
 
 #include <cstdint>
