@@ -20,6 +20,7 @@
 #include "server/api/status_mapping.h"
 #include "server/common/kernel_info.h"
 #include "server/common/logging.h"
+#include "server/common/ranked_result.h"
 #include "server/common/spec_problem.h"
 
 namespace kbench::api {
@@ -208,7 +209,7 @@ absl::Status KbenchService::Submit(const auth::Identity& caller,
 void KbenchService::ConfirmRankedRun(const std::string& job_id, const v1::JobSpec& spec,
                                      const v1::JobResult& result) {
   for (const v1::VariantResult& v : result.variants()) {
-    if (!v.converged() || v.drifted()) return;  // not counted: nothing to confirm
+    if (!RankedResultCounts(v)) return;  // not counted: nothing to confirm
   }
   v1::SubmitJobRequest request;
   *request.mutable_spec() = spec;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "server/common/ranked_result.h"
 #include "server/common/result_key.h"
 
 namespace kbench::scheduler {
@@ -62,7 +63,7 @@ std::vector<store::IndexedResult> IndexedResultsOf(const store::JobRecord& job,
     r.impossible = ImpossibleOf(v);
     r.contended = env.contention().contended();
     r.placements = std::max(spec.placements(), 1);
-    r.ranked = spec.ranked() && v.converged() && !v.drifted();
+    r.ranked = spec.ranked() && RankedResultCounts(v);
     r.confirmation = r.ranked && !spec.confirms_job().empty();
   }
   return rows;

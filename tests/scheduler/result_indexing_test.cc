@@ -53,5 +53,28 @@ TEST(IndexedResultsOf, KeysTheBufferPlacementsOneWhenTheSpecLeavesThemUnset) {
   EXPECT_EQ(IndexedResultsOf(job.record, job.spec, job.result, 1)[0].placements, 16);
 }
 
+// Issue 23: a ranked run counts when its pooled median is precise and it did not drift, even
+// where one placement's stopping rule timed out (as eight placements of a 50 us kernel do on an
+// H100); a confirming re-run is marked.
+TEST(IndexedResultsOf, MarksARankedRunThatCountsAndItsConfirmation) {
+  Job job = SucceededBenchmark();
+  EXPECT_FALSE(IndexedResultsOf(job.record, job.spec, job.result, 1)[0].ranked);  // not ranked
+  job.spec.set_ranked(true);
+  v1::VariantResult* v = job.result.mutable_variants(0);
+  v->set_converged(false);
+  v->set_median_precision(0.0004);  // a placement timed out; the pooled median is within 0.04%
+  EXPECT_TRUE(IndexedResultsOf(job.record, job.spec, job.result, 1)[0].ranked);
+  v->set_median_precision(0.02);
+  EXPECT_FALSE(IndexedResultsOf(job.record, job.spec, job.result, 1)[0].ranked);
+  v->set_converged(true);
+  EXPECT_TRUE(IndexedResultsOf(job.record, job.spec, job.result, 1)[0].ranked);
+  v->set_drifted(true);
+  EXPECT_FALSE(IndexedResultsOf(job.record, job.spec, job.result, 1)[0].ranked);
+  v->set_drifted(false);
+  EXPECT_FALSE(IndexedResultsOf(job.record, job.spec, job.result, 1)[0].confirmation);
+  job.spec.set_confirms_job("j-0");
+  EXPECT_TRUE(IndexedResultsOf(job.record, job.spec, job.result, 1)[0].confirmation);
+}
+
 }  // namespace
 }  // namespace kbench::scheduler
