@@ -68,7 +68,13 @@ TEST(IndexedResultsOf, MarksARankedRunThatCountsAndItsConfirmation) {
   EXPECT_FALSE(IndexedResultsOf(job.record, job.spec, job.result, 1)[0].ranked);
   v->set_converged(true);
   EXPECT_TRUE(IndexedResultsOf(job.record, job.spec, job.result, 1)[0].ranked);
+  // A drift the check flags but smaller than the 0.5% target (40,000 samples flag 0.1%) counts;
+  // a larger one does not.
   v->set_drifted(true);
+  v->set_first_half_median_seconds(50.00e-6);
+  v->set_second_half_median_seconds(50.05e-6);
+  EXPECT_TRUE(IndexedResultsOf(job.record, job.spec, job.result, 1)[0].ranked);
+  v->set_second_half_median_seconds(51e-6);
   EXPECT_FALSE(IndexedResultsOf(job.record, job.spec, job.result, 1)[0].ranked);
   v->set_drifted(false);
   EXPECT_FALSE(IndexedResultsOf(job.record, job.spec, job.result, 1)[0].confirmation);
