@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <future>
+#include <numeric>
 #include <thread>
 #include <utility>
 
@@ -40,6 +41,13 @@ struct SampleCheck {
   int64_t unwritten = 0;
 };
 
+// A read-back holds the values in position order: index k of it is position k.
+std::vector<int64_t> ReadBackOrder(size_t count) {
+  std::vector<int64_t> order(count);
+  std::iota(order.begin(), order.end(), int64_t{0});
+  return order;
+}
+
 // A pointwise operation's reference at the positions, from the inputs there: the reference of
 // the compact problem of `count` elements.
 void PointwiseReference(const kernels::Operation& op, const kernels::Problem& problem,
@@ -52,8 +60,7 @@ void PointwiseReference(const kernels::Operation& op, const kernels::Problem& pr
     ref->scales.assign(1, std::vector<double>(count, 0.0));
     op.error_scale(compact, inputs, &ref->scales);
   }
-  ref->indices.emplace_back(count);
-  for (size_t k = 0; k < count; ++k) ref->indices[0][k] = static_cast<int64_t>(k);
+  ref->indices.push_back(ReadBackOrder(count));
   ref->sampled_inputs.push_back(inputs);
 }
 
@@ -98,10 +105,8 @@ absl::StatusOr<Reference> ReferenceAtPositions(const kernels::Problem& problem,
       ref.scales = Pick(full, positions);
     }
   }
-  // The gathered values are in position order: index k of the read-back is position k.
   for (size_t o = 0; o < positions.size(); ++o) {
-    std::vector<int64_t>& order = ref.indices.emplace_back(positions[o].size());
-    for (size_t k = 0; k < order.size(); ++k) order[k] = static_cast<int64_t>(k);
+    ref.indices.push_back(ReadBackOrder(positions[o].size()));
     kernels::HostTensors& at = ref.sampled_inputs.emplace_back(inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) {
       if (static_cast<int64_t>(inputs[i].size()) != layout.outputs[o].elements) continue;

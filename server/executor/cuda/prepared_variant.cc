@@ -432,12 +432,17 @@ absl::Status CudaPreparedVariant::SetSealedPositions(
   return absl::OkStatus();
 }
 
-absl::Status CudaPreparedVariant::SealBefore(const SampleSeal& seal, cudaStream_t stream) {
+absl::Status CudaPreparedVariant::FillSealedInputs(const SampleSeal& seal, cudaStream_t stream) {
   const float scale = static_cast<float>(layout_.input_scale);
   for (size_t t = 0; t < layout_.inputs.size(); ++t) {
     KBENCH_RETURN_IF_ERROR(
         FillUniformSets(InputSets(t), seal.input_seed, static_cast<uint32_t>(t), scale, stream));
   }
+  return absl::OkStatus();
+}
+
+absl::Status CudaPreparedVariant::SealBefore(const SampleSeal& seal, cudaStream_t stream) {
+  KBENCH_RETURN_IF_ERROR(FillSealedInputs(seal, stream));
   for (size_t o = 0; o < layout_.outputs.size(); ++o) {
     KBENCH_RETURN_IF_ERROR(
         FillPatternSets(OutputSets(o), seal.pattern_seed, static_cast<uint32_t>(o), stream));
@@ -503,13 +508,8 @@ absl::StatusOr<std::function<kernels::HostTensors()>> CudaPreparedVariant::Seale
     return Where(kernels::cuda::CudaStatus(err, "cudaStreamSynchronize(timed)", __FILE__, __LINE__),
                  "regenerating a sealed sample's inputs");
   }
-  const float scale = static_cast<float>(layout_.input_scale);
-  for (size_t t = 0; t < layout_.inputs.size(); ++t) {
-    if (absl::Status s = FillUniformSets(InputSets(t), seal.input_seed, static_cast<uint32_t>(t),
-                                         scale, runner_->prep_stream());
-        !s.ok()) {
-      return Where(s, "regenerating a sealed sample's inputs");
-    }
+  if (absl::Status s = FillSealedInputs(seal, runner_->prep_stream()); !s.ok()) {
+    return Where(s, "regenerating a sealed sample's inputs");
   }
   // Raw bytes here; their conversion runs on the caller's worker thread.
   const size_t set = LastWrittenSet();

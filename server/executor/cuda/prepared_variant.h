@@ -86,6 +86,8 @@ class CudaPreparedVariant : public PreparedVariant {
   TensorSets OutputSets(size_t o) const;
   // The buffer set whose outputs the mode writes last: graph mode's last launch's.
   size_t LastWrittenSet() const;
+  // Every buffer set's inputs from `seal` (before a sample, and again to check it).
+  absl::Status FillSealedInputs(const SampleSeal& seal, cudaStream_t stream);
   // Sealed sampling's work around a sample: the same for every sample.
   absl::Status SealBefore(const SampleSeal& seal, cudaStream_t stream);
   absl::Status ReadSealedAfter(const SampleSeal& seal, SealedSample* out);
