@@ -24,7 +24,10 @@ bool DriftedBeyondTheTarget(const v1::VariantResult& v) {
 bool RankedResultCounts(const v1::VariantResult& v) {
   if (DriftedBeyondTheTarget(v) || v.stats().samples() < 1) return false;
   if (v.converged()) return true;
-  return v.median_precision() > 0 && v.median_precision() <= kDefaultMaxNoise;
+  // A precision of exactly 0 is a 95% interval whose two ends fall on the same timer value (seen
+  // with ~42,000 samples of a 56 us softmax on an H100, whose event times come in 32 ns steps):
+  // the most precise median there is, not a missing one.
+  return v.median_precision() >= 0 && v.median_precision() <= kDefaultMaxNoise;
 }
 
 }  // namespace kbench
