@@ -127,6 +127,15 @@ absl::StatusOr<v1::Job> Connection::CancelJob(const std::string& job_id) {
   return std::move(*response.mutable_job());
 }
 
+absl::StatusOr<v1::DeleteJobResponse> Connection::DeleteJob(const std::string& job_id) {
+  v1::DeleteJobRequest request;
+  request.set_job_id(job_id);
+  v1::DeleteJobResponse response;
+  const grpc::Status s = stub_->DeleteJob(UnaryContext().get(), request, &response);
+  if (!s.ok()) return Check(s);
+  return response;
+}
+
 absl::StatusOr<v1::SubmitSweepResponse> Connection::SubmitSweep(
     const v1::SubmitSweepRequest& request) {
   v1::SubmitSweepResponse response;

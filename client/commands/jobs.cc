@@ -95,6 +95,14 @@ absl::Status RunCancel(Session& session, const std::string& id) {
   return absl::OkStatus();
 }
 
+absl::Status RunDelete(Session& session, const std::string& id) {
+  KBENCH_ASSIGN_OR_RETURN(v1::DeleteJobResponse deleted, session.connection().DeleteJob(id));
+  if (session.json()) return session.PrintJson(deleted);
+  session.out() << "job " << id << " deleted with its " << deleted.artifacts_removed()
+                << " artifact(s) and history rows\n";
+  return absl::OkStatus();
+}
+
 // A subcommand taking one JOB positional and running `run` with it.
 void AddJobIdCommand(CLI::App& app, Action* action, const char* name, const char* description,
                      absl::Status (*run)(Session&, const std::string&)) {
@@ -130,7 +138,14 @@ void AddJobCommands(CLI::App& app, Action* action) {
   jobs->add_option("--page-token", flags->page_token, "Continue after an earlier page")
       ->type_name("TOKEN");
   jobs->add_flag("--all", flags->all, "Follow the page tokens to the last page");
-  jobs->callback([flags, action] { *action = [flags](Session& s) { return RunJobs(s, *flags); }; });
+  AddJobIdCommand(*jobs, action, "rm",
+                  "Delete a finished job of yours (admins: anyone's) with its artifacts and "
+                  "history rows",
+                  RunDelete);
+  jobs->callback([jobs, flags, action] {
+    if (jobs->got_subcommand("rm")) return;  // its own action is set
+    *action = [flags](Session& s) { return RunJobs(s, *flags); };
+  });
 }
 
 }  // namespace kbench::client

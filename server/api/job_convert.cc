@@ -2,6 +2,8 @@
 #include "server/api/job_convert.h"
 
 #include "google/protobuf/util/time_util.h"
+#include "server/api/artifact_access.h"
+#include "server/common/job_error.h"
 
 namespace kbench::api {
 
@@ -57,7 +59,8 @@ v1::Job RecordToJob(const store::JobRecord& record, const std::optional<v1::Prog
     *job.mutable_start_time() = TimeUtil::NanosecondsToTimestamp(record.start_time_ns);
   if (record.finish_time_ns > 0)
     *job.mutable_finish_time() = TimeUtil::NanosecondsToTimestamp(record.finish_time_ns);
-  job.set_error(record.error);
+  // A record from before errors were bounded at their end may hold megabytes.
+  job.set_error(BoundedJobError(record.error, ""));
   job.set_error_code(record.error_code);
   job.set_attempts(record.attempts);
   job.set_idempotency_key(record.idempotency_key);
@@ -69,7 +72,8 @@ v1::Job RecordToJob(const store::JobRecord& record, const std::optional<v1::Prog
     info->set_size_bytes(a.size_bytes);
     info->set_sha256(a.sha256);
     info->set_content_type(a.content_type);
-  }
+  }  MarkOwnerOnlyArtifacts(&job);
+
   return job;
 }
 

@@ -13,6 +13,7 @@
 #include "common/status_macros.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "kernels/catalogue.h"
+#include "server/api/artifact_access.h"
 #include "server/api/history_service.h"
 #include "server/api/job_convert.h"
 #include "server/api/page_token.h"
@@ -276,7 +277,10 @@ grpc::Status KbenchService::GetJob(grpc::ServerContext* context, const v1::GetJo
   absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, "GetJob");
   if (!caller.ok()) return Finish("GetJob", start, caller.status());
   absl::StatusOr<v1::Job> job = LoadJob(request->job_id());
-  if (job.ok()) *response->mutable_job() = *job;
+  if (job.ok()) {
+    RedactForViewer(*caller, &*job);
+    *response->mutable_job() = *std::move(job);
+  }
   return Finish("GetJob", start, job.status());
 }
 
@@ -292,7 +296,9 @@ grpc::ServerWriteReactor<v1::WatchJobResponse>* KbenchService::WatchJob(
   const uint64_t version = events_->Version(request->job_id());
   absl::StatusOr<v1::Job> job = LoadJob(request->job_id());
   if (!job.ok()) return new Refused(finish(job.status()));
-  auto* reactor = new WatchReactor(hub_.get(), *std::move(slot), std::move(finish));
+  auto* reactor =
+      new WatchReactor(hub_.get(), *std::move(slot), std::move(finish),
+                       [viewer = *caller](v1::Job* shown) { RedactForViewer(viewer, shown); });
   // Nothing reaches the reactor before this handler returns, so the hub cannot be handed a
   // reactor that already finished.
   hub_->Add(request->job_id(), version, *job, reactor);
@@ -314,7 +320,7 @@ grpc::Status KbenchService::CancelJob(grpc::ServerContext* context,
   return Finish("CancelJob", start, status);
 }
 
-absl::Status KbenchService::List(const v1::ListJobsRequest& request,
+absl::Status KbenchService::List(const auth::Identity& caller, const v1::ListJobsRequest& request,
                                  v1::ListJobsResponse* response) {
   KBENCH_RETURN_IF_ERROR(CheckRequestSize(request));
   KBENCH_ASSIGN_OR_RETURN(store::JobFilter filter, FilterOf(request));
@@ -339,6 +345,7 @@ absl::Status KbenchService::List(const v1::ListJobsRequest& request,
     std::optional<v1::Progress> progress;
     if (r.state == store::JobState::kRunning) progress = events_->LatestProgress(r.id);
     v1::Job job = RecordToJob(r, progress, artifacts);
+    RedactForViewer(caller, &job);
     SetQueuePlace(places, &job);
     if (!full) SummarizeJob(&job);
     // A page holds at least one job, so paging always moves on.
@@ -358,14 +365,18 @@ grpc::Status KbenchService::ListJobs(grpc::ServerContext* context,
   const auto start = Clock::now();
   absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, "ListJobs");
   if (!caller.ok()) return Finish("ListJobs", start, caller.status());
-  return Finish("ListJobs", start, List(*request, response));
+  return Finish("ListJobs", start, List(*caller, *request, response));
 }
 
 absl::StatusOr<std::pair<v1::ArtifactInfo, std::unique_ptr<store::ArtifactReader>>>
-KbenchService::OpenArtifact(const v1::GetArtifactRequest& request) {
+KbenchService::OpenArtifact(const auth::Identity& caller, const v1::GetArtifactRequest& request) {
   KBENCH_RETURN_IF_ERROR(CheckRequestSize(request));
   if (IsSweepId(request.job_id())) return OpenSweepArtifact(request);
-  KBENCH_RETURN_IF_ERROR(jobs_->Get(request.job_id()).status());
+  KBENCH_ASSIGN_OR_RETURN(const store::JobRecord job, jobs_->Get(request.job_id()));
+  v1::JobSpec spec;
+  if (!spec.ParseFromString(job.spec)) {
+    return absl::DataLossError(absl::StrCat("job ", job.id, ": its stored spec is unreadable"));
+  }
   std::string name = request.name();
   KBENCH_ASSIGN_OR_RETURN(std::vector<store::ArtifactRecord> all,
                           jobs_->Artifacts(request.job_id()));
@@ -380,14 +391,26 @@ KbenchService::OpenArtifact(const v1::GetArtifactRequest& request) {
     }
     name = all.front().name;
   }
+  const absl::Status decision = DecideArtifactRead(caller, spec, job.id, name);
+  if (IsOwnerOnlyArtifact(spec, name)) {
+    authorizer_->AuditOutcome(caller, "GetArtifact", absl::StrCat(job.id, "/", name), decision);
+  }
+  KBENCH_RETURN_IF_ERROR(decision);
   KBENCH_ASSIGN_OR_RETURN(store::ArtifactRecord record, jobs_->GetArtifact(request.job_id(), name));
-  KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<store::ArtifactReader> in, artifacts_->Open(record));
+  absl::StatusOr<std::unique_ptr<store::ArtifactReader>> in = artifacts_->Open(record);
+  // Retention may evict it between the lookup and the open: then it is gone, not damaged.
+  if (absl::IsDataLoss(in.status()) && absl::IsNotFound(jobs_->GetArtifact(job.id, name).status())) {
+    return absl::NotFoundError(absl::StrCat("artifact ", name, " of job ", job.id,
+                                            " was evicted by retention just now"));
+  }
+  if (!in.ok()) return in.status();
   v1::ArtifactInfo info;
   info.set_name(record.name);
   info.set_size_bytes(record.size_bytes);
   info.set_sha256(record.sha256);
   info.set_content_type(record.content_type);
-  return std::make_pair(std::move(info), std::move(in));
+  info.set_owner_only(IsOwnerOnlyArtifact(spec, record.name));
+  return std::make_pair(std::move(info), *std::move(in));
 }
 
 grpc::Status KbenchService::ListHistory(grpc::ServerContext* context,
@@ -429,7 +452,7 @@ grpc::ServerWriteReactor<v1::GetArtifactResponse>* KbenchService::GetArtifact(
   absl::StatusOr<StreamSlot> slot = streams_.Acquire(caller->name);
   if (!slot.ok()) return new Refused(finish(slot.status()));
   absl::StatusOr<std::pair<v1::ArtifactInfo, std::unique_ptr<store::ArtifactReader>>> artifact =
-      OpenArtifact(*request);
+      OpenArtifact(*caller, *request);
   if (!artifact.ok()) return new Refused(finish(artifact.status()));
   return new ArtifactReactor(std::move(artifact->second), std::move(artifact->first),
                              *std::move(slot), std::move(finish));

@@ -79,6 +79,9 @@ class KbenchService final : public StreamingBase {
                          v1::CancelJobResponse*) override;
   grpc::Status ListJobs(grpc::ServerContext*, const v1::ListJobsRequest*,
                         v1::ListJobsResponse*) override;
+  // job_deletion.cc
+  grpc::Status DeleteJob(grpc::ServerContext*, const v1::DeleteJobRequest*,
+                         v1::DeleteJobResponse*) override;
   grpc::ServerWriteReactor<v1::GetArtifactResponse>* GetArtifact(
       grpc::CallbackServerContext*, const v1::GetArtifactRequest*) override;
   grpc::Status GetUsage(grpc::ServerContext*, const v1::GetUsageRequest*,
@@ -122,12 +125,13 @@ class KbenchService final : public StreamingBase {
   // An earlier job with the same idempotency key, if it asked for the same spec.
   absl::Status Deduplicate(const std::string& key, const store::JobRecord& earlier,
                            const v1::JobSpec& spec, v1::SubmitJobResponse* response);
-  absl::Status List(const v1::ListJobsRequest& request, v1::ListJobsResponse* response);
+  absl::Status List(const auth::Identity& caller, const v1::ListJobsRequest& request,
+                    v1::ListJobsResponse* response);
   // The model name of the device with this id; the text itself when no device has the id.
   std::string DeviceModel(const std::string& device_or_model);
   // The artifact's info and open file, after checking that the job and artifact exist.
   absl::StatusOr<std::pair<v1::ArtifactInfo, std::unique_ptr<store::ArtifactReader>>> OpenArtifact(
-      const v1::GetArtifactRequest& request);
+      const auth::Identity& caller, const v1::GetArtifactRequest& request);
   // Sweeps (sweep_service.cc). The sweep as the API shows it, and its points' jobs when
   // `with_jobs`.
   absl::StatusOr<std::pair<v1::Sweep, std::vector<v1::Job>>> LoadSweep(

@@ -1,5 +1,6 @@
 #include "server/api/registered_variants.h"
 
+#include <algorithm>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -46,12 +47,22 @@ absl::StatusOr<v1::RegisteredVariant> VariantOf(const store::VariantRecord& reco
   return v;
 }
 
+void AddCodeOwner(const std::string& owner, v1::JobSpec* spec) {
+  const auto& owners = spec->code_owners();
+  if (std::find(owners.begin(), owners.end(), owner) == owners.end()) spec->add_code_owners(owner);
+}
+
 absl::Status ResolveRegisteredVariants(store::VariantStore& variants, v1::JobSpec* spec,
                                        ResolvedVariants* cache) {
   std::set<std::string> provided;
   // An unnamed user kernel is the job's "@user" (named so when it is validated).
   for (const v1::UserKernel& uk : spec->user_kernels()) {
     provided.insert(uk.name().empty() ? kernels::kDefaultUserVariantName : uk.name());
+  }
+  // Kernels the spec brings are its owner's code, unless an admin's spec (a confirming re-run)
+  // already names whose they are.
+  if (spec->code_owners().empty() && spec->user_kernels_size() > 0) {
+    spec->add_code_owners(spec->owner());
   }
   ResolvedVariants local;
   ResolvedVariants& known = cache != nullptr ? *cache : local;
@@ -74,9 +85,10 @@ absl::Status ResolveRegisteredVariants(store::VariantStore& variants, v1::JobSpe
                                                 ": its stored kernel does not parse"));
       }
       kernel.set_name(name);
-      it = known.emplace(name, std::move(kernel)).first;
+      it = known.emplace(name, RegisteredKernel{std::move(kernel), record->owner}).first;
     }
-    *spec->add_user_kernels() = it->second;
+    *spec->add_user_kernels() = it->second.kernel;
+    AddCodeOwner(it->second.owner, spec);
   }
   if (spec->user_kernels_size() > kMaxUserKernels) {
     return absl::InvalidArgumentError(absl::StrCat("variants: ", spec->user_kernels_size(),

@@ -30,12 +30,22 @@ enum class VariantDetail {
 absl::StatusOr<v1::RegisteredVariant> VariantOf(const store::VariantRecord& record,
                                                 VariantDetail detail);
 
+// A registered kernel and whose code it is.
+struct RegisteredKernel {
+  v1::UserKernel kernel;
+  std::string owner;
+};
 // Registered kernels already read, by name, for a sweep's many points.
-using ResolvedVariants = std::map<std::string, v1::UserKernel>;
+using ResolvedVariants = std::map<std::string, RegisteredKernel>;
+
+// Adds `owner` to spec.code_owners unless it is there.
+void AddCodeOwner(const std::string& owner, v1::JobSpec* spec);
 
 // For each `@name` in spec.variants that no spec.user_kernels entry provides, appends the
 // kernel registered under that name for spec.kernel. NOT_FOUND naming the variant and the
 // operation when there is none. `cache` (may be null) keeps the kernels read across calls.
+// Fills spec.code_owners: the spec's owner for the kernels it brings (unless the list is already
+// filled, as an admin's confirming re-run does), each registered kernel's registrant.
 absl::Status ResolveRegisteredVariants(store::VariantStore& variants, v1::JobSpec* spec,
                                        ResolvedVariants* cache);
 

@@ -27,6 +27,7 @@ void WatchReactor::OnJob(const absl::StatusOr<v1::Job>& job) {
   }
   v1::WatchJobResponse response;
   *response.mutable_job() = *job;
+  viewer_form_(response.mutable_job());
   if (writing_) {
     pending_ = std::move(response);
     return;

@@ -37,8 +37,13 @@ class RefusedStream final : public grpc::ServerWriteReactor<Response> {
 class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchJobResponse>,
                            public JobWatcher {
  public:
-  WatchReactor(WatchHub* hub, StreamSlot slot, FinishFn finish)
-      : hub_(hub), slot_(std::move(slot)), finish_(std::move(finish)) {}
+  // `viewer_form` turns the hub's job into what this watcher may see (artifact_access.h).
+  using ViewerForm = std::function<void(v1::Job*)>;
+  WatchReactor(WatchHub* hub, StreamSlot slot, FinishFn finish, ViewerForm viewer_form)
+      : hub_(hub),
+        slot_(std::move(slot)),
+        finish_(std::move(finish)),
+        viewer_form_(std::move(viewer_form)) {}
 
   void OnJob(const absl::StatusOr<v1::Job>& job) override;
   void OnWriteDone(bool ok) override;
@@ -56,6 +61,7 @@ class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchJobResponse>
   WatchHub* const hub_;
   StreamSlot slot_;
   const FinishFn finish_;
+  const ViewerForm viewer_form_;
   std::mutex mu_;
   bool writing_ ABSL_GUARDED_BY(mu_) = false;
   bool finished_ ABSL_GUARDED_BY(mu_) = false;

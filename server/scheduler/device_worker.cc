@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "server/common/logging.h"
 #include "server/common/run_budget.h"
+#include "server/scheduler/long_errors.h"
 #include "server/scheduler/scheduler.h"
 
 namespace kbench::scheduler {
@@ -245,9 +246,11 @@ void Scheduler::RecordOutcome(Device* device, const AdmittedJob& job, const RunR
   const std::string result = outcome.result().SerializeAsString();
   const auto code = static_cast<absl::StatusCode>(outcome.code());
   ChargeRun(job, run.ran, code == absl::StatusCode::kOk);
+  const std::string message =
+      code == absl::StatusCode::kOk ? "" : KeepLongError(*artifacts_, job.record.id, outcome.message());
   JobEnd end = code == absl::StatusCode::kOk ? JobEnd::Succeeded(result)
-               : outcome.cancelled()         ? JobEnd::Cancelled(outcome.message(), result)
-                                             : JobEnd::Failed(code, outcome.message(), result);
+               : outcome.cancelled()         ? JobEnd::Cancelled(message, result)
+                                             : JobEnd::Failed(code, message, result);
   lifecycle_.Finish(job.record, end, run.ran);
   if (code == absl::StatusCode::kOk && job.spec.ranked() && job.spec.confirms_job().empty()) {
     RankedObserver observer;

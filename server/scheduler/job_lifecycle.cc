@@ -3,6 +3,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "server/common/job_error.h"
 #include "server/common/logging.h"
 #include "server/scheduler/result_indexing.h"
 
@@ -70,8 +71,10 @@ void JobLifecycle::Finish(const store::JobRecord& job, const JobEnd& end,
   const std::string code =
       end.code == absl::StatusCode::kOk ? "" : absl::StatusCodeToString(end.code);
   const int64_t finish_time_ns = NowNs();
-  if (absl::Status s =
-          jobs_->Finish(job.id, end.state, code, end.message, end.result, finish_time_ns);
+  // Messages of the executor's runs were bounded with their whole kept (long_errors.h); any
+  // other is bounded here, so no record's error can grow past what a reply may carry.
+  const std::string message = BoundedJobError(end.message, "");
+  if (absl::Status s = jobs_->Finish(job.id, end.state, code, message, end.result, finish_time_ns);
       !s.ok()) {
     logging::LogJob(
         Level::kError, job.id, "cannot be finished",
@@ -82,7 +85,7 @@ void JobLifecycle::Finish(const store::JobRecord& job, const JobEnd& end,
   events_->Finished(job.id);
   logging::LogJob(Level::kInfo, job.id, state,
                   {Field("owner", OwnerOf(job)), Field("device", job.device),
-                   Field("error", end.message), Field("code", code)});
+                   Field("error", message), Field("code", code)});
 }
 
 void JobLifecycle::IndexResults(const store::JobRecord& job, const std::string& result_bytes,

@@ -167,6 +167,19 @@ absl::StatusOr<int64_t> ArtifactStore::PruneJobsFinishedBefore(int64_t cutoff_ns
   absl::MutexLock lock(&mu_);
   std::vector<ArtifactRecord> removed;
   KBENCH_ASSIGN_OR_RETURN(int64_t jobs, jobs_->PruneFinishedBefore(cutoff_ns, &removed));
+  KBENCH_RETURN_IF_ERROR(RemoveArtifactFiles(removed));
+  return jobs;
+}
+
+absl::StatusOr<int32_t> ArtifactStore::DeleteFinishedJob(const std::string& job_id) {
+  absl::MutexLock lock(&mu_);
+  std::vector<ArtifactRecord> removed;
+  KBENCH_RETURN_IF_ERROR(jobs_->DeleteFinished(job_id, &removed));
+  KBENCH_RETURN_IF_ERROR(RemoveArtifactFiles(removed));
+  return static_cast<int32_t>(removed.size());
+}
+
+absl::Status ArtifactStore::RemoveArtifactFiles(const std::vector<ArtifactRecord>& removed) {
   // The records are gone: a file that cannot be removed now is an orphan (wasted bytes, never a
   // record without bytes), so one failure does not stop the others.
   absl::Status first_error;
@@ -174,8 +187,7 @@ absl::StatusOr<int64_t> ArtifactStore::PruneJobsFinishedBefore(int64_t cutoff_ns
     absl::Status s = RemoveArtifactFile(artifact);
     if (first_error.ok()) first_error = s;
   }
-  KBENCH_RETURN_IF_ERROR(first_error);
-  return jobs;
+  return first_error;
 }
 
 std::string ArtifactStore::PathOf(const ArtifactRecord& record) const {

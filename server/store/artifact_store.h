@@ -53,6 +53,9 @@ class ArtifactStore {
   // Deletes the jobs that finished before `cutoff_ns` (Unix epoch ns) with their artifacts,
   // records and files. Returns the number of jobs deleted.
   absl::StatusOr<int64_t> PruneJobsFinishedBefore(int64_t cutoff_ns);
+  // Deletes one finished job with its artifacts, records, history rows and files
+  // (JobStore::DeleteFinished's errors). Returns how many artifacts went with it.
+  absl::StatusOr<int32_t> DeleteFinishedJob(const std::string& job_id);
 
   // Absolute path of a stored artifact's file (files only: see Open).
   std::string PathOf(const ArtifactRecord& record) const;
@@ -74,6 +77,8 @@ class ArtifactStore {
   absl::StatusOr<int64_t> ApplyRetentionLocked(int64_t now_ns) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status Evict(const ArtifactRecord& artifact) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status RemoveArtifactFile(const ArtifactRecord& artifact);
+  // Each of `removed`'s bytes, all of them tried; the first error.
+  absl::Status RemoveArtifactFiles(const std::vector<ArtifactRecord>& removed);
   // Import's two ends: the bytes into a file, or into the database.
   absl::StatusOr<ArtifactRecord> ImportFile(const std::string& job_id, const std::string& name,
                                             const std::string& source_path)

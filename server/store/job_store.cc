@@ -3,6 +3,7 @@
 #include "server/store/job_store.h"
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <system_error>
 #include <utility>
@@ -446,48 +447,35 @@ class SqlJobStore final : public JobStore {
   absl::StatusOr<int64_t> PruneFinishedBefore(int64_t cutoff_ns,
                                               std::vector<ArtifactRecord>* removed) override {
     // A sweep's points stay as long as their sweep does (sweep_points references them; the
-    // sweep's table and report are its own store's to prune).
+    // sweep's table and report are its own store's to prune). History outlives the pruning.
     static constexpr char kOldJobs[] =
         "SELECT id FROM jobs WHERE state IN ('succeeded', 'failed', 'cancelled') "
         "AND finish_time_ns < ?1 AND id NOT IN (SELECT job_id FROM sweep_points)";
     absl::MutexLock lock(&mu_);
-    KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Transaction> transaction,
-                            Transaction::Begin(db_.get(), "prune jobs"));
-    if (removed != nullptr) {
-      KBENCH_ASSIGN_OR_RETURN(
-          std::unique_ptr<Statement> artifacts,
-          db_->Prepare(absl::StrCat("SELECT ", kArtifactColumns,
-                                    " FROM artifacts WHERE job_id IN (", kOldJobs, ")"),
-                       "list artifacts of pruned jobs"));
-      KBENCH_RETURN_IF_ERROR(artifacts->BindInt64(1, cutoff_ns));
-      KBENCH_ASSIGN_OR_RETURN(std::vector<ArtifactRecord> found, ReadArtifacts(*artifacts));
-      removed->insert(removed->end(), found.begin(), found.end());
+    return DeleteJobsLocked(
+        kOldJobs, [cutoff_ns](Statement& s) { return s.BindInt64(1, cutoff_ns); },
+        /*with_history=*/false, removed);
+  }
+
+  absl::Status DeleteFinished(const std::string& id,
+                              std::vector<ArtifactRecord>* removed) override {
+    static constexpr char kThisJob[] =
+        "SELECT id FROM jobs WHERE id = ?1 AND state IN ('succeeded', 'failed', 'cancelled') "
+        "AND id NOT IN (SELECT job_id FROM sweep_points)";
+    absl::MutexLock lock(&mu_);
+    KBENCH_ASSIGN_OR_RETURN(
+        const int64_t deleted,
+        DeleteJobsLocked(
+            kThisJob, [&id](Statement& s) { return s.BindText(1, id); },
+            /*with_history=*/true, removed));
+    if (deleted == 1) return absl::OkStatus();
+    KBENCH_ASSIGN_OR_RETURN(const JobRecord job, GetLocked(id));
+    if (!IsTerminal(job.state)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "job ", id, " is ", JobStateName(job.state), "; cancel it, then delete it once it ended"));
     }
-    KBENCH_ASSIGN_OR_RETURN(
-        std::unique_ptr<Statement> drop_artifacts,
-        db_->Prepare(absl::StrCat("DELETE FROM artifacts WHERE job_id IN (", kOldJobs, ")"),
-                     "delete artifacts of pruned jobs"));
-    KBENCH_RETURN_IF_ERROR(drop_artifacts->BindInt64(1, cutoff_ns));
-    KBENCH_RETURN_IF_ERROR(drop_artifacts->Run());
-    // A fleet's audit trail of the pruned jobs goes with them.
-    KBENCH_ASSIGN_OR_RETURN(
-        std::unique_ptr<Statement> drop_transitions,
-        db_->Prepare(absl::StrCat("DELETE FROM job_transitions WHERE job_id IN (", kOldJobs, ")"),
-                     "delete transitions of pruned jobs"));
-    KBENCH_RETURN_IF_ERROR(drop_transitions->BindInt64(1, cutoff_ns));
-    KBENCH_RETURN_IF_ERROR(drop_transitions->Run());
-    drop_transitions.reset();
-    KBENCH_ASSIGN_OR_RETURN(
-        std::unique_ptr<Statement> drop_jobs,
-        db_->Prepare(absl::StrCat("DELETE FROM jobs WHERE id IN (", kOldJobs, ")"),
-                     "delete pruned jobs"));
-    KBENCH_RETURN_IF_ERROR(drop_jobs->BindInt64(1, cutoff_ns));
-    KBENCH_RETURN_IF_ERROR(drop_jobs->Run());
-    const int64_t pruned = db_->Changes();
-    drop_jobs.reset();
-    drop_artifacts.reset();
-    KBENCH_RETURN_IF_ERROR(transaction->Commit());
-    return pruned;
+    return absl::FailedPreconditionError(absl::StrCat(
+        "job ", id, " is a point of a sweep, which keeps it as long as the sweep is kept"));
   }
 
   absl::StatusOr<std::vector<ArtifactRecord>> OldestArtifacts(int32_t limit) override {
@@ -561,6 +549,48 @@ class SqlJobStore final : public JobStore {
     if (!row) return std::optional<JobRecord>();
     KBENCH_ASSIGN_OR_RETURN(JobRecord job, ReadJob(query));
     return std::optional<JobRecord>(std::move(job));
+  }
+
+  // Deletes the jobs `ids` selects (a SELECT of ids whose parameters `bind` sets) with their
+  // artifact records and transitions, and their history rows `with_history`, in one
+  // transaction. Appends the deleted artifact records to `removed` (may be null), whose files
+  // the caller removes. Returns the number of jobs deleted.
+  absl::StatusOr<int64_t> DeleteJobsLocked(absl::string_view ids,
+                                           const std::function<absl::Status(Statement&)>& bind,
+                                           bool with_history, std::vector<ArtifactRecord>* removed)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Transaction> transaction,
+                            Transaction::Begin(db_.get(), "delete jobs"));
+    if (removed != nullptr) {
+      KBENCH_ASSIGN_OR_RETURN(
+          std::unique_ptr<Statement> artifacts,
+          db_->Prepare(absl::StrCat("SELECT ", kArtifactColumns, " FROM artifacts WHERE job_id IN (",
+                                    ids, ")"),
+                       "list artifacts of deleted jobs"));
+      KBENCH_RETURN_IF_ERROR(bind(*artifacts));
+      KBENCH_ASSIGN_OR_RETURN(std::vector<ArtifactRecord> found, ReadArtifacts(*artifacts));
+      removed->insert(removed->end(), found.begin(), found.end());
+    }
+    // Rows that name the jobs first, the jobs last: their ids select the rest.
+    std::vector<std::string> tables = {"artifacts", "job_transitions"};
+    if (with_history) tables.push_back("result_index");
+    for (const std::string& table : tables) {
+      KBENCH_ASSIGN_OR_RETURN(
+          std::unique_ptr<Statement> drop,
+          db_->Prepare(absl::StrCat("DELETE FROM ", table, " WHERE job_id IN (", ids, ")"),
+                       absl::StrCat("delete ", table, " of deleted jobs")));
+      KBENCH_RETURN_IF_ERROR(bind(*drop));
+      KBENCH_RETURN_IF_ERROR(drop->Run());
+    }
+    KBENCH_ASSIGN_OR_RETURN(
+        std::unique_ptr<Statement> drop_jobs,
+        db_->Prepare(absl::StrCat("DELETE FROM jobs WHERE id IN (", ids, ")"), "delete jobs"));
+    KBENCH_RETURN_IF_ERROR(bind(*drop_jobs));
+    KBENCH_RETURN_IF_ERROR(drop_jobs->Run());
+    const int64_t deleted = db_->Changes();
+    drop_jobs.reset();
+    KBENCH_RETURN_IF_ERROR(transaction->Commit());
+    return deleted;
   }
 
   absl::StatusOr<JobRecord> GetLocked(const std::string& id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {

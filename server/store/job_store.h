@@ -129,6 +129,11 @@ class JobStore {
   // the caller removes. Returns the number of jobs deleted.
   virtual absl::StatusOr<int64_t> PruneFinishedBefore(int64_t cutoff_ns,
                                                       std::vector<ArtifactRecord>* removed) = 0;
+  // Deletes one finished job (kbctl jobs rm) like PruneFinishedBefore does, and its history
+  // rows too. NOT_FOUND when absent; FAILED_PRECONDITION naming why when it is queued or
+  // running, or a point of a sweep.
+  virtual absl::Status DeleteFinished(const std::string& id,
+                                      std::vector<ArtifactRecord>* removed) = 0;
 
   // The result index (history, leaderboards). Rows of one job replace any it had (a retried
   // write is harmless). NOT_FOUND when the job is absent.

@@ -144,6 +144,21 @@ std::map<std::string, Call> CallsByMethod() {
     v1::CancelJobResponse r;
     return stub.CancelJob(ContextFor(token).get(), request, &r);
   };
+  // A queued job of A: past the gate the owner and the admin learn it has not ended, B that it
+  // is not his; the cell cancels it afterwards so it does not run.
+  calls["DeleteJob"] = [](Stub& stub, const std::string& token, const Targets& t) {
+    absl::StatusOr<v1::Job> queued = SubmitAs(stub, t.owner_token, QuickCpuSpec());
+    if (!queued.ok()) return grpc::Status(StatusCode::INTERNAL, "could not queue a job as A");
+    v1::DeleteJobRequest request;
+    request.set_job_id(queued->id());
+    v1::DeleteJobResponse r;
+    const grpc::Status s = stub.DeleteJob(ContextFor(token).get(), request, &r);
+    v1::CancelJobRequest cancel;
+    cancel.set_job_id(queued->id());
+    v1::CancelJobResponse cancelled;
+    stub.CancelJob(ContextFor(t.owner_token).get(), cancel, &cancelled);
+    return s;
+  };
   calls["ListJobs"] = [](Stub& stub, const std::string& token, const Targets&) {
     v1::ListJobsResponse r;
     return stub.ListJobs(ContextFor(token).get(), {}, &r);
@@ -246,10 +261,11 @@ StatusCode Expected(const std::string& caller, const std::string& method) {
   // Past the gate, the call reaches the handler: that artifact does not exist.
   if (method == "GetArtifact" || method == "GetSweep") return StatusCode::NOT_FOUND;
   if ((method == "CancelJob" || method == "CancelSweep" || method == "GetVariant" ||
-       method == "DeleteVariant") &&
+       method == "DeleteVariant" || method == "DeleteJob") &&
       caller == "user B") {
     return StatusCode::PERMISSION_DENIED;
   }
+  if (method == "DeleteJob") return StatusCode::FAILED_PRECONDITION;  // it is still queued
   return StatusCode::OK;
 }
 

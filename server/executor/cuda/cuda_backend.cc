@@ -38,6 +38,7 @@ class CudaBackend : public DeviceBackend {
           kernels::cuda::CudaStatus(err, "cudaSetDevice", __FILE__, __LINE__));
     }
     absl::StatusOr<JobRun> run;
+    runner_.BeginJob(context.job->spec().owner());
     absl::Cleanup end_job = [this] { runner_.EndJob(); };
     switch (context.job->spec().kind()) {
       case v1::JOB_KIND_UNSPECIFIED:

@@ -71,6 +71,8 @@ class CudaRunner : public DeviceRunner {
 
   bool NeedsRestart() const override { return needs_restart_; }
 
+  // Before every job: whose compiles it keeps (the cache's per-owner share).
+  void BeginJob(const std::string& owner) { user_modules_.BeginJob(owner); }
   // After every job, whatever its outcome: unloads the job's user modules (their __device__
   // data dies with them).
   void EndJob() { user_modules_.UnloadAll(); }

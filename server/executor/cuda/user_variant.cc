@@ -147,8 +147,8 @@ absl::StatusOr<const LoadedUserModule*> UserModuleCache::Get(const v1::UserKerne
     *cache_hit = true;
     return it->second.get();
   }
-  auto compiled = compiled_.find(key);
-  *cache_hit = compiled != compiled_.end();
+  const internal::v1::CompileReply* compiled = compiled_.Find(key);
+  *cache_hit = compiled != nullptr;
   if (!*cache_hit) {
     KBENCH_ASSIGN_OR_RETURN(
         internal::v1::CompileReply reply,
@@ -156,10 +156,10 @@ absl::StatusOr<const LoadedUserModule*> UserModuleCache::Get(const v1::UserKerne
     if (reply.code() != 0) {
       return absl::Status(static_cast<absl::StatusCode>(reply.code()), reply.message());
     }
-    compiled = compiled_.emplace(key, std::move(reply)).first;
+    compiled = &compiled_.Put(key, owner_, std::move(reply));
   }
   auto module = std::make_unique<LoadedUserModule>();
-  module->compiled = compiled->second;
+  module->compiled = *compiled;
   const auto start = std::chrono::steady_clock::now();
   if (absl::Status s = Load(arch, module.get()); !s.ok()) {
     if (module->library != nullptr) cudaLibraryUnload(module->library);

@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "kbench/internal/v1/executor.pb.h"
 #include "kernels/user_kernel_rules.h"
+#include "server/executor/compiled_modules.h"
 #include "server/executor/cuda/prepared_variant.h"
 
 namespace kbench::executor::cuda {
@@ -28,13 +29,16 @@ struct LoadedUserModule {
 };
 
 // Not thread-safe (the executor runs one job at a time). Compiled modules are kept for the
-// executor's life (a restart after a sticky error starts with none); loaded ones only for one
+// executor's life within CompiledModules' bounds (a restart after a sticky error starts with
+// none); loaded ones only for one
 // job: UnloadAll at the end of every job drops the libraries, so a module's __device__ and
 // __constant__ data starts fresh in every job and nothing a kernel stored there reaches the next
 // job or another owner (issue 23, item 4).
 class UserModuleCache {
  public:
   ~UserModuleCache();
+  // The owner of the job that starts: its compiles count against its share of the cache.
+  void BeginJob(std::string owner) { owner_ = std::move(owner); }
   // Unloads every module loaded since the last call (the end of a job).
   void UnloadAll();
   // Compiles (in a child process, bounded by kernels::kMaxCompileSeconds) unless compiled
@@ -47,7 +51,8 @@ class UserModuleCache {
                                               const std::atomic<bool>* cancelled, bool* cache_hit);
 
  private:
-  std::map<std::string, internal::v1::CompileReply> compiled_;
+  CompiledModules compiled_;  // bounded in all and per owner
+  std::string owner_;
   std::map<std::string, std::unique_ptr<LoadedUserModule>> loaded_;
 };
 
