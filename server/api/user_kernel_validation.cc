@@ -1,7 +1,6 @@
 // Submit-time validation of user kernels.
 #include "server/api/user_kernel_validation.h"
 
-#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -9,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "common/user_variant_name.h"
 #include "kernels/abi.h"
 #include "kernels/catalogue.h"
 #include "kernels/launch_expr.h"
@@ -230,10 +229,7 @@ absl::Status ValidateOne(const v1::DeviceInfo& device, const kernels::Operation&
   const std::string f = absl::StrCat("user_kernels[", i, "]");
   v1::UserKernel* uk = spec->mutable_user_kernels(i);
   if (uk->name().empty()) uk->set_name(kernels::kDefaultUserVariantName);
-  if (!kernels::IsUserVariantName(uk->name()) || uk->name().size() > 64) {
-    return Invalid(f + ".name", absl::StrCat("'", uk->name().substr(0, 64),
-                                             "' must start with '@' (at most 64 characters)"));
-  }
+  KBENCH_RETURN_IF_ERROR(CheckUserVariantName(f + ".name", uk->name()));
   KBENCH_RETURN_IF_ERROR(ValidateCode(f, *uk));
   const bool compile = spec->kind() == v1::JOB_KIND_COMPILE;
   KBENCH_ASSIGN_OR_RETURN(const kernels::SmArch arch, TargetArch(device, uk, compile));
@@ -296,17 +292,7 @@ absl::Status ValidateUserKernels(const v1::DeviceInfo& device, v1::JobSpec* spec
 }
 
 absl::Status ValidateRegisteredKernel(const kernels::Operation& op, v1::UserKernel* uk) {
-  const std::string& name = uk->name();
-  const bool name_ok = kernels::IsUserVariantName(name) && name.size() >= 2 && name.size() <= 64 &&
-                       std::all_of(name.begin() + 1, name.end(), [](char c) {
-                         return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' ||
-                                c == '-' || c == '.';
-                       });
-  if (!name_ok) {
-    return Invalid("kernel.name", absl::StrCat("'", name.substr(0, 64),
-                                               "' must be '@' then 1 to 63 letters, digits, "
-                                               "'_', '-' or '.'"));
-  }
+  KBENCH_RETURN_IF_ERROR(CheckUserVariantName("kernel.name", uk->name()));
   KBENCH_RETURN_IF_ERROR(ValidateCode("kernel", *uk));
   // Its architecture and a Triton kernel's divisibility are checked per job; the launch
   // expressions are checked here, at the operation's default shape, so a typo fails now.
