@@ -120,8 +120,8 @@ TEST_F(HostileNamesTest, SweepPlotsDrawEveryNameAsTextAndRunNothing) {
   absl::StatusOr<std::vector<PlotFile>> files =
       DrawPlots(HostileTable(absl::StrCat("reduce`touch ", marker_, "`")),
                 {gnuplot, dir_.string(), /*png=*/true, 60});
-  ASSERT_TRUE(files.ok()) << files.status() << "\n" << ReadAll(dir_ / "gnuplot.log");
   EXPECT_FALSE(fs::exists(marker_)) << ReadAll(dir_ / "plots.gp");
+  ASSERT_TRUE(files.ok()) << files.status() << "\n" << ReadAll(dir_ / "gnuplot.log");
   ASSERT_FALSE(files->empty());
   const std::string svg = ReadAll(files->front().path);
   // The key names each variant and the x ticks each point, as plain text.
@@ -242,8 +242,8 @@ TEST_F(HostileNamesTest, HistoryPlotDrawsEveryNameAsTextAndRunsNothing) {
   const std::string out = (dir_ / "history.svg").string();
   const absl::Status drawn =
       DrawHistoryPlot(history, absl::StrCat("softmax`touch ", marker_, "`"), out, {gnuplot, 60});
-  ASSERT_TRUE(drawn.ok()) << drawn;
   EXPECT_FALSE(fs::exists(marker_));
+  ASSERT_TRUE(drawn.ok()) << drawn;
   const std::string svg = ReadAll(out);
   EXPECT_NE(svg.find(absl::StrCat("@bq`touch ", marker_, "`")), std::string::npos);
   EXPECT_NE(svg.find(absl::StrCat("softmax`touch ", marker_, "`")), std::string::npos);
