@@ -14,7 +14,6 @@
 #include "client/contained_path.h"
 #include "client/errors.h"
 #include "common/status_macros.h"
-#include "common/user_variant_name.h"
 #include "nlohmann/json.hpp"
 
 namespace kbench::client {
@@ -188,11 +187,6 @@ absl::StatusOr<v1::UserKernel> BuildUserKernel(const UserKernelFlags& f) {
   }
   if (uk.entry().empty()) return UsageError("--entry: required (the kernel's name)");
   if (!f.name.empty()) uk.set_name(f.name[0] == '@' ? f.name : "@" + f.name);
-  // kbenchd refuses it too; said here, nothing is read or sent for a name that cannot pass.
-  if (absl::Status name = CheckUserVariantName("--name", uk.name());
-      !uk.name().empty() && !name.ok()) {
-    return UsageError(name.message());
-  }
   for (const std::string& g : SplitExpressions(f.grid)) uk.mutable_launch()->add_grid(g);
   for (const std::string& b : SplitExpressions(f.block)) uk.mutable_launch()->add_block(b);
   uk.mutable_launch()->set_dynamic_smem(f.smem);

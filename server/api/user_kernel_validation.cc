@@ -228,8 +228,6 @@ absl::Status ValidateOne(const v1::DeviceInfo& device, const kernels::Operation&
                          v1::JobSpec* spec) {
   const std::string f = absl::StrCat("user_kernels[", i, "]");
   v1::UserKernel* uk = spec->mutable_user_kernels(i);
-  if (uk->name().empty()) uk->set_name(kernels::kDefaultUserVariantName);
-  KBENCH_RETURN_IF_ERROR(CheckUserVariantName(f + ".name", uk->name()));
   KBENCH_RETURN_IF_ERROR(ValidateCode(f, *uk));
   const bool compile = spec->kind() == v1::JOB_KIND_COMPILE;
   KBENCH_ASSIGN_OR_RETURN(const kernels::SmArch arch, TargetArch(device, uk, compile));
@@ -245,6 +243,18 @@ absl::Status ValidateOne(const v1::DeviceInfo& device, const kernels::Operation&
     KBENCH_RETURN_IF_ERROR(ValidateInt32Scalars(f, uk->triton(), values));
   }
   return ValidateLaunch(f, *uk, values);
+}
+
+// Names the unnamed "@user" and checks every name, before anything that depends on the device,
+// so a name is refused alike everywhere.
+absl::Status NameUserKernels(v1::JobSpec* spec) {
+  for (int i = 0; i < spec->user_kernels_size(); ++i) {
+    v1::UserKernel* uk = spec->mutable_user_kernels(i);
+    if (uk->name().empty()) uk->set_name(kernels::kDefaultUserVariantName);
+    KBENCH_RETURN_IF_ERROR(
+        CheckUserVariantName(absl::StrCat("user_kernels[", i, "].name"), uk->name()));
+  }
+  return absl::OkStatus();
 }
 
 // Every user kernel is named in `variants` exactly once (added when missing); names are unique.
@@ -278,6 +288,7 @@ absl::Status ValidateUserKernels(const v1::DeviceInfo& device, v1::JobSpec* spec
                                                 spec->user_kernels_size()));
   }
   if (spec->user_kernels_size() == 0) return absl::OkStatus();
+  KBENCH_RETURN_IF_ERROR(NameUserKernels(spec));
   if (!compile && device.kind() != v1::DEVICE_KIND_CUDA) {
     return absl::FailedPreconditionError(absl::StrCat(
         "user_kernels: user kernels run on CUDA devices; ", device.id(), " is not one"));

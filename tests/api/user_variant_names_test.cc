@@ -25,6 +25,13 @@ v1::DeviceInfo Gpu() {
   return d;
 }
 
+v1::DeviceInfo Cpu() {
+  v1::DeviceInfo d;
+  d.set_id("cpu");
+  d.set_kind(v1::DEVICE_KIND_CPU);
+  return d;
+}
+
 v1::JobSpec Softmax() {
   v1::JobSpec spec;
   spec.set_kernel("softmax");
@@ -59,9 +66,11 @@ TEST(UserVariantName, FollowsTheRegisteredNameRule) {
 
 TEST(ValidateAndNormalize, RefusesAHostileUserKernelName) {
   for (const std::string& name : Refused()) {
-    v1::JobSpec spec = Softmax();
-    spec.add_user_kernels()->set_name(name);
-    ExpectRefused(ValidateAndNormalize(Gpu(), {}, &spec), "user_kernels[0].name", name);
+    for (const v1::DeviceInfo& device : {Gpu(), Cpu()}) {  // alike where user kernels cannot run
+      v1::JobSpec spec = Softmax();
+      spec.add_user_kernels()->set_name(name);
+      ExpectRefused(ValidateAndNormalize(device, {}, &spec), "user_kernels[0].name", name);
+    }
   }
 }
 

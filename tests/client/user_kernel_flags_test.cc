@@ -101,18 +101,6 @@ TEST_F(TritonMetadataTest, RefusesAKernelThatNeedsScratchMemory) {
   EXPECT_NE(uk.status().message().find("global_scratch"), std::string::npos) << uk.status();
 }
 
-TEST_F(TritonMetadataTest, RefusesANameOutsideTheRuleBeforeSending) {
-  UserKernelFlags f = Flags(kToolOutput);
-  f.name = "@x`touch /tmp/kbench-marker`";
-  absl::StatusOr<v1::UserKernel> uk = BuildUserKernel(f);
-  ASSERT_FALSE(uk.ok());
-  EXPECT_NE(uk.status().message().find("--name: "), std::string::npos) << uk.status();
-  f.name = "mine.v2";  // the '@' is added
-  uk = BuildUserKernel(f);
-  ASSERT_TRUE(uk.ok()) << uk.status();
-  EXPECT_EQ(uk->name(), "@mine.v2");
-}
-
 // Issue 24: kernel.json's binary path stays inside the file's directory, so a metadata file
 // from elsewhere cannot make kbctl read, and send to a server, any other file of the user's.
 class TritonBinaryPathTest : public TritonMetadataTest {
