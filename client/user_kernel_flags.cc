@@ -11,6 +11,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "client/contained_path.h"
 #include "client/errors.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
@@ -89,8 +90,10 @@ absl::Status ReadTritonMetadata(const UserKernelFlags& f, const std::string& tex
                                      " memory, which kbench does not allocate"));
     }
   }
-  const std::filesystem::path dir = std::filesystem::path(f.source).parent_path();
-  KBENCH_ASSIGN_OR_RETURN(std::string bytes, ReadFile("--source", (dir / cubin).string()));
+  KBENCH_ASSIGN_OR_RETURN(const std::filesystem::path cubin_path,
+                          PathInside(std::filesystem::path(f.source).parent_path(), cubin,
+                                     absl::StrCat("--source: '", f.source, "': its cubin path")));
+  KBENCH_ASSIGN_OR_RETURN(std::string bytes, ReadFile("--source", cubin_path.string()));
   uk->set_code(std::move(bytes));
   v1::TritonMetadata* t = uk->mutable_triton();
   t->set_num_warps(j.value("num_warps", 4));

@@ -6,8 +6,19 @@
 
 namespace kbench::report {
 
+std::string GnuplotDataToken(const std::string& s) {
+  std::string out = s;
+  for (char& c : out) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) c = ' ';
+  }
+  return out;
+}
+
 std::string GnuplotQuote(const std::string& s) {
-  return absl::StrCat("\"", absl::StrReplaceAll(s, {{"\\", "\\\\"}, {"\"", "\\\""}}), "\"");
+  // gnuplot 5.4 "help syntax": "single-quoted strings ... backslashes are not interpreted";
+  // "help substitution": "Command-line substitution is not done inside single quotes".
+  return absl::StrCat("'", absl::StrReplaceAll(GnuplotDataToken(s), {{"'", "''"}}), "'");
 }
 
 std::pair<double, std::string> TimeScale(double max) {
@@ -18,9 +29,9 @@ std::pair<double, std::string> TimeScale(double max) {
 }
 
 std::string GnuplotTerminal(bool png) {
-  return png ? "set terminal pngcairo size 1140,660 noenhanced font \"sans,11\"\n"
-             : "set terminal svg size 760,440 noenhanced font \"sans,11\" "
-               "background rgb \"white\"\n";
+  return png ? "set terminal pngcairo size 1140,660 noenhanced font 'sans,11'\n"
+             : "set terminal svg size 760,440 noenhanced font 'sans,11' "
+               "background rgb 'white'\n";
 }
 
 }  // namespace kbench::report

@@ -57,14 +57,14 @@ std::string HistoryPlotScript(const v1::ListHistoryResponse& history, const std:
       absl::StrAppend(&script, e->finish_time().seconds(), " ",
                       absl::StrFormat("%.9g %.9g %.9g", e->median_seconds() * factor, low * factor,
                                       high * factor),
-                      " ", e->job_id(), "\n");
+                      " ", GnuplotDataToken(e->job_id()), "\n");
     }
     absl::StrAppend(&script, "EOD\n");
   }
   const bool png = absl::EndsWith(output_path, ".png");
   absl::StrAppend(&script, GnuplotTerminal(png), "set output ", GnuplotQuote(output_path), "\n",
                   "set title ", GnuplotQuote(title),
-                  " noenhanced\nset xlabel \"finished (UTC)\"\nset ylabel ",
+                  " noenhanced\nset xlabel 'finished (UTC)'\nset ylabel ",
                   GnuplotQuote(absl::StrCat("median time (", unit, "), 95% CI")),
                   "\nset xdata time\nset timefmt \"%s\"\nset format x \"%m-%d\\n%H:%M\"\n"
                   "set grid\nset key below noenhanced\nset yrange [0:*]\nset offsets graph "

@@ -20,12 +20,14 @@
 namespace kbench::report {
 namespace {
 
-// What the x axis is: a numeric swept axis (the first with several values), else the points'
-// labels in order.
+// What the x axis is: a numeric swept axis (the first with several values), else the points in
+// order, each tick labelled with its axes' values.
 struct XAxis {
   int axis = -1;  // index into table.axes; -1: categorical
   std::string label;
   bool log = false;
+  // Categorical: one tick label per row, at x = the row's position.
+  std::vector<std::string> ticks;
 };
 
 XAxis ChooseX(const SweepTable& table) {
@@ -34,7 +36,10 @@ XAxis ChooseX(const SweepTable& table) {
     bool numeric = true;
     for (const PointRow& row : table.rows) {
       double x = 0;
-      if (a >= row.values.size() || !absl::SimpleAtod(row.values[a].second, &x)) numeric = false;
+      if (a >= row.values.size() || !absl::SimpleAtod(row.values[a].second, &x) ||
+          !std::isfinite(x)) {
+        numeric = false;
+      }
       xs.push_back(x);
     }
     std::sort(xs.begin(), xs.end());
@@ -42,33 +47,44 @@ XAxis ChooseX(const SweepTable& table) {
     if (!numeric || xs.size() < 2) continue;
     // Geometric sweeps (powers of two) read best on a log axis.
     const bool log = xs.front() > 0 && xs.back() / xs.front() >= 16;
-    return {static_cast<int>(a), table.axes[a], log};
+    return {static_cast<int>(a), table.axes[a], log, {}};
   }
-  return {-1, absl::StrJoin(table.axes, ", "), false};
+  XAxis x{-1, absl::StrJoin(table.axes, ", "), false, {}};
+  for (const PointRow& row : table.rows) {
+    std::vector<std::string> label;
+    for (const auto& value : row.values) label.push_back(value.second);
+    x.ticks.push_back(absl::StrJoin(label, "/"));
+  }
+  return x;
 }
 
 // One line: a variant at one value of the axes other than x.
 struct Series {
   std::string title;
-  std::vector<std::pair<std::string, double>> points;  // (x or label, y)
+  std::vector<std::pair<double, double>> points;  // (x, y)
 };
 
 using Metric = std::function<double(const PointRow&, const VariantCell&)>;
 
+// The row's x: its numeric axis value, or its position. Only numbers reach the data blocks:
+// text (labels, titles) goes through GnuplotQuote.
+double XOf(const XAxis& x, const PointRow& row, size_t position) {
+  double value = static_cast<double>(position);
+  if (x.axis >= 0) (void)absl::SimpleAtod(row.values[static_cast<size_t>(x.axis)].second, &value);
+  return value;
+}
+
 std::vector<Series> SeriesOf(const SweepTable& table, const XAxis& x, const Metric& metric) {
   std::map<std::string, size_t> index;
   std::vector<Series> series;
-  for (const PointRow& row : table.rows) {
+  for (size_t r = 0; r < table.rows.size(); ++r) {
+    const PointRow& row = table.rows[r];
     std::vector<std::string> rest;
-    std::vector<std::string> label;
     for (size_t a = 0; a < row.values.size(); ++a) {
-      label.push_back(row.values[a].second);
       if (static_cast<int>(a) != x.axis) {
         rest.push_back(absl::StrCat(row.values[a].first, "=", row.values[a].second));
       }
     }
-    const std::string at =
-        x.axis >= 0 ? row.values[static_cast<size_t>(x.axis)].second : absl::StrJoin(label, "/");
     for (const VariantCell& c : row.cells) {
       const double y = metric(row, c);
       if (!c.measured || !(y > 0) || !std::isfinite(y)) continue;
@@ -76,10 +92,20 @@ std::vector<Series> SeriesOf(const SweepTable& table, const XAxis& x, const Metr
       if (x.axis >= 0 && !rest.empty()) absl::StrAppend(&title, " ", absl::StrJoin(rest, " "));
       auto [it, fresh] = index.emplace(title, series.size());
       if (fresh) series.push_back({title, {}});
-      series[it->second].points.emplace_back(at, y);
+      series[it->second].points.emplace_back(XOf(x, row, r), y);
     }
   }
   return series;
+}
+
+// `set xtics (...)` naming each categorical point; "" for a numeric axis.
+std::string CategoricalTicks(const XAxis& x) {
+  if (x.axis >= 0) return "";
+  std::vector<std::string> ticks;
+  for (size_t i = 0; i < x.ticks.size(); ++i) {
+    ticks.push_back(absl::StrCat(GnuplotQuote(x.ticks[i]), " ", i));
+  }
+  return absl::StrCat("set xtics (", absl::StrJoin(ticks, ", "), ")\n");
 }
 
 // A scale for numbers up to `max`: (factor, unit prefix) so that values read in 1..1000s.
@@ -117,26 +143,25 @@ void AppendPlot(const SweepTable& table, const XAxis& x, PlotSpec spec,
     absl::StrAppend(&body, "$", spec.stem, i, " << EOD\n");
     for (size_t p = 0; p < spec.series[i].points.size(); ++p) {
       const auto& [at, y] = spec.series[i].points[p];
-      absl::StrAppend(&body, x.axis >= 0 ? at : absl::StrCat(p, " ", GnuplotQuote(at)), " ",
-                      absl::StrFormat("%.9g", y * factor), "\n");
+      absl::StrAppend(&body, absl::StrFormat("%.9g %.9g", at, y * factor), "\n");
     }
     absl::StrAppend(&body, "EOD\n");
   }
   std::vector<std::string> plots;
   for (size_t i = 0; i < spec.series.size(); ++i) {
-    plots.push_back(
-        absl::StrCat("$", spec.stem, i, x.axis >= 0 ? " using 1:2" : " using 1:3:xtic(2)",
-                     " with linespoints lw 2 pt 7 title ", GnuplotQuote(spec.series[i].title)));
+    plots.push_back(absl::StrCat("$", spec.stem, i, " using 1:2 with linespoints lw 2 pt 7 title ",
+                                 GnuplotQuote(spec.series[i].title)));
   }
   for (const Ceiling& c : spec.ceilings) {
-    plots.push_back(absl::StrFormat("%.9g with lines dt 2 lw 2 lc rgb \"#b22222\" title %s",
+    plots.push_back(absl::StrFormat("%.9g with lines dt 2 lw 2 lc rgb '#b22222' title %s",
                                     c.value * factor, GnuplotQuote(c.label)));
   }
-  if (spec.stem == "speedup") plots.push_back("1 with lines dt 3 lc rgb \"#555555\" notitle");
+  if (spec.stem == "speedup") plots.push_back("1 with lines dt 3 lc rgb '#555555' notitle");
   std::string settings = absl::StrCat(
       "reset\nset title ", GnuplotQuote(absl::StrCat(table.kernel, ": ", spec.title)),
       " noenhanced\n", "set xlabel ", GnuplotQuote(x.label), " noenhanced\nset ylabel ",
       GnuplotQuote(ylabel), " noenhanced\nset grid\nset key below noenhanced\nset yrange [0:*]\n");
+  absl::StrAppend(&settings, CategoricalTicks(x));
   if (x.log) absl::StrAppend(&settings, "set logscale x 2\n");
   if (spec.log_y) absl::StrAppend(&settings, "set yrange [*:*]\nset logscale y\n");
   const std::string plot = absl::StrCat("plot ", absl::StrJoin(plots, ", \\\n  "), "\n");

@@ -8,8 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_replace.h"
 #include "absl/strings/strip.h"
+#include "common/csv_cell.h"
 #include "common/enum_words.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
@@ -102,11 +102,6 @@ void TakeEnvironment(const std::vector<v1::Job>& jobs, SweepTable* table) {
       return;
     }
   }
-}
-
-std::string CsvField(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  return absl::StrCat("\"", absl::StrReplaceAll(s, {{"\"", "\"\""}}), "\"");
 }
 
 std::string Number(double v) { return absl::StrFormat("%.6g", v); }
@@ -220,7 +215,7 @@ std::string MixedDevicesWarning(const SweepTable& table) {
 
 std::string ToCsv(const SweepTable& table) {
   std::vector<std::string> header = {"point"};
-  for (const std::string& axis : table.axes) header.push_back(CsvField(axis));
+  for (const std::string& axis : table.axes) header.push_back(CsvCell(axis));
   for (const char* column :
        {"variant", "state", "median_seconds", "median_ci_low_seconds", "median_ci_high_seconds",
         "relative_stddev", "samples", "bytes_per_second", "flops_per_second",
@@ -231,21 +226,21 @@ std::string ToCsv(const SweepTable& table) {
   std::string out = absl::StrCat(absl::StrJoin(header, ","), "\n");
   for (const PointRow& row : table.rows) {
     std::vector<std::string> lead = {absl::StrCat(row.index)};
-    for (const auto& [axis, value] : row.values) lead.push_back(CsvField(value));
+    for (const auto& [axis, value] : row.values) lead.push_back(CsvCell(value));
     if (row.cells.empty()) {
-      absl::StrAppend(&out, absl::StrJoin(lead, ","), ",,", row.state, std::string(14, ','),
-                      row.job_id, ",", CsvField(row.device), "\n");
+      absl::StrAppend(&out, absl::StrJoin(lead, ","), ",,", CsvCell(row.state),
+                      std::string(14, ','), CsvCell(row.job_id), ",", CsvCell(row.device), "\n");
       continue;
     }
     for (const VariantCell& c : row.cells) {
-      absl::StrAppend(&out, absl::StrJoin(lead, ","), ",", CsvField(c.variant), ",", row.state, ",",
-                      Number(c.median_seconds), ",", Number(c.ci_low_seconds), ",",
-                      Number(c.ci_high_seconds), ",", Number(c.relative_stddev), ",", c.samples,
-                      ",", Number(c.bytes_per_second), ",", Number(c.flops_per_second), ",",
-                      Number(c.fraction_of_copy_bandwidth), ",", Number(c.fraction_of_peak_flops),
-                      ",", Number(c.speedup_vs_first), ",", c.checked ? "true" : "false", ",",
-                      c.passed ? "true" : "false", ",", Number(c.relative_l2_error), ",",
-                      row.job_id, ",", CsvField(row.device), "\n");
+      absl::StrAppend(
+          &out, absl::StrJoin(lead, ","), ",", CsvCell(c.variant), ",", CsvCell(row.state), ",",
+          Number(c.median_seconds), ",", Number(c.ci_low_seconds), ",", Number(c.ci_high_seconds),
+          ",", Number(c.relative_stddev), ",", c.samples, ",", Number(c.bytes_per_second), ",",
+          Number(c.flops_per_second), ",", Number(c.fraction_of_copy_bandwidth), ",",
+          Number(c.fraction_of_peak_flops), ",", Number(c.speedup_vs_first), ",",
+          c.checked ? "true" : "false", ",", c.passed ? "true" : "false", ",",
+          Number(c.relative_l2_error), ",", CsvCell(row.job_id), ",", CsvCell(row.device), "\n");
     }
   }
   return out;

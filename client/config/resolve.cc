@@ -1,6 +1,8 @@
 // Resolution of kbctl's server and credentials (see resolve.h).
 #include "client/config/resolve.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/stat.h>
 
 #include <fstream>
@@ -51,14 +53,34 @@ absl::StatusOr<const KbctlContext*> ChooseContext(const KbctlConfig& config,
 
 }  // namespace
 
-bool IsLoopbackServer(const std::string& server) {
-  absl::string_view host = server;
-  if (absl::StartsWith(host, "[")) {
-    host = host.substr(1, host.find(']') - 1);
-  } else if (const size_t colon = host.rfind(':'); colon != absl::string_view::npos) {
-    host = host.substr(0, colon);
+absl::string_view ServerHost(absl::string_view server) {
+  // gRPC's own scheme prefixes ("dns:///host:port", "ipv4:host:port") name the same host.
+  for (absl::string_view scheme : {"dns:///", "dns:", "ipv4:", "ipv6:"}) {
+    if (absl::ConsumePrefix(&server, scheme)) break;
   }
-  return host == "localhost" || host == "::1" || absl::StartsWith(host, "127.");
+  if (absl::StartsWith(server, "[")) {
+    const size_t close = server.find(']');
+    return close == absl::string_view::npos ? absl::string_view() : server.substr(1, close - 1);
+  }
+  // "host:port"; a bare IPv6 address ("::1") holds several colons and no port.
+  const size_t colon = server.find(':');
+  if (colon != absl::string_view::npos && server.find(':', colon + 1) == absl::string_view::npos) {
+    return server.substr(0, colon);
+  }
+  return server;
+}
+
+bool IsLoopbackServer(const std::string& server) {
+  // The host as an address, never by its spelling: "127.attacker.example" is a DNS name that
+  // starts with "127." and resolves wherever its owner likes.
+  const std::string host(ServerHost(server));
+  if (host == "localhost") return true;
+  in_addr v4{};
+  if (inet_pton(AF_INET, host.c_str(), &v4) == 1) {
+    return (ntohl(v4.s_addr) >> 24) == 127;  // 127.0.0.0/8, RFC 1122 section 3.2.1.3
+  }
+  in6_addr v6{};
+  return inet_pton(AF_INET6, host.c_str(), &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6);
 }
 
 absl::StatusOr<ResolvedConnection> ResolveConnection(const ConnectionFlags& flags, const Io& io,

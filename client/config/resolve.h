@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "client/connection.h"
 #include "client/session.h"
 
@@ -29,7 +30,11 @@ struct ResolvedConnection {
 absl::StatusOr<ResolvedConnection> ResolveConnection(const ConnectionFlags& flags, const Io& io,
                                                      const std::string& default_server);
 
-// True for 127.0.0.0/8, [::1] and localhost HOST:PORT addresses.
+// The host of a HOST:PORT, [V6]:PORT, bare V6 or gRPC "dns:///HOST:PORT" address.
+absl::string_view ServerHost(absl::string_view server);
+
+// True when the host is a loopback address (127.0.0.0/8 or ::1, parsed by inet_pton) or is
+// exactly "localhost"; a name that merely starts with "127." is not one.
 bool IsLoopbackServer(const std::string& server);
 
 }  // namespace kbench::client

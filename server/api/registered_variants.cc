@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "common/user_kernel_form_name.h"
+#include "common/user_variant_name.h"
 #include "google/protobuf/util/time_util.h"
 #include "kernels/catalogue.h"
 #include "server/api/request_limits.h"
@@ -68,6 +69,9 @@ absl::Status ResolveRegisteredVariants(store::VariantStore& variants, v1::JobSpe
   ResolvedVariants& known = cache != nullptr ? *cache : local;
   for (const std::string& name : spec->variants()) {
     if (!kernels::IsUserVariantName(name) || !provided.insert(name).second) continue;
+    // Before the store is asked: a registered name follows the rule, and the NOT_FOUND below
+    // echoes the name.
+    KBENCH_RETURN_IF_ERROR(CheckUserVariantName("variants", name));
     auto it = known.find(name);
     if (it == known.end()) {
       KBENCH_ASSIGN_OR_RETURN(std::optional<store::VariantRecord> record,

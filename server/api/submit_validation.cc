@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "common/placement_limits.h"
 #include "common/status_macros.h"
+#include "common/user_variant_name.h"
 #include "kernels/catalogue.h"
 #include "server/api/user_kernel_validation.h"
 #include "server/common/spec_problem.h"
@@ -124,6 +125,8 @@ absl::Status ValidateOperation(const v1::JobSpec& spec) {
   }
   std::set<std::string> seen;
   for (const std::string& v : spec.variants()) {
+    // A user kernel's or registered variant's name becomes a label in plots and reports.
+    if (kernels::IsUserVariantName(v)) KBENCH_RETURN_IF_ERROR(CheckUserVariantName("variants", v));
     if (!seen.insert(v).second) {
       return absl::InvalidArgumentError(absl::StrCat("variants: '", v, "' is listed twice"));
     }

@@ -1,7 +1,6 @@
 // Submit-time validation of user kernels.
 #include "server/api/user_kernel_validation.h"
 
-#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -9,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "common/user_variant_name.h"
 #include "kernels/abi.h"
 #include "kernels/catalogue.h"
 #include "kernels/launch_expr.h"
@@ -229,11 +228,6 @@ absl::Status ValidateOne(const v1::DeviceInfo& device, const kernels::Operation&
                          v1::JobSpec* spec) {
   const std::string f = absl::StrCat("user_kernels[", i, "]");
   v1::UserKernel* uk = spec->mutable_user_kernels(i);
-  if (uk->name().empty()) uk->set_name(kernels::kDefaultUserVariantName);
-  if (!kernels::IsUserVariantName(uk->name()) || uk->name().size() > 64) {
-    return Invalid(f + ".name", absl::StrCat("'", uk->name().substr(0, 64),
-                                             "' must start with '@' (at most 64 characters)"));
-  }
   KBENCH_RETURN_IF_ERROR(ValidateCode(f, *uk));
   const bool compile = spec->kind() == v1::JOB_KIND_COMPILE;
   KBENCH_ASSIGN_OR_RETURN(const kernels::SmArch arch, TargetArch(device, uk, compile));
@@ -249,6 +243,18 @@ absl::Status ValidateOne(const v1::DeviceInfo& device, const kernels::Operation&
     KBENCH_RETURN_IF_ERROR(ValidateInt32Scalars(f, uk->triton(), values));
   }
   return ValidateLaunch(f, *uk, values);
+}
+
+// Names the unnamed "@user" and checks every name, before anything that depends on the device,
+// so a name is refused alike everywhere.
+absl::Status NameUserKernels(v1::JobSpec* spec) {
+  for (int i = 0; i < spec->user_kernels_size(); ++i) {
+    v1::UserKernel* uk = spec->mutable_user_kernels(i);
+    if (uk->name().empty()) uk->set_name(kernels::kDefaultUserVariantName);
+    KBENCH_RETURN_IF_ERROR(
+        CheckUserVariantName(absl::StrCat("user_kernels[", i, "].name"), uk->name()));
+  }
+  return absl::OkStatus();
 }
 
 // Every user kernel is named in `variants` exactly once (added when missing); names are unique.
@@ -282,6 +288,7 @@ absl::Status ValidateUserKernels(const v1::DeviceInfo& device, v1::JobSpec* spec
                                                 spec->user_kernels_size()));
   }
   if (spec->user_kernels_size() == 0) return absl::OkStatus();
+  KBENCH_RETURN_IF_ERROR(NameUserKernels(spec));
   if (!compile && device.kind() != v1::DEVICE_KIND_CUDA) {
     return absl::FailedPreconditionError(absl::StrCat(
         "user_kernels: user kernels run on CUDA devices; ", device.id(), " is not one"));
@@ -296,17 +303,7 @@ absl::Status ValidateUserKernels(const v1::DeviceInfo& device, v1::JobSpec* spec
 }
 
 absl::Status ValidateRegisteredKernel(const kernels::Operation& op, v1::UserKernel* uk) {
-  const std::string& name = uk->name();
-  const bool name_ok = kernels::IsUserVariantName(name) && name.size() >= 2 && name.size() <= 64 &&
-                       std::all_of(name.begin() + 1, name.end(), [](char c) {
-                         return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' ||
-                                c == '-' || c == '.';
-                       });
-  if (!name_ok) {
-    return Invalid("kernel.name", absl::StrCat("'", name.substr(0, 64),
-                                               "' must be '@' then 1 to 63 letters, digits, "
-                                               "'_', '-' or '.'"));
-  }
+  KBENCH_RETURN_IF_ERROR(CheckUserVariantName("kernel.name", uk->name()));
   KBENCH_RETURN_IF_ERROR(ValidateCode("kernel", *uk));
   // Its architecture and a Triton kernel's divisibility are checked per job; the launch
   // expressions are checked here, at the operation's default shape, so a typo fails now.

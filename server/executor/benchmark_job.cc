@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/csv_cell.h"
 #include "common/placement_limits.h"
 #include "common/status_macros.h"
 #include "kernels/catalogue.h"
@@ -107,9 +108,9 @@ absl::Status WriteSamplesCsv(const std::string& path, const std::vector<SampleSt
     const measure::VariantSamples& vs = *stream.samples;
     for (size_t i = 0; i < vs.kept.size(); ++i) {
       const measure::Sample& s = vs.kept[i];
-      f << absl::StrFormat("%s,%d,%.9e,%d,%.9e,%.1f,%.9e,%d\n", stream.variant, i, s.seconds,
-                           s.launches, s.per_launch(), s.sm_clock_mhz, s.host_enqueue_seconds,
-                           stream.placement);
+      f << absl::StrFormat("%s,%d,%.9e,%d,%.9e,%.1f,%.9e,%d\n", CsvCell(stream.variant), i,
+                           s.seconds, s.launches, s.per_launch(), s.sm_clock_mhz,
+                           s.host_enqueue_seconds, stream.placement);
     }
   }
   f.close();

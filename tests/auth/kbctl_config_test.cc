@@ -141,5 +141,32 @@ TEST_F(KbctlConfigTest, WarnsWhenAConfigHoldingATokenIsReadableByOthers) {
   EXPECT_THAT(err_.str(), Not(HasSubstr(kSecret)));
 }
 
+// Issue 24: a host is loopback by its address (inet_pton), never by its spelling: a DNS name
+// that starts with "127." resolves wherever its owner wants, and a token would follow it in
+// plaintext.
+TEST(IsLoopbackServer, RecognisesLoopbackAddressesNotNamesThatLookLikeThem) {
+  for (const char* server :
+       {"127.0.0.1:50051", "127.5.6.7:1", "127.255.255.255:9", "[::1]:50051", "localhost:50051",
+        "localhost", "127.0.0.1", "::1", "dns:///localhost:50051", "ipv4:127.0.0.1:50051"}) {
+    EXPECT_TRUE(IsLoopbackServer(server)) << server;
+  }
+  for (const char* server :
+       {"127.attacker.example:50051", "127.0.0.1.attacker.example:50051",
+        "localhost.attacker.example:50051", "LOCALHOST.example:1", "[::2]:50051",
+        "[::ffff:10.0.0.1]:50051", "128.0.0.1:50051", "gpu1:50051", "[127.0.0.1:50051", "",
+        "0.0.0.0:50051", "dns:///127.attacker.example:50051"}) {
+    EXPECT_FALSE(IsLoopbackServer(server)) << server;
+  }
+}
+
+TEST_F(KbctlConfigTest, RefusesAPlaintextTokenToANameThatOnlyLooksLoopback) {
+  absl::StatusOr<ResolvedConnection> spoofed =
+      Resolve(Flags("127.attacker.example:50051", kSecret, "", false));
+  ASSERT_FALSE(spoofed.ok());
+  EXPECT_THAT(std::string(spoofed.status().message()), HasSubstr("plaintext"));
+  absl::StatusOr<ResolvedConnection> local = Resolve(Flags("127.5.6.7:50051", kSecret, "", false));
+  EXPECT_TRUE(local.ok()) << local.status();
+}
+
 }  // namespace
 }  // namespace kbench::client

@@ -172,6 +172,13 @@ grpc::Status FakeKbenchServer::ListDevices(grpc::ServerContext*, const v1::ListD
   return grpc::Status::OK;
 }
 
+grpc::Status FakeKbenchServer::ListHistory(grpc::ServerContext*, const v1::ListHistoryRequest*,
+                                           v1::ListHistoryResponse* response) {
+  Count();
+  *response = history_;
+  return grpc::Status::OK;
+}
+
 grpc::Status FakeKbenchServer::SubmitJob(grpc::ServerContext*, const v1::SubmitJobRequest* request,
                                          v1::SubmitJobResponse* response) {
   Count();

@@ -35,6 +35,8 @@ class FakeKbenchServer final : public v1::KbenchService::Service {
 
   v1::ListKernelsResponse& kernels() { return kernels_; }
   v1::ListDevicesResponse& devices() { return devices_; }
+  // What ListHistory answers to every request.
+  v1::ListHistoryResponse& history() { return history_; }
   void set_script(Script script);
   // Adds a finished job that GetJob, WatchJob, ListJobs and CancelJob know.
   void AddJob(const v1::Job& job);
@@ -63,6 +65,8 @@ class FakeKbenchServer final : public v1::KbenchService::Service {
                         v1::ListJobsResponse*) override;
   grpc::Status GetArtifact(grpc::ServerContext*, const v1::GetArtifactRequest*,
                            grpc::ServerWriter<v1::GetArtifactResponse>*) override;
+  grpc::Status ListHistory(grpc::ServerContext*, const v1::ListHistoryRequest*,
+                           v1::ListHistoryResponse*) override;
 
  private:
   struct Artifact {
@@ -75,6 +79,7 @@ class FakeKbenchServer final : public v1::KbenchService::Service {
   mutable absl::Mutex mu_;
   v1::ListKernelsResponse kernels_;
   v1::ListDevicesResponse devices_;
+  v1::ListHistoryResponse history_;
   Script script_ ABSL_GUARDED_BY(mu_);
   // Newest last; ListJobs returns them newest first.
   std::vector<std::string> order_ ABSL_GUARDED_BY(mu_);

@@ -14,6 +14,7 @@
 #include "google/protobuf/struct.pb.h"
 #include "gtest/gtest.h"
 #include "tests/client/fake_kbench_server.h"
+#include "tests/client/run_kbctl.h"
 
 namespace kbench::client {
 namespace {
@@ -24,30 +25,6 @@ using testing::FakeKbenchServer;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
-
-struct Result {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Result Kbctl(const std::vector<std::string>& args,
-             const std::map<std::string, std::string>& env = {{"USER", "tester"}},
-             bool tty = false) {
-  std::ostringstream out, err;
-  Io io;
-  io.out = &out;
-  io.err = &err;
-  io.err_is_tty = tty;
-  io.getenv = [env](const std::string& name) -> std::optional<std::string> {
-    auto it = env.find(name);
-    if (it == env.end()) return std::nullopt;
-    return it->second;
-  };
-  io.now = [] { return absl::FromUnixSeconds(1'700'000'060); };
-  const int code = RunKbctl(args, io);
-  return {code, out.str(), err.str()};
-}
 
 class KbctlTest : public ::testing::Test {
  protected:

@@ -101,5 +101,54 @@ TEST_F(TritonMetadataTest, RefusesAKernelThatNeedsScratchMemory) {
   EXPECT_NE(uk.status().message().find("global_scratch"), std::string::npos) << uk.status();
 }
 
+// Issue 24: kernel.json's binary path stays inside the file's directory, so a metadata file
+// from elsewhere cannot make kbctl read, and send to a server, any other file of the user's.
+class TritonBinaryPathTest : public TritonMetadataTest {
+ protected:
+  // kToolOutput with binary.path set to `path`.
+  UserKernelFlags WithBinaryPath(const std::string& path) {
+    std::string json = kToolOutput;
+    json.replace(json.find("\"softmax.cubin\""), 15, "\"" + path + "\"");
+    return Flags(json);
+  }
+  void ExpectRefused(const std::string& path, const std::string& why) {
+    absl::StatusOr<v1::UserKernel> uk = BuildUserKernel(WithBinaryPath(path));
+    ASSERT_FALSE(uk.ok()) << path;
+    EXPECT_EQ(uk.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(uk.status().message().find(why), std::string::npos) << uk.status();
+    EXPECT_NE(uk.status().message().find("cubin path"), std::string::npos) << uk.status();
+  }
+};
+
+TEST_F(TritonBinaryPathTest, ReadsABinaryInASubdirectory) {
+  std::filesystem::create_directories(dir_ / "bin");
+  std::filesystem::copy_file(dir_ / "softmax.cubin", dir_ / "bin" / "k.cubin");
+  absl::StatusOr<v1::UserKernel> uk = BuildUserKernel(WithBinaryPath("bin/../bin/./k.cubin"));
+  ASSERT_TRUE(uk.ok()) << uk.status();
+  EXPECT_EQ(uk->code().size(), 10u);
+}
+
+TEST_F(TritonBinaryPathTest, RefusesAPathOutOfItsDirectory) {
+  std::ofstream(dir_.parent_path() / "kbench_outside.cubin") << "secret";
+  ExpectRefused("../kbench_outside.cubin", "outside");
+  ExpectRefused("bin/../../kbench_outside.cubin", "outside");
+  std::filesystem::remove(dir_.parent_path() / "kbench_outside.cubin");
+}
+
+TEST_F(TritonBinaryPathTest, RefusesAnAbsolutePath) {
+  ExpectRefused("/etc/passwd", "must be a path relative");
+  ExpectRefused((dir_ / "softmax.cubin").string(), "must be a path relative");
+}
+
+TEST_F(TritonBinaryPathTest, RefusesASymlinkThatPointsOutside) {
+  std::filesystem::create_symlink("/etc/passwd", dir_ / "link.cubin");
+  ExpectRefused("link.cubin", "outside");
+  std::filesystem::create_directory_symlink("/etc", dir_ / "etc");
+  ExpectRefused("etc/passwd", "outside");
+  // A symlink that stays inside is followed.
+  std::filesystem::create_symlink("softmax.cubin", dir_ / "inside.cubin");
+  EXPECT_TRUE(BuildUserKernel(WithBinaryPath("inside.cubin")).ok());
+}
+
 }  // namespace
 }  // namespace kbench::client

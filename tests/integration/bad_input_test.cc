@@ -1,6 +1,8 @@
 // Integration: every kind of bad input gets the right gRPC code and a message naming the
 // field, nothing is stored, and the daemon keeps serving.
 #include "gtest/gtest.h"
+#include "server/api/request_limits.h"
+#include "tests/hostile_names.h"
 #include "tests/integration/daemon.h"
 
 namespace kbench::testing {
@@ -192,6 +194,21 @@ TEST_F(BadInputTest, OversizedIdsAndNamesAreRefusedWithAShortMessage) {
   s = daemon_.stub().ListJobs(&lctx, lreq, &lresp);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_LT(s.error_message().size(), 200u);
+  EXPECT_EQ(StoredJobs(), 0);
+}
+
+// Issue 24, item 2: a user variant's name becomes a plot label, HTML and CSV cells and part of a
+// file name, so kbenchd refuses one outside the rule over gRPC too, whatever the device.
+TEST_F(BadInputTest, HostileVariantNamesAreRefusedNamingTheFieldAndTheRule) {
+  for (const std::string& name : HostileNames(dir_.path() + "/ran")) {
+    v1::JobSpec s = QuickCpuSpec();
+    s.add_user_kernels()->set_name(name);
+    ExpectRejected(s, grpc::StatusCode::INVALID_ARGUMENT, "user_kernels[0].name: ");
+    if (name.size() > api::kMaxNameBytes) continue;  // a variant that long is refused for its size
+    s = QuickCpuSpec();
+    s.add_variants(name);
+    ExpectRejected(s, grpc::StatusCode::INVALID_ARGUMENT, "letters, digits, '_', '-' or '.'");
+  }
   EXPECT_EQ(StoredJobs(), 0);
 }
 

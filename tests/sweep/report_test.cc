@@ -137,8 +137,8 @@ TEST(PlotScript, DrawsTheCeilingAndALinePerVariantOnALogAxis) {
   const std::string script = PlotScript(BuildSweepTable(f.sweep, f.jobs), "/tmp/x", true, &files);
   EXPECT_NE(script.find("measured copy bandwidth"), std::string::npos);
   EXPECT_NE(script.find("set logscale x 2"), std::string::npos);
-  EXPECT_NE(script.find("title \"a\""), std::string::npos);
-  EXPECT_NE(script.find("title \"b\""), std::string::npos);
+  EXPECT_NE(script.find("title 'a'"), std::string::npos);
+  EXPECT_NE(script.find("title 'b'"), std::string::npos);
   // time, bandwidth and speedup (no FLOP model), each as SVG and PNG.
   EXPECT_EQ(files.size(), 6u);
 }

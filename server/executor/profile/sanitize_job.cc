@@ -5,8 +5,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_replace.h"
 #include "common/status_macros.h"
+#include "common/user_variant_name.h"
 #include "kernels/catalogue.h"
 #include "server/executor/profile/ncu_runner.h"
 #include "server/executor/profile/ncu_target.h"
@@ -17,12 +17,10 @@ namespace {
 
 absl::StatusOr<v1::SanitizerRecord> SanitizeOne(
     const JobContext& context, int device, const std::string& sanitizer, const std::string& variant,
-    std::vector<internal::v1::ArtifactFile>* artifacts) {
+    int position, std::vector<internal::v1::ArtifactFile>* artifacts) {
   const internal::v1::RunJob& job = *context.job;
   const std::string dir = job.artifact_dir();
-  // "@my.kernel" -> memcheck_my.kernel.txt; an artifact name holds no "..".
-  const std::string report_name =
-      absl::StrCat("memcheck_", absl::StrReplaceAll(variant.substr(1), {{"..", "._"}}), ".txt");
+  const std::string report_name = MemcheckReportName(variant, position);
   MemcheckRequest request;
   request.sanitizer = sanitizer;
   KBENCH_ASSIGN_OR_RETURN(request.target_executable, SelfExecutable());
@@ -57,15 +55,24 @@ absl::StatusOr<v1::SanitizerRecord> SanitizeOne(
 
 }  // namespace
 
+// "@my.kernel" -> memcheck_my.kernel.txt; the '+' of the other form is in no well-formed name.
+std::string MemcheckReportName(const std::string& variant, int position) {
+  if (IsWellFormedUserVariantName(variant)) {
+    return absl::StrCat("memcheck_", variant.substr(1), ".txt");
+  }
+  return absl::StrCat("memcheck_+", position, ".txt");
+}
+
 absl::StatusOr<std::map<std::string, v1::SanitizerRecord>> SanitizeUserVariants(
     const JobContext& context, int device, std::vector<internal::v1::ArtifactFile>* artifacts) {
   KBENCH_ASSIGN_OR_RETURN(const std::string sanitizer,
                           FindTool(WithEnvironment(SanitizerSearch())));
   std::map<std::string, v1::SanitizerRecord> records;
-  for (const std::string& variant : context.job->spec().variants()) {
-    if (!kernels::IsUserVariantName(variant)) continue;
-    KBENCH_ASSIGN_OR_RETURN(records[variant],
-                            SanitizeOne(context, device, sanitizer, variant, artifacts));
+  const auto& variants = context.job->spec().variants();
+  for (int i = 0; i < variants.size(); ++i) {
+    if (!kernels::IsUserVariantName(variants[i])) continue;
+    KBENCH_ASSIGN_OR_RETURN(records[variants[i]],
+                            SanitizeOne(context, device, sanitizer, variants[i], i, artifacts));
   }
   return records;
 }

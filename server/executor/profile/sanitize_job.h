@@ -13,9 +13,15 @@
 
 namespace kbench::executor::profile {
 
-// Each user variant's record, by variant name; each report is added to `artifacts` as
-// memcheck_<variant without '@'>.txt whatever the outcome. A variant with memory errors fails the
-// pass (FAILED_PRECONDITION naming the variant, the count and the first errors); so does a missing
+// The report's artifact name of the user variant at `position` in the job's variants:
+// memcheck_<name without '@'>.txt, or, for a name that breaks the rule of
+// common/user_variant_name.h (one stored before the rule: any bytes, '/' and ".." included),
+// memcheck_+<position>.txt, since a file name is never taken raw from a user.
+std::string MemcheckReportName(const std::string& variant, int position);
+
+// Each user variant's record, by variant name; each report is added to `artifacts` (named by
+// MemcheckReportName) whatever the outcome. A variant with memory errors fails the pass
+// (FAILED_PRECONDITION naming the variant, the count and the first errors); so does a missing
 // compute-sanitizer, before any run.
 absl::StatusOr<std::map<std::string, v1::SanitizerRecord>> SanitizeUserVariants(
     const JobContext& context, int device, std::vector<internal::v1::ArtifactFile>* artifacts);
