@@ -29,7 +29,12 @@ struct ResolvedConnection {
 absl::StatusOr<ResolvedConnection> ResolveConnection(const ConnectionFlags& flags, const Io& io,
                                                      const std::string& default_server);
 
-// True for 127.0.0.0/8, [::1] and localhost HOST:PORT addresses.
+// The server when nothing names one: kbenchd's Unix socket when one is there
+// ($XDG_RUNTIME_DIR/kbenchd.sock, a per-user kbenchd; then /run/kbench/kbenchd.sock, a shared
+// host's), else `tcp_default`.
+std::string DefaultServer(const Io& io, const std::string& tcp_default);
+
+// True for 127.0.0.0/8, [::1] and localhost HOST:PORT addresses, and unix: sockets.
 bool IsLoopbackServer(const std::string& server);
 
 }  // namespace kbench::client
