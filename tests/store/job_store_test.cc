@@ -184,6 +184,26 @@ TEST_P(JobStoreTest, InsertWithExistingIdempotencyKeyReturnsExistingJobAndInsert
   EXPECT_EQ(Ids(*all), std::vector<std::string>{"original"});
 }
 
+// Issue 24: bob submitting first under "k1" must not take alice's key.
+TEST_P(JobStoreTest, IdempotencyKeysAreUniquePerOwner) {
+  std::unique_ptr<JobStore> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  JobRecord bobs = NewJob("bobs", "softmax", "cpu", "k1");
+  bobs.owner = "bob";
+  JobRecord alices = NewJob("alices", "softmax", "cpu", "k1");
+  alices.owner = "alice";
+  MustInsert(*store, bobs);
+  MustInsert(*store, alices);
+
+  JobRecord alices_retry = NewJob("alices-retry", "softmax", "cpu", "k1");
+  alices_retry.owner = "alice";
+  absl::StatusOr<std::pair<JobRecord, bool>> retried = store->Insert(alices_retry);
+  ASSERT_TRUE(retried.ok()) << retried.status();
+  EXPECT_FALSE(retried->second);
+  EXPECT_EQ(retried->first.id, "alices");
+  EXPECT_EQ(retried->first.idempotency_key, "k1");
+}
+
 TEST_P(JobStoreTest, InsertWithoutIdempotencyKeysNeverCollides) {
   std::unique_ptr<JobStore> store = OpenStore();
   ASSERT_NE(store, nullptr);
