@@ -32,7 +32,8 @@ class AuditLimiter {
   using Now = std::function<absl::Time()>;
   using Options = AuditLimiterOptions;
 
-  explicit AuditLimiter(Options options = {}, Now now = [] { return absl::Now(); })
+  explicit AuditLimiter(
+      Options options = {}, Now now = [] { return absl::Now(); })
       : options_(options), now_(std::move(now)) {}
 
   // Whether to write a line for a failure from `peer` (gRPC's peer string; its port is

@@ -1,9 +1,9 @@
 // The Unix socket's connections and their uids (see unix_peers.h).
 #include "server/auth/unix_peers.h"
 
-#include "absl/strings/strip.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
 
 namespace kbench::auth {
 

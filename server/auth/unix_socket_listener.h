@@ -28,8 +28,8 @@ class UnixSocketListener {
   // one is given (its members connect). A stale socket left by a crash is replaced; one that
   // still answers is another kbenchd's and is refused. `peers` must outlive this object.
   static absl::StatusOr<std::unique_ptr<UnixSocketListener>> Bind(const std::string& path,
-                                                                   const std::string& group,
-                                                                   UnixPeers* peers);
+                                                                  const std::string& group,
+                                                                  UnixPeers* peers);
   ~UnixSocketListener();
 
   // Accepts connections on a thread of its own and serves them with `server` (started, and
@@ -41,13 +41,16 @@ class UnixSocketListener {
 
  private:
   UnixSocketListener(std::string path, int fd, int wake_read, int wake_write, UnixPeers* peers)
-      : path_(std::move(path)), fd_(fd), wake_read_(wake_read), wake_write_(wake_write),
+      : path_(std::move(path)),
+        fd_(fd),
+        wake_read_(wake_read),
+        wake_write_(wake_write),
         peers_(peers) {}
   void AcceptLoop(grpc::Server* server);
 
   const std::string path_;
   const int fd_;
-  const int wake_read_;   // readable once Stop is called
+  const int wake_read_;  // readable once Stop is called
   const int wake_write_;
   UnixPeers* const peers_;
   std::thread acceptor_;

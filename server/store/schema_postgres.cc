@@ -228,6 +228,10 @@ ALTER TABLE jobs ADD COLUMN owner_idempotency_key TEXT;
 UPDATE jobs SET owner_idempotency_key = idempotency_key, idempotency_key = NULL
   WHERE idempotency_key IS NOT NULL;
 CREATE UNIQUE INDEX jobs_by_owner_key ON jobs (owner, owner_idempotency_key);
+ALTER TABLE sweeps ADD COLUMN owner_idempotency_key TEXT;
+UPDATE sweeps SET owner_idempotency_key = idempotency_key, idempotency_key = NULL
+  WHERE idempotency_key IS NOT NULL;
+CREATE UNIQUE INDEX sweeps_by_owner_key ON sweeps (owner, owner_idempotency_key);
 )sql",
 };
 

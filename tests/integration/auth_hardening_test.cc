@@ -51,8 +51,8 @@ int RunCapturing(const std::string& command, std::string* out) {
 TEST(NoAccidentalAdmins, RefusesALoopbackListenWithoutCredentialsOrOpen) {
   TempDir dir;
   std::string out;
-  EXPECT_NE(RunCapturing(absl::StrCat(KBENCHD_PATH, " --listen 127.0.0.1:0 --data-dir ",
-                                      dir.path(), "/data"),
+  EXPECT_NE(RunCapturing(absl::StrCat(KBENCHD_PATH, " --listen 127.0.0.1:0 --data-dir ", dir.path(),
+                                      "/data"),
                          &out),
             0);
   EXPECT_NE(out.find("refusing --listen 127.0.0.1:0 without authentication"), std::string::npos)
@@ -92,9 +92,10 @@ TEST(UnixSocket, AnotherUidIsAUserWhoCannotCancelOthersJobs) {
   // Test-only: let `nobody` reach the socket (kbenchd made it 0600) and its directory.
   ASSERT_EQ(chmod(dir.path().c_str(), 0755), 0);
   ASSERT_EQ(chmod(socket.c_str(), 0666), 0);
-  const std::string as_nobody =
-      absl::StrCat("setpriv --reuid=65534 --regid=65534 --clear-groups env KBENCH_CONFIG=/nonexistent/kbench.yaml ",
-                   KBCTL_PATH, " --server unix:", socket, " ");
+  const std::string as_nobody = absl::StrCat(
+      "setpriv --reuid=65534 --regid=65534 --clear-groups env "
+      "KBENCH_CONFIG=/nonexistent/kbench.yaml ",
+      KBCTL_PATH, " --server unix:", socket, " ");
   std::string out;
   EXPECT_NE(RunCapturing(as_nobody + "cancel " + job->id(), &out), 0) << out;
   EXPECT_NE(out.find("you are 'nobody'"), std::string::npos) << out;
