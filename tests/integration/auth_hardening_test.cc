@@ -1,6 +1,6 @@
 // Integration: issue 24's authentication hardening against a real kbenchd. No accidental admins
 // (a TCP address without credentials needs --open; without one, the Unix socket names each
-// caller by its uid), and idempotency keys unique per owner.
+// caller by its uid), /metrics kept on loopback, and idempotency keys unique per owner.
 #include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -58,6 +58,18 @@ TEST(NoAccidentalAdmins, RefusesALoopbackListenWithoutCredentialsOrOpen) {
   EXPECT_NE(out.find("refusing --listen 127.0.0.1:0 without authentication"), std::string::npos)
       << out;
   EXPECT_NE(out.find("--open"), std::string::npos) << out;
+}
+
+// /metrics has no TLS nor authentication: a network address must be asked for explicitly.
+TEST(MetricsExposure, RefusesANonLoopbackMetricsAddressWithoutMetricsInsecure) {
+  TempDir dir;
+  std::string out;
+  EXPECT_NE(RunCapturing(absl::StrCat(KBENCHD_PATH, " --open --listen 127.0.0.1:0 --data-dir ",
+                                      dir.path(), "/data --metrics-listen 0.0.0.0:0"),
+                         &out),
+            0);
+  EXPECT_NE(out.find("refusing --metrics-listen 0.0.0.0:0"), std::string::npos) << out;
+  EXPECT_NE(out.find("--metrics-insecure"), std::string::npos) << out;
 }
 
 TEST(UnixSocket, NamesTheCallerByItsUidAndKeepsTheSocketPrivate) {
