@@ -201,14 +201,29 @@ absl::StatusOr<Security> SetUpSecurity(const Flags& flags) {
   KBENCH_ASSIGN_OR_RETURN(security.credentials, kbench::auth::ServerCredentialsFor(flags.security));
   if (security.unix_peers != nullptr && !flags.store.empty()) {
     return absl::InvalidArgumentError(
-        "--store (a fleet) needs --listen and credentials (--auth-file): the other nodes reach "
-        "this one over the network, not over its Unix socket");
+        "--store (a fleet) needs --listen, with --auth-file, --tls-client-ca or --open: the "
+        "other nodes reach this one over the network, not over its Unix socket");
   }
   if (flags.security.insecure && !kbench::auth::IsLoopbackAddress(ListenAddress(flags))) {
     kbench::logging::Log(Level::kWarn, "--insecure: the queue is open to whoever reaches it",
                          {Field("listen", ListenAddress(flags))});
   }
   return security;
+}
+
+// Where gRPC is served: the Unix socket when SetUpSecurity chose it, else --listen.
+kbench::Endpoint EndpointOf(const Flags& flags, const std::string& data_dir,
+                            const Security& security) {
+  kbench::Endpoint endpoint;
+  if (security.unix_peers == nullptr) {
+    endpoint.listen = ListenAddress(flags);
+    return endpoint;
+  }
+  endpoint.unix_socket = flags.security.unix_socket.empty()
+                             ? kbench::auth::DefaultUnixSocketPath(data_dir)
+                             : flags.security.unix_socket;
+  endpoint.unix_socket_group = flags.security.unix_socket_group;
+  return endpoint;
 }
 
 // The owners that metrics count under their own name: with --metrics-owner-labels, the auth
@@ -393,17 +408,9 @@ int Serve(const Flags& flags) {
     stop_queue();
     return Fail(s.ToString());
   }
-  kbench::Endpoint endpoint;
-  if (security->unix_peers != nullptr) {
-    endpoint.unix_socket = flags.security.unix_socket.empty()
-                               ? kbench::auth::DefaultUnixSocketPath(data_dir)
-                               : flags.security.unix_socket;
-    endpoint.unix_socket_group = flags.security.unix_socket_group;
-  } else {
-    endpoint.listen = ListenAddress(flags);
-  }
-  absl::StatusOr<kbench::Listening> listening = kbench::StartServer(
-      endpoint, security->credentials, security->unix_peers.get(), api, &service);
+  absl::StatusOr<kbench::Listening> listening =
+      kbench::StartServer(EndpointOf(flags, data_dir, *security), security->credentials,
+                          security->unix_peers.get(), api, &service);
   if (!listening.ok()) {
     maintenance.Stop();
     stop_queue();
