@@ -117,6 +117,18 @@ TEST(UnixSocket, AnotherUidIsAUserWhoCannotCancelOthersJobs) {
   EXPECT_TRUE(daemon.stub().CancelJob(ContextFor("").get(), cancel, &cancelled).ok());
 }
 
+// Issue 24: `kbenchd token add` rewrote a 0640 auth file (readable by the service's group) 0600.
+TEST(TokenAdd, KeepsTheAuthFilesMode) {
+  TempDir dir;
+  const std::string auth_file = dir.path() + "/users.yaml";
+  ASSERT_FALSE(MintToken(auth_file, "alice").empty());
+  ASSERT_EQ(chmod(auth_file.c_str(), 0640), 0);
+  ASSERT_FALSE(MintToken(auth_file, "bob").empty());
+  struct stat st {};
+  ASSERT_EQ(stat(auth_file.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0640u);
+}
+
 // Issue 24: bob submitting first under alice's key must not take it.
 TEST(IdempotencyKeys, AreUniquePerOwner) {
   TempDir dir;
