@@ -18,7 +18,8 @@ constexpr char kFooter[] = R"(Output:
 
 Environment:
   KBENCH_SERVER  the server when --server is not given (default: the context's, else
-                 127.0.0.1:50051)
+                 kbenchd's Unix socket when there is one, else 127.0.0.1:50051); unix:PATH
+                 names a Unix socket
   KBENCH_TOKEN   the bearer token when --token is not given (default: the context's)
   KBENCH_CONFIG  the config file of contexts (default ~/.config/kbench/config.yaml)
 
@@ -82,7 +83,8 @@ int RunKbctl(const std::vector<std::string>& args, const Io& io) {
   app.set_version_flag("--version", KBENCH_VERSION);
   GlobalFlags globals;
   app.add_option("--server", globals.connection.server,
-                 absl::StrCat("kbenchd address (default $KBENCH_SERVER, the context's, else ",
+                 absl::StrCat("kbenchd address HOST:PORT or unix:PATH (default $KBENCH_SERVER, "
+                              "the context's, kbenchd's Unix socket, else ",
                               kDefaultServer, ")"))
       ->type_name("HOST:PORT");
   app.add_option("--token", globals.connection.token,

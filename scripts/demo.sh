@@ -7,7 +7,7 @@ scripts/install-deps.sh
 scripts/build.sh release
 bin=build/release/bin
 data="$(mktemp -d)"
-"$bin/kbenchd" --listen 127.0.0.1:0 --data-dir "$data" >"$data/stdout" 2>"$data/stderr" &
+"$bin/kbenchd" --open --listen 127.0.0.1:0 --data-dir "$data" >"$data/stdout" 2>"$data/stderr" &
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$data"' EXIT
 for _ in $(seq 1 300); do

@@ -1,6 +1,5 @@
 // kbenchd: flags, wiring of the control plane, signals. The control plane links no CUDA library;
 // each device's jobs run in a kbench-executor child process (found next to this program).
-#include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
 #include <signal.h>
@@ -26,9 +25,12 @@
 #include "server/auth/authenticator.h"
 #include "server/auth/authorizer.h"
 #include "server/auth/server_security.h"
+#include "server/auth/unix_peers.h"
+#include "server/auth/unix_socket_listener.h"
 #include "server/common/idle_gate_flag.h"
 #include "server/common/logging.h"
 #include "server/fleet/fleet_queue.h"
+#include "server/listening.h"
 #include "server/metrics/metrics.h"
 #include "server/scheduler/clock.h"
 #include "server/scheduler/executor_supervisor.h"
@@ -50,9 +52,14 @@ using kbench::logging::Field;
 using kbench::logging::Level;
 
 struct Flags {
-  std::string listen = "127.0.0.1:50051";
+  // Empty: 127.0.0.1:50051 with credentials (or --open), else the Unix socket.
+  std::string listen;
   std::string data_dir = "kbench-data";
   std::string metrics_listen;
+  // /metrics on a non-loopback address (it has no TLS nor authentication of its own).
+  bool metrics_insecure = false;
+  // Owners' names as label values of the tenancy series (default: all count as "other").
+  bool metrics_owner_labels = false;
   std::string log_format = "text";
   std::string log_level = "info";
   int64_t cpu_max_bytes = int64_t{4} << 30;
@@ -153,31 +160,80 @@ sigset_t StopSignals() {
   return stop_signals;
 }
 
+// --listen, or its default when kbenchd listens on TCP.
+std::string ListenAddress(const Flags& flags) {
+  return flags.listen.empty() ? kbench::auth::kDefaultListen : flags.listen;
+}
+
 // Who may call, and how: the listening policy, the authenticator and the TLS credentials.
 struct Security {
+  // Set when kbenchd serves its Unix socket: its connections' uids, read by the authenticator.
+  std::unique_ptr<kbench::auth::UnixPeers> unix_peers;
   std::unique_ptr<kbench::auth::Authenticator> authenticator;
   std::shared_ptr<grpc::ServerCredentials> credentials;
 };
 
+// /metrics has no TLS nor authentication of its own: loopback only, unless the operator says
+// the network it is on may read it.
+absl::Status CheckMetricsPolicy(const Flags& flags) {
+  if (flags.metrics_listen.empty() || flags.metrics_insecure ||
+      kbench::auth::IsLoopbackAddress(flags.metrics_listen)) {
+    return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      "refusing --metrics-listen ", flags.metrics_listen,
+      ": /metrics has neither TLS nor authentication, so whoever reaches it reads the queue's "
+      "and the GPUs' state; use a loopback address (and a proxy or the node's Prometheus), or "
+      "--metrics-insecure to accept that"));
+}
+
 absl::StatusOr<Security> SetUpSecurity(const Flags& flags) {
   KBENCH_RETURN_IF_ERROR(kbench::auth::CheckListenPolicy(flags.security, flags.listen));
+  KBENCH_RETURN_IF_ERROR(CheckMetricsPolicy(flags));
   Security security;
-  KBENCH_ASSIGN_OR_RETURN(security.authenticator, kbench::auth::Authenticator::Create(
-                                                      kbench::auth::AuthOptionsOf(flags.security)));
+  kbench::auth::AuthOptions auth_options = kbench::auth::AuthOptionsOf(flags.security);
+  if (kbench::auth::ServesUnixSocket(flags.security, flags.listen)) {
+    security.unix_peers = std::make_unique<kbench::auth::UnixPeers>();
+    auth_options.unix_peers = security.unix_peers.get();
+  }
+  KBENCH_ASSIGN_OR_RETURN(security.authenticator,
+                          kbench::auth::Authenticator::Create(auth_options));
   KBENCH_ASSIGN_OR_RETURN(security.credentials, kbench::auth::ServerCredentialsFor(flags.security));
-  if (flags.security.insecure && !kbench::auth::IsLoopbackAddress(flags.listen)) {
+  if (security.unix_peers != nullptr && !flags.store.empty()) {
+    return absl::InvalidArgumentError(
+        "--store (a fleet) needs --listen, with --auth-file, --tls-client-ca or --open: the "
+        "other nodes reach this one over the network, not over its Unix socket");
+  }
+  if (flags.security.insecure && !kbench::auth::IsLoopbackAddress(ListenAddress(flags))) {
     kbench::logging::Log(Level::kWarn, "--insecure: the queue is open to whoever reaches it",
-                         {Field("listen", flags.listen)});
+                         {Field("listen", ListenAddress(flags))});
   }
   return security;
 }
 
-// The owners that metrics count under their own name: the auth file's users, and `local` in
-// open mode. Everyone else is "other", so a label's values stay bounded.
-void SetKnownOwners(const kbench::auth::Authenticator& authenticator,
+// Where gRPC is served: the Unix socket when SetUpSecurity chose it, else --listen.
+kbench::Endpoint EndpointOf(const Flags& flags, const std::string& data_dir,
+                            const Security& security) {
+  kbench::Endpoint endpoint;
+  if (security.unix_peers == nullptr) {
+    endpoint.listen = ListenAddress(flags);
+    return endpoint;
+  }
+  endpoint.unix_socket = flags.security.unix_socket.empty()
+                             ? kbench::auth::DefaultUnixSocketPath(data_dir)
+                             : flags.security.unix_socket;
+  endpoint.unix_socket_group = flags.security.unix_socket_group;
+  return endpoint;
+}
+
+// The owners that metrics count under their own name: with --metrics-owner-labels, the auth
+// file's users, and `local` in open mode; otherwise none, so that /metrics does not list who
+// uses the lab (issue 24). Everyone else is "other", so a label's values stay bounded.
+void SetKnownOwners(const kbench::auth::Authenticator& authenticator, bool owner_labels,
                     kbench::metrics::Metrics& metrics) {
-  std::vector<std::string> owners = authenticator.UserNames();
-  if (authenticator.open()) owners.push_back(kbench::auth::kLocalUser);
+  std::vector<std::string> owners;
+  if (owner_labels) owners = authenticator.UserNames();
+  if (owner_labels && authenticator.open()) owners.push_back(kbench::auth::kLocalUser);
   metrics.SetKnownOwners(owners);
 }
 
@@ -197,12 +253,13 @@ absl::StatusOr<kbench::scheduler::SchedulerOptions> SchedulerOptionsOf(const Fla
 
 // Fair share's bookkeeping and the tenancy metrics: each run's GPU time recorded in the store
 // and counted per owner, authentication failures counted by reason.
-void WireTenancy(kbench::auth::Authenticator& authenticator, kbench::store::UsageStore* usage,
-                 kbench::metrics::Metrics& metrics, kbench::scheduler::Scheduler& scheduler) {
+void WireTenancy(kbench::auth::Authenticator& authenticator, bool owner_labels,
+                 kbench::store::UsageStore* usage, kbench::metrics::Metrics& metrics,
+                 kbench::scheduler::Scheduler& scheduler) {
   authenticator.SetFailureObserver([m = &metrics](kbench::auth::AuthFailure reason) {
     m->AuthFailed(kbench::auth::AuthFailureName(reason));
   });
-  SetKnownOwners(authenticator, metrics);
+  SetKnownOwners(authenticator, owner_labels, metrics);
   scheduler.UseUsageStore(usage);
   scheduler.SetUsageObserver([m = &metrics](const std::string& owner, double seconds) {
     m->AddOwnerGpuSeconds(owner, seconds);
@@ -212,13 +269,13 @@ void WireTenancy(kbench::auth::Authenticator& authenticator, kbench::store::Usag
 // Returns the stop signal; SIGHUP in between reloads the auth file, keeping the users loaded
 // before if the new file is wrong. Jobs and connections are untouched.
 int WaitForStop(const sigset_t& signals, kbench::auth::Authenticator& authenticator,
-                kbench::metrics::Metrics& metrics) {
+                bool owner_labels, kbench::metrics::Metrics& metrics) {
   while (true) {
     int sig = 0;
     sigwait(&signals, &sig);
     if (sig != SIGHUP) return sig;
     const absl::Status reloaded = authenticator.Reload();
-    SetKnownOwners(authenticator, metrics);
+    SetKnownOwners(authenticator, owner_labels, metrics);
     kbench::logging::Log(reloaded.ok() ? Level::kInfo : Level::kError,
                          reloaded.ok() ? "auth file reloaded" : "auth file not reloaded",
                          {Field("error", reloaded.ToString())});
@@ -292,7 +349,8 @@ int Serve(const Flags& flags) {
   kbench::scheduler::ProcessLauncher launcher({*executor, executor_args}, clock);
   kbench::scheduler::Scheduler scheduler(*options, &launcher, clock, jobs.get(), &artifacts,
                                          metrics->get(), &events);
-  WireTenancy(*security->authenticator, usage->get(), **metrics, scheduler);
+  WireTenancy(*security->authenticator, flags.metrics_owner_labels, usage->get(), **metrics,
+              scheduler);
   if (absl::Status s = scheduler.Start(); !s.ok()) return Fail(s.ToString());
   kbench::scheduler::MaintenanceOptions maintenance_options;
   maintenance_options.job_retention = *job_retention;
@@ -317,7 +375,7 @@ int Serve(const Flags& flags) {
     fleet_store = *std::move(opened_fleet);
     kbench::fleet::FleetOptions fleet_options;
     fleet_options.node = location->node;
-    fleet_options.address = flags.listen;
+    fleet_options.address = ListenAddress(flags);
     fleet_options.version = KBENCH_VERSION;
     fleet_options.store_url = location->postgres_url;
     fleet_options.lease = absl::Seconds(flags.node_lease_seconds);
@@ -350,28 +408,23 @@ int Serve(const Flags& flags) {
     stop_queue();
     return Fail(s.ToString());
   }
-  grpc::EnableDefaultHealthCheckService(true);
-  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
-  grpc::ServerBuilder builder;
-  kbench::api::ConfigureServerBuilder(api, &builder);
-  int port = 0;
-  builder.AddListeningPort(flags.listen, security->credentials, &port);
-  builder.RegisterService(&service);
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  if (!server || port == 0) {
+  absl::StatusOr<kbench::Listening> listening =
+      kbench::StartServer(EndpointOf(flags, data_dir, *security), security->credentials,
+                          security->unix_peers.get(), api, &service);
+  if (!listening.ok()) {
     maintenance.Stop();
     stop_queue();
-    return Fail(absl::StrCat("--listen ", flags.listen, ": cannot listen there"));
+    return Fail(std::string(listening.status().message()));
   }
+  std::unique_ptr<grpc::Server>& server = listening->server;
   // Per-device health ("kbench.device.cpu", ...) and NOT_SERVING for "" when no device is
   // usable, kept current by the scheduler from now on.
   scheduler.ReportHealthTo(
       [health = server->GetHealthCheckService()](const std::string& service, bool serving) {
         health->SetServingStatus(service, serving);
       });
-  const std::string host = flags.listen.substr(0, flags.listen.rfind(':'));
-  std::printf("kbenchd: listening on %s:%d\n", host.c_str(), port);
-  if (fleet_queue) fleet_queue->ListeningOn(absl::StrCat(host, ":", port));
+  std::printf("kbenchd: listening on %s\n", listening->address.c_str());
+  if (fleet_queue) fleet_queue->ListeningOn(listening->address);
   if (!(*metrics)->BoundAddress().empty()) {
     std::printf("kbenchd: metrics on %s\n", (*metrics)->BoundAddress().c_str());
   }
@@ -382,14 +435,16 @@ int Serve(const Flags& flags) {
   std::fflush(stdout);
   kbench::logging::Log(
       Level::kInfo, "kbenchd ready",
-      {Field("listen", absl::StrCat(host, ":", port)), Field("data_dir", data_dir),
+      {Field("listen", listening->address), Field("data_dir", data_dir),
        Field("store", std::string(fleet ? "postgres" : "sqlite")), Field("node", location->node),
        Field("security", kbench::auth::DescribeSecurity(flags.security))});
 
-  const int sig = WaitForStop(stop_signals, *security->authenticator, **metrics);
+  const int sig =
+      WaitForStop(stop_signals, *security->authenticator, flags.metrics_owner_labels, **metrics);
   kbench::logging::Log(Level::kInfo, "shutting down", {Field("signal", strsignal(sig))});
   service.StopStreams();
   service.StopSweeps();
+  if (listening->unix_socket) listening->unix_socket->Stop();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
   maintenance.Stop();
   stop_queue();
@@ -407,12 +462,19 @@ static int Main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   Flags flags;
   CLI::App app{"kbenchd: the kbench GPU kernel benchmarking daemon"};
-  app.add_option("--listen", flags.listen, "gRPC address HOST:PORT (port 0 picks a free one)")
-      ->capture_default_str();
+  app.add_option("--listen", flags.listen,
+                 "gRPC address HOST:PORT (port 0 picks a free one); default 127.0.0.1:50051 with "
+                 "--auth-file, --tls-client-ca or --open, else the Unix socket (--unix-socket)");
   app.add_option("--data-dir", flags.data_dir, "Job store and artifacts directory")
       ->capture_default_str();
   app.add_option("--metrics-listen,--metrics-address", flags.metrics_listen,
-                 "Prometheus /metrics address HOST:PORT (empty: off)");
+                 "Prometheus /metrics address HOST:PORT (empty: off); loopback unless "
+                 "--metrics-insecure");
+  app.add_flag("--metrics-insecure", flags.metrics_insecure,
+               "Allow a non-loopback --metrics-listen: /metrics has no TLS nor authentication");
+  app.add_flag("--metrics-owner-labels", flags.metrics_owner_labels,
+               "Label the per-owner series with the auth file's user names (default: every "
+               "owner counts as 'other', so /metrics lists no user)");
   app.add_option("--log-format", flags.log_format, "text or json")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();

@@ -51,7 +51,25 @@ absl::StatusOr<const KbctlContext*> ChooseContext(const KbctlConfig& config,
   return context;
 }
 
+// The shared host's socket: where docs/security/auth.md tells a lab to put a kbenchd that
+// serves its users by their Unix accounts (--unix-socket).
+constexpr char kSharedUnixSocket[] = "/run/kbench/kbenchd.sock";
+
+bool IsSocket(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
 }  // namespace
+
+std::string DefaultServer(const Io& io, const std::string& tcp_default) {
+  if (std::optional<std::string> runtime = Env(io, "XDG_RUNTIME_DIR"); runtime) {
+    const std::string own = absl::StrCat(*runtime, "/kbenchd.sock");
+    if (IsSocket(own)) return absl::StrCat("unix:", own);
+  }
+  if (IsSocket(kSharedUnixSocket)) return absl::StrCat("unix:", kSharedUnixSocket);
+  return tcp_default;
+}
 
 absl::string_view ServerHost(absl::string_view server) {
   // gRPC's own scheme prefixes ("dns:///host:port", "ipv4:host:port") name the same host.
@@ -71,6 +89,8 @@ absl::string_view ServerHost(absl::string_view server) {
 }
 
 bool IsLoopbackServer(const std::string& server) {
+  // A Unix socket never leaves the host.
+  if (absl::StartsWith(server, "unix:")) return true;
   // The host as an address, never by its spelling: "127.attacker.example" is a DNS name that
   // starts with "127." and resolves wherever its owner likes.
   const std::string host(ServerHost(server));
@@ -95,10 +115,10 @@ absl::StatusOr<ResolvedConnection> ResolveConnection(const ConnectionFlags& flag
   const KbctlContext& c = context != nullptr ? *context : none;
 
   ResolvedConnection out;
-  out.server =
-      !flags.server.empty()
-          ? flags.server
-          : Env(io, "KBENCH_SERVER").value_or(c.server.empty() ? default_server : c.server);
+  out.server = !flags.server.empty()
+                   ? flags.server
+                   : Env(io, "KBENCH_SERVER")
+                         .value_or(c.server.empty() ? DefaultServer(io, default_server) : c.server);
   out.security.token =
       !flags.token.empty() ? flags.token : Env(io, "KBENCH_TOKEN").value_or(c.token);
   if (out.security.token.empty() && !c.token_file.empty()) {

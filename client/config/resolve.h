@@ -30,11 +30,17 @@ struct ResolvedConnection {
 absl::StatusOr<ResolvedConnection> ResolveConnection(const ConnectionFlags& flags, const Io& io,
                                                      const std::string& default_server);
 
+// The server when nothing names one: kbenchd's Unix socket when one is there
+// ($XDG_RUNTIME_DIR/kbenchd.sock, a per-user kbenchd; then /run/kbench/kbenchd.sock, a shared
+// host's), else `tcp_default`.
+std::string DefaultServer(const Io& io, const std::string& tcp_default);
+
 // The host of a HOST:PORT, [V6]:PORT, bare V6 or gRPC "dns:///HOST:PORT" address.
 absl::string_view ServerHost(absl::string_view server);
 
 // True when the host is a loopback address (127.0.0.0/8 or ::1, parsed by inet_pton) or is
-// exactly "localhost"; a name that merely starts with "127." is not one.
+// exactly "localhost", or a unix: socket; a name that merely starts with "127." is not
+// one.
 bool IsLoopbackServer(const std::string& server);
 
 }  // namespace kbench::client

@@ -179,7 +179,7 @@ absl::Status KbenchService::DoSubmitSweep(const v1::SubmitSweepRequest& request,
   spec.mutable_base()->set_owner(owner);
   if (!request.idempotency_key().empty()) {
     KBENCH_ASSIGN_OR_RETURN(std::optional<store::SweepRecord> earlier,
-                            sweeps_->FindByKey(request.idempotency_key()));
+                            sweeps_->FindByKey(owner, request.idempotency_key()));
     if (earlier) {
       v1::SweepSpec first;
       first.ParseFromString(earlier->spec);

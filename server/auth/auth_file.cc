@@ -1,12 +1,15 @@
 // Reading and writing the --auth-file with yaml-cpp (whose errors are exceptions, caught here).
 #include "server/auth/auth_file.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
-#include <cstdio>
-#include <filesystem>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
+#include <optional>
 #include <set>
 
 #include "absl/strings/ascii.h"
@@ -61,6 +64,17 @@ absl::StatusOr<User> ReadUser(const YAML::Node& node, const std::string& path) {
     }
     user.token_sha256.push_back(std::move(hex));
   }
+  const YAML::Node certificates = node["certificate_names"];
+  if (certificates && !certificates.IsSequence()) {
+    return FieldError(path, user.name, "certificate_names: must be a list of CN or SAN values");
+  }
+  for (const YAML::Node& c : certificates) {
+    std::string name = c.as<std::string>();
+    if (name.empty() || name.size() > 256) {
+      return FieldError(path, user.name, "certificate_names: an entry is empty or too long");
+    }
+    user.certificate_names.push_back(std::move(name));
+  }
   if (const YAML::Node limits = node["limits"]; limits) {
     KBENCH_ASSIGN_OR_RETURN(user.limits.max_queued_jobs,
                             ReadLimit(limits, "max_queued_jobs", path, user.name));
@@ -82,12 +96,19 @@ absl::StatusOr<AuthFile> ParseAuthFile(const YAML::Node& root, const std::string
   }
   std::set<std::string> names;
   std::set<std::string> hashes;
+  std::set<std::string> certificate_names;
   for (const YAML::Node& node : users) {
     KBENCH_ASSIGN_OR_RETURN(User user, ReadUser(node, path));
     if (!names.insert(user.name).second) return FieldError(path, user.name, "listed twice");
     for (const std::string& h : user.token_sha256) {
       // One token must name one user; otherwise who the caller is would depend on file order.
       if (!hashes.insert(h).second) return FieldError(path, user.name, "a token hash is reused");
+    }
+    for (const std::string& c : user.certificate_names) {
+      if (!certificate_names.insert(c).second) {
+        return FieldError(path, user.name,
+                          absl::StrCat("certificate_names: '", c, "' is listed twice"));
+      }
     }
     file.users.push_back(std::move(user));
   }
@@ -107,6 +128,45 @@ void EmitLimits(YAML::Emitter& out, const Limits& limits) {
   out << YAML::EndMap;
 }
 
+// The old file's mode, owner and group, when there is one: an operator who made it 0640 for
+// the service's group (the systemd unit's dynamic user reads it that way) must not find it
+// 0600 and unreadable after `token add`.
+std::optional<struct stat> StatOf(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return std::nullopt;
+  return st;
+}
+
+// Writes beside `path`, gives the new file the old one's mode and ownership (0600 for a new
+// file: the hashes are not secrets, but who may act as admin is), then renames over it.
+absl::Status ReplaceKeepingMode(const std::string& path, const std::string& content) {
+  const std::string tmp = path + ".tmp";
+  const std::optional<struct stat> old = StatOf(path);
+  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return absl::InternalError(absl::StrCat("cannot write ", tmp, ": ", strerror(errno)));
+  const std::string text = content + "\n";
+  bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  if (ok && old) {
+    // Ownership first: fchown may clear set-id bits, and only root may give the file away
+    // (an owner who is not root keeps the file theirs, which is what they had).
+    if (fchown(fd, old->st_uid, old->st_gid) != 0 && geteuid() == 0) ok = false;
+    ok = ok && fchmod(fd, old->st_mode & 07777) == 0;
+  }
+  ok = ok && fsync(fd) == 0;
+  const int saved_errno = errno;
+  close(fd);
+  if (!ok) {
+    unlink(tmp.c_str());
+    return absl::InternalError(absl::StrCat("cannot write ", tmp, ": ", strerror(saved_errno)));
+  }
+  if (rename(tmp.c_str(), path.c_str()) != 0) {
+    const int rename_errno = errno;
+    unlink(tmp.c_str());
+    return absl::InternalError(absl::StrCat("cannot replace ", path, ": ", strerror(rename_errno)));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 const char* RoleName(Role role) { return role == Role::kAdmin ? "admin" : "user"; }
@@ -120,6 +180,15 @@ absl::StatusOr<Role> ParseRole(const std::string& name) {
 const User* AuthFile::Find(const std::string& name) const {
   for (const User& u : users) {
     if (u.name == name) return &u;
+  }
+  return nullptr;
+}
+
+const User* AuthFile::FindByCertificateName(const std::string& certificate_name) const {
+  for (const User& u : users) {
+    for (const std::string& c : u.certificate_names) {
+      if (c == certificate_name) return &u;
+    }
   }
   return nullptr;
 }
@@ -160,22 +229,15 @@ absl::Status SaveAuthFile(const std::string& path, const AuthFile& file) {
     for (const std::string& h : u.token_sha256) out << h;
     out << YAML::EndSeq;
     EmitLimits(out, u.limits);
+    if (!u.certificate_names.empty()) {
+      out << YAML::Key << "certificate_names" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+      for (const std::string& c : u.certificate_names) out << c;
+      out << YAML::EndSeq;
+    }
     out << YAML::EndMap;
   }
   out << YAML::EndSeq << YAML::EndMap;
-  const std::string tmp = path + ".tmp";
-  {
-    // 0600 from creation: the hashes are not secrets, but who may act as admin is.
-    const mode_t old = umask(077);
-    std::ofstream f(tmp, std::ios::trunc);
-    umask(old);
-    f << out.c_str() << "\n";
-    if (!f.flush()) return absl::InternalError(absl::StrCat("cannot write ", tmp));
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) return absl::InternalError(absl::StrCat("cannot replace ", path, ": ", ec.message()));
-  return absl::OkStatus();
+  return ReplaceKeepingMode(path, out.c_str());
 }
 
 void AddToken(AuthFile* file, const std::string& name, std::optional<Role> role,
@@ -187,7 +249,7 @@ void AddToken(AuthFile* file, const std::string& name, std::optional<Role> role,
       return;
     }
   }
-  file->users.push_back(User{name, role.value_or(Role::kUser), {sha256}, {}});
+  file->users.push_back(User{name, role.value_or(Role::kUser), {sha256}, {}, {}});
 }
 
 }  // namespace kbench::auth

@@ -6,6 +6,11 @@
 //       role: user            # user | admin
 //       token_sha256: [9f86d081...]   # several while a token is being rotated
 //       limits: {max_queued_jobs: 100, max_timeout_seconds: 600, daily_gpu_seconds: 36000}
+//       certificate_names: [alice, alice@lab.example]  # client certificates that are alice
+//
+// A client certificate (with --tls-client-ca) is a user only through certificate_names: the CA
+// vouches for the name it signed, the auth file says which user that name is (issue 24, item
+// 5: a certificate whose CN merely equals an admin's name is not that admin).
 #pragma once
 
 #include <cstdint>
@@ -35,12 +40,16 @@ struct User {
   Role role = Role::kUser;
   std::vector<std::string> token_sha256;  // lower-case hex
   Limits limits;
+  // A verified client certificate whose CN or a SAN is one of these is this user.
+  std::vector<std::string> certificate_names;
 };
 
 struct AuthFile {
   std::vector<User> users;
 
   const User* Find(const std::string& name) const;
+  // The user listing `certificate_name` in certificate_names, or null.
+  const User* FindByCertificateName(const std::string& certificate_name) const;
 };
 
 // Names are what a job's owner and the metrics' owner label show: [A-Za-z0-9._@-], 1-64 chars.
@@ -48,8 +57,8 @@ absl::Status ValidateUserName(const std::string& name);
 
 // Reads and checks the file; errors name the file, the user and the field.
 absl::StatusOr<AuthFile> LoadAuthFile(const std::string& path);
-// Replaces the file atomically (write beside it, then rename) with mode 0600. Comments in the
-// old file are not kept.
+// Replaces the file atomically (write beside it, then rename). The new file keeps the old one's
+// mode, owner and group (a new file is 0600). Comments in the old file are not kept.
 absl::Status SaveAuthFile(const std::string& path, const AuthFile& file);
 
 // Adds `sha256` to user `name`, creating the user (role `role`, else user) if missing. A given

@@ -1,9 +1,9 @@
 // Token and certificate authentication (see authenticator.h).
 #include "server/auth/authenticator.h"
 
-#include <grpc/grpc_security_constants.h>
-#include <grpcpp/security/auth_context.h>
 #include <grpcpp/server_context.h>
+#include <pwd.h>
+#include <unistd.h>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -17,19 +17,26 @@ constexpr absl::string_view kBearer = "Bearer ";
 constexpr char kHowToAuthenticate[] =
     "send 'authorization: Bearer TOKEN' (kbctl --token, $KBENCH_TOKEN or a context's token)";
 
-std::vector<std::string> CertificateNames(const grpc::ServerContextBase& context) {
-  std::vector<std::string> names;
-  const std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();
-  if (auth == nullptr || !auth->IsPeerAuthenticated()) return names;
-  for (const char* property : {GRPC_X509_CN_PROPERTY_NAME, GRPC_X509_SAN_PROPERTY_NAME}) {
-    for (const grpc::string_ref& v : auth->FindPropertyValues(property)) {
-      names.emplace_back(v.data(), v.size());
-    }
+// getpwuid_r's name for uid, if it has one.
+std::optional<std::string> PasswdName(uid_t uid) {
+  long size = sysconf(_SC_GETPW_R_SIZE_MAX);
+  std::vector<char> buffer(size > 0 ? static_cast<size_t>(size) : 16384);
+  passwd entry{};
+  passwd* found = nullptr;
+  if (getpwuid_r(uid, &entry, buffer.data(), buffer.size(), &found) != 0 || found == nullptr) {
+    return std::nullopt;
   }
-  return names;
+  return std::string(found->pw_name);
 }
 
 }  // namespace
+
+Identity IdentityOfUid(uid_t uid) {
+  std::string name = PasswdName(uid).value_or("");
+  if (!ValidateUserName(name).ok()) name = absl::StrCat("uid-", uid);
+  const bool admin = uid == 0 || uid == geteuid();
+  return Identity{name, admin ? Role::kAdmin : Role::kUser, Identity::Method::kUnixPeer};
+}
 
 const char* AuthFailureName(AuthFailure reason) {
   switch (reason) {
@@ -41,6 +48,10 @@ const char* AuthFailureName(AuthFailure reason) {
       return "unknown_token";
     case AuthFailure::kBadCertificateName:
       return "bad_certificate_name";
+    case AuthFailure::kCertificateNotForClients:
+      return "certificate_not_for_clients";
+    case AuthFailure::kUnlistedCertificate:
+      return "unlisted_certificate";
   }
   return "other";
 }
@@ -81,21 +92,25 @@ absl::Status Authenticator::Fail(AuthFailure reason, absl::string_view message) 
 }
 
 absl::StatusOr<Identity> Authenticator::Authenticate(const grpc::ServerContextBase& context) const {
-  std::optional<absl::string_view> header;
+  CallCredentials call;
   const auto& metadata = context.client_metadata();
   if (auto it = metadata.find("authorization"); it != metadata.end()) {
-    header = absl::string_view(it->second.data(), it->second.size());
+    call.authorization = absl::string_view(it->second.data(), it->second.size());
   }
-  return Authenticate(header, CertificateNames(context));
+  call.certificate = ClientCertificateOf(context);
+  if (options_.unix_peers != nullptr) call.unix_uid = options_.unix_peers->UidOf(context.peer());
+  return Authenticate(call);
 }
 
-absl::StatusOr<Identity> Authenticator::Authenticate(
-    std::optional<absl::string_view> authorization,
-    const std::vector<std::string>& certificate_names) const {
+absl::StatusOr<Identity> Authenticator::Authenticate(const CallCredentials& call) const {
   if (open()) return Identity{kLocalUser, Role::kAdmin, Identity::Method::kLocal};
+  // The kernel vouches for a Unix socket's caller: nothing to present, nothing to forge. The
+  // socket is served only without an auth file, so a token sent out of habit ($KBENCH_TOKEN)
+  // could match no one and is ignored rather than refused.
+  if (call.unix_uid) return IdentityOfUid(*call.unix_uid);
   // A token names a user explicitly, so it wins over the certificate of the machine it came from.
-  if (authorization) return FromToken(*authorization);
-  if (!certificate_names.empty()) return FromCertificate(certificate_names);
+  if (call.authorization) return FromToken(*call.authorization);
+  if (call.certificate.presented()) return FromCertificate(call.certificate);
   return Fail(AuthFailure::kNoCredentials, absl::StrCat("no credentials: ", kHowToAuthenticate));
 }
 
@@ -130,18 +145,39 @@ absl::StatusOr<Identity> Authenticator::FromToken(absl::string_view header) cons
 }
 
 absl::StatusOr<Identity> Authenticator::FromCertificate(
-    const std::vector<std::string>& names) const {
-  // The CN when it is a valid user name, else the first SAN that is; the CA that signed the
-  // certificate vouched for it, so a name absent from the auth file is a member with role user.
-  for (const std::string& name : names) {
-    if (!ValidateUserName(name).ok()) continue;
+    const ClientCertificate& certificate) const {
+  const std::string shown = certificate.names.front().substr(0, 64);
+  if (!certificate.client_auth) {
+    return Fail(AuthFailure::kCertificateNotForClients,
+                absl::StrCat("the client certificate '", shown,
+                             "' lacks the clientAuth extended key usage; ask for one issued "
+                             "for client authentication"));
+  }
+  std::shared_ptr<const AuthFile> users;
+  {
     absl::MutexLock lock(&mu_);
-    const User* user = users_ != nullptr ? users_->Find(name) : nullptr;
-    return Identity{name, user != nullptr ? user->role : Role::kUser,
-                    Identity::Method::kCertificate};
+    users = users_;
+  }
+  // With an auth file, the file says which user a certificate is: the CA vouches for the name
+  // it signed, not for that name being anyone's account here (a CN equal to an admin's name is
+  // not that admin unless the admin's entry lists it).
+  if (users != nullptr) {
+    for (const std::string& name : certificate.names) {
+      if (const User* user = users->FindByCertificateName(name); user != nullptr) {
+        return Identity{user->name, user->role, Identity::Method::kCertificate};
+      }
+    }
+    return Fail(AuthFailure::kUnlistedCertificate,
+                absl::StrCat("the client certificate '", shown,
+                             "' is not listed in any user's certificate_names in the auth file"));
+  }
+  // Without an auth file there is no admin to impersonate: the CA's name is a user.
+  for (const std::string& name : certificate.names) {
+    if (ValidateUserName(name).ok())
+      return Identity{name, Role::kUser, Identity::Method::kCertificate};
   }
   return Fail(AuthFailure::kBadCertificateName,
-              absl::StrCat("the client certificate's CN/SAN '", names.front().substr(0, 64),
+              absl::StrCat("the client certificate's CN/SAN '", shown,
                            "' is not a user name ([A-Za-z0-9._@-], 1-64 characters)"));
 }
 

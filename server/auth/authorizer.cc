@@ -13,14 +13,24 @@ namespace {
 using logging::Field;
 
 // One line per decision worth keeping: who, what, on what, and the outcome.
-void Audit(const Identity* caller, absl::string_view action, absl::string_view target,
+void Audit(const Identity& caller, absl::string_view action, absl::string_view target,
            const absl::Status& outcome) {
   logging::Log(
       outcome.ok() ? logging::Level::kInfo : logging::Level::kWarn, "audit",
-      {Field("user", caller != nullptr ? caller->name : std::string("-")),
-       Field("role", caller != nullptr ? RoleName(caller->role) : "-"), Field("action", action),
+      {Field("user", caller.name), Field("role", RoleName(caller.role)), Field("action", action),
        Field("target", target), Field("outcome", outcome.ok() ? "allowed" : "denied"),
        Field("reason", outcome.ok() ? "" : std::string(outcome.message()))});
+}
+
+// An authentication failure, when the limiter lets it through: `suppressed` earlier failures of
+// the same peer went unwritten.
+void AuditUnauthenticated(absl::string_view method, const std::string& peer,
+                          const absl::Status& why, int64_t suppressed) {
+  logging::Log(
+      logging::Level::kWarn, "audit",
+      {Field("user", "-"), Field("role", "-"), Field("action", method), Field("target", peer),
+       Field("outcome", "denied"), Field("reason", std::string(why.message())),
+       Field("suppressed_since_last", absl::StrCat(suppressed))});
 }
 
 absl::StatusOr<std::string> OwnerOf(store::JobStore& jobs, const std::string& job_id) {
@@ -37,7 +47,11 @@ absl::StatusOr<std::string> OwnerOf(store::JobStore& jobs, const std::string& jo
 absl::StatusOr<Identity> Authorizer::Authenticate(const grpc::ServerContextBase& context,
                                                   absl::string_view method) const {
   absl::StatusOr<Identity> caller = authenticator_->Authenticate(context);
-  if (!caller.ok()) Audit(nullptr, method, context.peer(), caller.status());
+  if (caller.ok()) return caller;
+  const std::string peer = context.peer();
+  if (std::optional<int64_t> suppressed = failure_audit_.Admit(peer); suppressed) {
+    AuditUnauthenticated(method, peer, caller.status(), *suppressed);
+  }
   return caller;
 }
 
@@ -48,7 +62,7 @@ absl::StatusOr<Identity> Authorizer::Read(const grpc::ServerContextBase& context
 
 void Authorizer::AuditDenied(const Identity& caller, absl::string_view action,
                              absl::string_view target, const absl::Status& why) {
-  Audit(&caller, action, target, why);
+  Audit(caller, action, target, why);
 }
 
 absl::Status Authorizer::DecideSubmit(const Identity& caller, v1::JobSpec* spec) {
@@ -80,10 +94,10 @@ absl::StatusOr<Identity> Authorizer::Submit(const grpc::ServerContextBase& conte
   const absl::Status decision = DecideSubmit(caller, spec);
   const bool priority_refused = decision.code() == absl::StatusCode::kPermissionDenied;
   if (priority > 0 && (decision.ok() || priority_refused)) {
-    Audit(&caller, "SubmitJob with priority", absl::StrCat(priority), decision);
+    Audit(caller, "SubmitJob with priority", absl::StrCat(priority), decision);
   }
   if (!priority_refused && (spec->owner() != caller.name || !decision.ok())) {
-    Audit(&caller, "SubmitJob on behalf", spec->owner(), decision);
+    Audit(caller, "SubmitJob on behalf", spec->owner(), decision);
   }
   KBENCH_RETURN_IF_ERROR(decision);
   return caller;
@@ -107,7 +121,7 @@ absl::Status Authorizer::DecideOwnVariant(const Identity& caller, absl::string_v
 
 void Authorizer::AuditOutcome(const Identity& caller, absl::string_view action,
                               absl::string_view target, const absl::Status& outcome) {
-  Audit(&caller, action, target, outcome);
+  Audit(caller, action, target, outcome);
 }
 
 absl::StatusOr<Identity> Authorizer::Cancel(const grpc::ServerContextBase& context,
@@ -116,7 +130,7 @@ absl::StatusOr<Identity> Authorizer::Cancel(const grpc::ServerContextBase& conte
   if (job_id.empty()) return absl::InvalidArgumentError("job_id: must be given");
   KBENCH_ASSIGN_OR_RETURN(std::string owner, OwnerOf(*jobs_, job_id));
   const absl::Status decision = DecideCancel(caller, job_id, owner);
-  Audit(&caller, "CancelJob", job_id, decision);
+  Audit(caller, "CancelJob", job_id, decision);
   KBENCH_RETURN_IF_ERROR(decision);
   return caller;
 }

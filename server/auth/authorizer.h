@@ -2,7 +2,8 @@
 // doing anything. Everyone known may read (the queue, results and artifacts are the lab's); a
 // job's owner is its submitter; only the owner or an admin cancels; only an admin submits on
 // behalf of someone else. Denials are PERMISSION_DENIED naming what was refused and why, and
-// are written to the audit log with cancels and admin actions.
+// are written to the audit log with cancels and admin actions. Authentication failures are
+// audited too, rate-limited per peer (audit_limiter.h) since anyone can cause them.
 //
 // Why the handlers call it rather than a gRPC AuthMetadataProcessor: a processor runs only on
 // TLS credentials (the loopback port with an auth file has none) and never sees the method, so
@@ -15,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "kbench/v1/service.pb.h"
+#include "server/auth/audit_limiter.h"
 #include "server/auth/authenticator.h"
 #include "server/store/job_store.h"
 
@@ -27,8 +29,9 @@ namespace kbench::auth {
 class Authorizer {
  public:
   // Both must outlive this object.
-  Authorizer(const Authenticator* authenticator, store::JobStore* jobs)
-      : authenticator_(authenticator), jobs_(jobs) {}
+  Authorizer(const Authenticator* authenticator, store::JobStore* jobs,
+             AuditLimiter::Options failure_audit = {})
+      : authenticator_(authenticator), jobs_(jobs), failure_audit_(failure_audit) {}
 
   // Reading methods (ListKernels, ListDevices, GetJob, WatchJob, ListJobs, GetArtifact): any
   // authenticated caller.
@@ -69,6 +72,7 @@ class Authorizer {
 
   const Authenticator* authenticator_;
   store::JobStore* jobs_;
+  mutable AuditLimiter failure_audit_;
 };
 
 }  // namespace kbench::auth

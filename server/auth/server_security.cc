@@ -85,15 +85,26 @@ int RunTokenAdd(const TokenAddArgs& args) {
 
 void AddSecurityFlags(CLI::App& app, SecurityFlags* flags) {
   app.add_option("--auth-file", flags->auth_file,
-                 "Users, roles and token SHA-256s (YAML); reloaded on SIGHUP. Without it (and "
-                 "without --tls-client-ca) every caller is 'local', an admin");
+                 "Users, roles, token SHA-256s and certificate names (YAML); reloaded on SIGHUP. "
+                 "Without it (and without --tls-client-ca or --open) kbenchd serves only its Unix "
+                 "socket, where each caller is its Unix user");
   app.add_option("--tls-cert", flags->tls_cert, "Serve gRPC over TLS with this PEM certificate");
   app.add_option("--tls-key", flags->tls_key, "The PEM private key of --tls-cert");
   app.add_option("--tls-client-ca", flags->tls_client_ca,
-                 "Mutual TLS: a client certificate signed by this PEM CA authenticates as its "
-                 "CN (or SAN)");
+                 "Mutual TLS: a client certificate signed by this PEM CA, with the clientAuth "
+                 "usage, authenticates as the user whose certificate_names list its CN or a SAN");
   app.add_flag("--insecure", flags->insecure,
                "Allow a non-loopback --listen without TLS and authentication");
+  app.add_flag("--open", flags->open,
+               "No authentication: every caller is 'local', an admin. Only for a machine whose "
+               "every user may administer kbench (a workstation)");
+  app.add_option("--unix-socket", flags->unix_socket,
+                 "Without --auth-file, --tls-client-ca and --open: serve this Unix socket, each "
+                 "caller being its Unix user (default: $XDG_RUNTIME_DIR/kbenchd.sock, else "
+                 "DATA_DIR/kbenchd.sock)");
+  app.add_option("--unix-socket-group", flags->unix_socket_group,
+                 "Make the Unix socket 0660 and owned by this group, whose members may connect "
+                 "(default: 0600, kbenchd's own user only)");
 }
 
 void AddTokenCommand(CLI::App& app, std::function<int()>* run) {
@@ -120,27 +131,62 @@ bool IsLoopbackAddress(const std::string& listen) {
   return inet_pton(AF_INET6, host.c_str(), &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6);
 }
 
-absl::Status CheckListenPolicy(const SecurityFlags& flags, const std::string& listen) {
+bool ServesUnixSocket(const SecurityFlags& flags, const std::string& listen) {
+  return listen.empty() && flags.auth_file.empty() && flags.tls_client_ca.empty() && !flags.open;
+}
+
+// Flags that contradict each other, whatever the address.
+absl::Status CheckFlagCombinations(const SecurityFlags& flags, const std::string& listen) {
   if (flags.tls_cert.empty() != flags.tls_key.empty()) {
     return absl::InvalidArgumentError("--tls-cert and --tls-key go together");
   }
   if (!flags.tls_client_ca.empty() && flags.tls_cert.empty()) {
     return absl::InvalidArgumentError("--tls-client-ca needs --tls-cert and --tls-key");
   }
+  const bool authenticated = !flags.auth_file.empty() || !flags.tls_client_ca.empty();
+  if (flags.open && authenticated) {
+    return absl::InvalidArgumentError(
+        "--open makes every caller an admin; it does not go with --auth-file or --tls-client-ca");
+  }
+  if ((!flags.unix_socket.empty() || !flags.unix_socket_group.empty()) &&
+      !ServesUnixSocket(flags, listen)) {
+    return absl::InvalidArgumentError(
+        "--unix-socket and --unix-socket-group serve callers by their Unix user; they go "
+        "without --listen, --auth-file, --tls-client-ca and --open");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckListenPolicy(const SecurityFlags& flags, const std::string& listen) {
+  KBENCH_RETURN_IF_ERROR(CheckFlagCombinations(flags, listen));
+  if (ServesUnixSocket(flags, listen)) return absl::OkStatus();
   const bool tls = !flags.tls_cert.empty();
   const bool authenticated = !flags.auth_file.empty() || !flags.tls_client_ca.empty();
-  if (IsLoopbackAddress(listen) || flags.insecure || (tls && authenticated)) {
+  if (!authenticated && !flags.open) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "refusing --listen ", listen,
+        " without authentication: every caller would be an admin, even on loopback where every "
+        "user of this host reaches it. Add --auth-file (or --tls-client-ca); or --open to accept "
+        "that (a single-user machine); or drop --listen to serve the Unix socket, where each "
+        "caller is its Unix user"));
+  }
+  const std::string address = listen.empty() ? kDefaultListen : listen;
+  if (IsLoopbackAddress(address) || flags.insecure || (tls && authenticated)) {
     return absl::OkStatus();
   }
   return absl::FailedPreconditionError(absl::StrCat(
-      "refusing to listen on ", listen, " without ", tls ? "" : "TLS (--tls-cert, --tls-key)",
+      "refusing to listen on ", address, " without ", tls ? "" : "TLS (--tls-cert, --tls-key)",
       tls || authenticated ? "" : " and ",
       authenticated ? "" : "authentication (--auth-file or --tls-client-ca)",
       ": anyone who reaches it could cancel any job; add them, or --insecure to accept that"));
 }
 
 AuthOptions AuthOptionsOf(const SecurityFlags& flags) {
-  return AuthOptions{flags.auth_file, !flags.tls_client_ca.empty()};
+  AuthOptions options;
+  options.auth_file = flags.auth_file;
+  options.client_certificates = !flags.tls_client_ca.empty();
+  options.open = flags.open;
+  return options;
 }
 
 absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentialsFor(
@@ -165,8 +211,10 @@ std::string DescribeSecurity(const SecurityFlags& flags) {
   std::string how = flags.tls_cert.empty() ? "plaintext" : "TLS";
   if (!flags.tls_client_ca.empty()) how += ", client certificates";
   if (!flags.auth_file.empty()) how += ", bearer tokens";
-  if (flags.auth_file.empty() && flags.tls_client_ca.empty())
-    how += ", open: every caller is local (admin)";
+  if (flags.open) how += ", open: every caller is local (admin)";
+  if (flags.auth_file.empty() && flags.tls_client_ca.empty() && !flags.open) {
+    how = "Unix socket: each caller is its Unix user (SO_PEERCRED)";
+  }
   return how;
 }
 

@@ -21,9 +21,15 @@ struct SecurityFlags {
   std::string tls_key;
   std::string tls_client_ca;
   bool insecure = false;
+  // --open: no credentials, every caller `local`, an admin (a single-user machine).
+  bool open = false;
+  // The Unix socket served when kbenchd has neither credentials to check nor --open.
+  std::string unix_socket;  // empty: DefaultUnixSocketPath
+  std::string unix_socket_group;
 };
 
-// --auth-file, --tls-cert, --tls-key, --tls-client-ca, --insecure.
+// --auth-file, --tls-cert, --tls-key, --tls-client-ca, --insecure, --open, --unix-socket,
+// --unix-socket-group.
 void AddSecurityFlags(CLI::App& app, SecurityFlags* flags);
 // `token add NAME [--role admin] --auth-file FILE`; when chosen on the command line, *run is set
 // to the command (returns the exit code) and the daemon must not start.
@@ -32,8 +38,16 @@ void AddTokenCommand(CLI::App& app, std::function<int()>* run);
 // True for a host part of HOST:PORT that only this machine reaches (127.0.0.0/8, ::1,
 // localhost).
 bool IsLoopbackAddress(const std::string& listen);
-// Refuses what would expose the queue to the network: a non-loopback address without both TLS
-// and authentication, unless --insecure; also TLS flags that make no sense together.
+// The address kbenchd listens on when --listen is not given and it has credentials to check
+// (or --open).
+inline constexpr char kDefaultListen[] = "127.0.0.1:50051";
+// True when kbenchd serves its Unix socket instead of a TCP address: no --listen, no auth file,
+// no client CA and no --open. Callers are then their Unix users (SO_PEERCRED).
+bool ServesUnixSocket(const SecurityFlags& flags, const std::string& listen);
+// Refuses what would make accidental admins or expose the queue to the network: a --listen
+// address without credentials to check and without --open; a non-loopback address without both
+// TLS and authentication, unless --insecure; flags that make no sense together. `listen` is
+// --listen as given (empty: not given).
 absl::Status CheckListenPolicy(const SecurityFlags& flags, const std::string& listen);
 AuthOptions AuthOptionsOf(const SecurityFlags& flags);
 // TLS (gRPC's SslServerCredentials) when --tls-cert is given, requesting and verifying a client

@@ -1,4 +1,5 @@
-// Tenancy series: jobs and GPU seconds per owner (bounded to the auth file's users) and
+// Tenancy series: jobs and GPU seconds per owner (bounded to the auth file's users, and only
+// with --metrics-owner-labels: kbenchd passes no known owners otherwise) and
 // authentication failures by reason.
 #include <set>
 
@@ -9,8 +10,12 @@ namespace {
 
 // AuthFailureName's words (server/auth): a fixed set, anything else is a caller's bug.
 bool IsAuthFailureReason(const std::string& reason) {
-  static const std::set<std::string> reasons = {"no_credentials", "malformed_header",
-                                                "unknown_token", "bad_certificate_name"};
+  static const std::set<std::string> reasons = {"no_credentials",
+                                                "malformed_header",
+                                                "unknown_token",
+                                                "bad_certificate_name",
+                                                "certificate_not_for_clients",
+                                                "unlisted_certificate"};
   return reasons.contains(reason);
 }
 

@@ -53,7 +53,7 @@ namespace internal {
 
 // Column order shared by every job query and ReadJob.
 const char kJobColumns[] =
-    "seq, id, state, device, kernel, kind, priority, idempotency_key, create_time_ns, "
+    "seq, id, state, device, kernel, kind, priority, owner_idempotency_key, create_time_ns, "
     "start_time_ns, finish_time_ns, attempts, error, error_code, spec, result, target, node, "
     "owner";
 
@@ -139,11 +139,12 @@ class SqlJobStore final : public JobStore {
         &get_job_, absl::StrCat("SELECT ", kJobColumns, " FROM jobs WHERE id = ?1"), "get job"));
     KBENCH_RETURN_IF_ERROR(
         prepare(&get_job_by_key_,
-                absl::StrCat("SELECT ", kJobColumns, " FROM jobs WHERE idempotency_key = ?1"),
-                "get job by idempotency key"));
+                absl::StrCat("SELECT ", kJobColumns,
+                             " FROM jobs WHERE owner = ?1 AND owner_idempotency_key = ?2"),
+                "get job by owner and idempotency key"));
     KBENCH_RETURN_IF_ERROR(prepare(
         &insert_job_,
-        "INSERT INTO jobs (id, state, device, kernel, kind, priority, idempotency_key, "
+        "INSERT INTO jobs (id, state, device, kernel, kind, priority, owner_idempotency_key, "
         "create_time_ns, start_time_ns, finish_time_ns, attempts, error, error_code, spec, "
         "result, target, node, owner) "
         "VALUES (?1, 'queued', ?2, ?3, ?4, ?5, ?6, ?7, 0, 0, 0, '', '', ?8, ?9, ?2, '', ?10) "
@@ -229,7 +230,7 @@ class SqlJobStore final : public JobStore {
                             Transaction::Begin(db_.get(), "insert job"));
     if (!record.idempotency_key.empty()) {
       KBENCH_ASSIGN_OR_RETURN(std::optional<JobRecord> existing,
-                              FindOne(*get_job_by_key_, record.idempotency_key));
+                              FindByKey(record.owner, record.idempotency_key));
       if (existing.has_value()) {
         KBENCH_RETURN_IF_ERROR(transaction->Commit());
         return std::make_pair(*std::move(existing), false);
@@ -545,6 +546,22 @@ class SqlJobStore final : public JobStore {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     ScopedReset reset(&query);
     KBENCH_RETURN_IF_ERROR(query.BindText(1, key));
+    return ReadOne(query);
+  }
+
+  // The owner's job submitted with idempotency key `key`: keys are unique per owner.
+  absl::StatusOr<std::optional<JobRecord>> FindByKey(const std::string& owner,
+                                                     const std::string& key)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    ScopedReset reset(get_job_by_key_.get());
+    KBENCH_RETURN_IF_ERROR(get_job_by_key_->BindText(1, owner));
+    KBENCH_RETURN_IF_ERROR(get_job_by_key_->BindText(2, key));
+    return ReadOne(*get_job_by_key_);
+  }
+
+  // The bound query's row, if it has one.
+  absl::StatusOr<std::optional<JobRecord>> ReadOne(Statement& query)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     KBENCH_ASSIGN_OR_RETURN(bool row, query.Step());
     if (!row) return std::optional<JobRecord>();
     KBENCH_ASSIGN_OR_RETURN(JobRecord job, ReadJob(query));

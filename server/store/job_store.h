@@ -82,7 +82,7 @@ struct JobFilter {
 // Thread-safe: one connection guarded by a mutex.
 class JobStore {
  public:
-  static constexpr int kSchemaVersion = 9;
+  static constexpr int kSchemaVersion = 10;
 
   // Connects to the location's database and migrates it to kSchemaVersion.
   static absl::StatusOr<std::unique_ptr<JobStore>> Open(const StoreLocation& location);
@@ -91,7 +91,8 @@ class JobStore {
   virtual ~JobStore() = default;
 
   // Inserts a new QUEUED job (seq assigned). When record.idempotency_key is not empty and a job
-  // with that key exists, nothing is inserted and that job is returned with `false`.
+  // of the same record.owner with that key exists, nothing is inserted and that job is returned
+  // with `false`. Keys are unique per owner: another owner's key never matches.
   virtual absl::StatusOr<std::pair<JobRecord, bool>> Insert(JobRecord record) = 0;
   // NOT_FOUND naming the id when absent.
   virtual absl::StatusOr<JobRecord> Get(const std::string& id) = 0;

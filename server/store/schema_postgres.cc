@@ -221,6 +221,18 @@ $$ LANGUAGE plpgsql;
 ALTER TABLE result_index ADD COLUMN ranked BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE result_index ADD COLUMN confirmation BIGINT NOT NULL DEFAULT 0;
 )sql",
+    // 10: idempotency keys unique per owner (see schema_sqlite.cc's migration 10; the same
+    // columns on both engines, so one set of queries serves both).
+    R"sql(
+ALTER TABLE jobs ADD COLUMN owner_idempotency_key TEXT;
+UPDATE jobs SET owner_idempotency_key = idempotency_key, idempotency_key = NULL
+  WHERE idempotency_key IS NOT NULL;
+CREATE UNIQUE INDEX jobs_by_owner_key ON jobs (owner, owner_idempotency_key);
+ALTER TABLE sweeps ADD COLUMN owner_idempotency_key TEXT;
+UPDATE sweeps SET owner_idempotency_key = idempotency_key, idempotency_key = NULL
+  WHERE idempotency_key IS NOT NULL;
+CREATE UNIQUE INDEX sweeps_by_owner_key ON sweeps (owner, owner_idempotency_key);
+)sql",
 };
 
 }  // namespace

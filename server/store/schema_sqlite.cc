@@ -215,6 +215,22 @@ ALTER TABLE jobs ADD COLUMN progress BLOB NOT NULL DEFAULT x'';
 ALTER TABLE result_index ADD COLUMN ranked INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE result_index ADD COLUMN confirmation INTEGER NOT NULL DEFAULT 0;
 )sql",
+    // 10: idempotency keys unique per owner (issue 24), of jobs and of sweeps: with one key
+    // space, bob could submit under alice's key first and her retry would find his job. SQLite
+    // cannot drop the column's
+    // UNIQUE without rebuilding the table, so the key moves to a new column unique with the
+    // owner, and idempotency_key stays, always NULL. Rows from before migration 5 have owner
+    // '': their keys no longer match anyone's retry.
+    R"sql(
+ALTER TABLE jobs ADD COLUMN owner_idempotency_key TEXT;
+UPDATE jobs SET owner_idempotency_key = idempotency_key, idempotency_key = NULL
+  WHERE idempotency_key IS NOT NULL;
+CREATE UNIQUE INDEX jobs_by_owner_key ON jobs (owner, owner_idempotency_key);
+ALTER TABLE sweeps ADD COLUMN owner_idempotency_key TEXT;
+UPDATE sweeps SET owner_idempotency_key = idempotency_key, idempotency_key = NULL
+  WHERE idempotency_key IS NOT NULL;
+CREATE UNIQUE INDEX sweeps_by_owner_key ON sweeps (owner, owner_idempotency_key);
+)sql",
 };
 
 }  // namespace

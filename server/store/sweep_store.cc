@@ -17,9 +17,11 @@ using internal::ScopedReset;
 using internal::Statement;
 using internal::Transaction;
 
-constexpr int kSweepsSchemaVersion = 3;
+// Sweeps arrived in migration 3; their keys became unique per owner in 10.
+constexpr int kSweepsSchemaVersion = 10;
 constexpr char kColumns[] =
-    "id, seq, owner, state, cancel_requested, COALESCE(idempotency_key, ''), create_time_ns, "
+    "id, seq, owner, state, cancel_requested, COALESCE(owner_idempotency_key, ''), "
+    "create_time_ns, "
     "finish_time_ns, spec, error";
 
 absl::StatusOr<SweepState> ParseState(const std::string& name) {
@@ -40,13 +42,13 @@ class SqlSweepStore final : public SweepStore {
                             Transaction::Begin(db_.get(), "insert sweep"));
     if (!record.idempotency_key.empty()) {
       KBENCH_ASSIGN_OR_RETURN(std::optional<SweepRecord> existing,
-                              FindByKeyLocked(record.idempotency_key));
+                              FindByKeyLocked(record.owner, record.idempotency_key));
       if (existing) return std::make_pair(*std::move(existing), false);
     }
     KBENCH_ASSIGN_OR_RETURN(
         std::unique_ptr<Statement> insert,
-        db_->Prepare("INSERT INTO sweeps (id, owner, state, idempotency_key, create_time_ns, spec) "
-                     "VALUES (?1, ?2, 'running', ?3, ?4, ?5) RETURNING seq",
+        db_->Prepare("INSERT INTO sweeps (id, owner, state, owner_idempotency_key, "
+                     "create_time_ns, spec) VALUES (?1, ?2, 'running', ?3, ?4, ?5) RETURNING seq",
                      "insert sweep"));
     KBENCH_RETURN_IF_ERROR(insert->BindText(1, record.id));
     KBENCH_RETURN_IF_ERROR(insert->BindText(2, record.owner));
@@ -77,16 +79,17 @@ class SqlSweepStore final : public SweepStore {
     return std::make_pair(std::move(record), true);
   }
 
-  absl::StatusOr<std::optional<SweepRecord>> FindByKey(const std::string& key) override {
+  absl::StatusOr<std::optional<SweepRecord>> FindByKey(const std::string& owner,
+                                                       const std::string& key) override {
     absl::MutexLock lock(&mu_);
-    return FindByKeyLocked(key);
+    return FindByKeyLocked(owner, key);
   }
 
   absl::StatusOr<SweepRecord> Get(const std::string& id) override {
     absl::MutexLock lock(&mu_);
     KBENCH_ASSIGN_OR_RETURN(
         std::vector<SweepRecord> found,
-        Select(absl::StrCat("SELECT ", kColumns, " FROM sweeps WHERE id = ?1"), id, "get sweep"));
+        Select(absl::StrCat("SELECT ", kColumns, " FROM sweeps WHERE id = ?1"), {id}, "get sweep"));
     if (found.empty()) return absl::NotFoundError(absl::StrCat("sweep ", id, " not found"));
     return std::move(found.front());
   }
@@ -94,14 +97,14 @@ class SqlSweepStore final : public SweepStore {
   absl::StatusOr<std::vector<SweepRecord>> List(int32_t limit) override {
     absl::MutexLock lock(&mu_);
     return Select(absl::StrCat("SELECT ", kColumns, " FROM sweeps ORDER BY seq DESC LIMIT ", limit),
-                  "", "list sweeps");
+                  {}, "list sweeps");
   }
 
   absl::StatusOr<std::vector<SweepRecord>> ListUnfinished() override {
     absl::MutexLock lock(&mu_);
     return Select(absl::StrCat("SELECT ", kColumns,
                                " FROM sweeps WHERE state IN ('running', 'reporting') ORDER BY seq"),
-                  "", "list unfinished sweeps");
+                  {}, "list unfinished sweeps");
   }
 
   absl::Status RequestCancel(const std::string& id) override {
@@ -185,22 +188,27 @@ class SqlSweepStore final : public SweepStore {
   }
 
  private:
-  absl::StatusOr<std::optional<SweepRecord>> FindByKeyLocked(const std::string& key)
+  absl::StatusOr<std::optional<SweepRecord>> FindByKeyLocked(const std::string& owner,
+                                                             const std::string& key)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     KBENCH_ASSIGN_OR_RETURN(
         std::vector<SweepRecord> found,
-        Select(absl::StrCat("SELECT ", kColumns, " FROM sweeps WHERE idempotency_key = ?1"), key,
-               "find sweep by key"));
+        Select(absl::StrCat("SELECT ", kColumns,
+                            " FROM sweeps WHERE owner = ?1 AND owner_idempotency_key = ?2"),
+               {owner, key}, "find sweep by owner and key"));
     if (found.empty()) return std::nullopt;
     return std::move(found.front());
   }
 
-  // Runs a query over sweeps (with ?1 bound to `arg` when not empty) and reads its points.
-  absl::StatusOr<std::vector<SweepRecord>> Select(const std::string& sql, const std::string& arg,
+  // Runs a query over sweeps (with ?1, ?2... bound to `args`) and reads its points.
+  absl::StatusOr<std::vector<SweepRecord>> Select(const std::string& sql,
+                                                  const std::vector<std::string>& args,
                                                   absl::string_view operation)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Statement> query, db_->Prepare(sql, operation));
-    if (!arg.empty()) KBENCH_RETURN_IF_ERROR(query->BindText(1, arg));
+    for (size_t i = 0; i < args.size(); ++i) {
+      KBENCH_RETURN_IF_ERROR(query->BindText(static_cast<int>(i + 1), args[i]));
+    }
     std::vector<SweepRecord> out;
     while (true) {
       KBENCH_ASSIGN_OR_RETURN(bool row, query->Step());

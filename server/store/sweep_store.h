@@ -51,11 +51,12 @@ class SweepStore {
   static absl::StatusOr<std::unique_ptr<SweepStore>> Open(const std::string& data_dir);
   virtual ~SweepStore() = default;
 
-  // Inserts a RUNNING sweep and its points in one transaction. When its idempotency key is
-  // already used, nothing is inserted and that sweep is returned with `false`.
+  // Inserts a RUNNING sweep and its points in one transaction. When its owner already used its
+  // idempotency key, nothing is inserted and that sweep is returned with `false`.
   virtual absl::StatusOr<std::pair<SweepRecord, bool>> Insert(SweepRecord record) = 0;
-  // The sweep using this idempotency key, if any.
-  virtual absl::StatusOr<std::optional<SweepRecord>> FindByKey(const std::string& key) = 0;
+  // The sweep `owner` submitted with this idempotency key, if any (keys are unique per owner).
+  virtual absl::StatusOr<std::optional<SweepRecord>> FindByKey(const std::string& owner,
+                                                               const std::string& key) = 0;
   // NOT_FOUND naming the id when absent.
   virtual absl::StatusOr<SweepRecord> Get(const std::string& id) = 0;
   // Newest first.

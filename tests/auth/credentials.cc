@@ -48,7 +48,10 @@ TestPki MakeTestPki(const std::string& dir, const std::string& client_cn) {
       MakeCert(dir, "server", "/CN=localhost", "ca",
                "subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth") &&
       MakeCert(dir, "client", "/CN=" + client_cn, "ca", "extendedKeyUsage=clientAuth") &&
-      MakeCert(dir, "rogue_client", "/CN=" + client_cn, "rogue_ca", "extendedKeyUsage=clientAuth");
+      MakeCert(dir, "rogue_client", "/CN=" + client_cn, "rogue_ca",
+               "extendedKeyUsage=clientAuth") &&
+      MakeCert(dir, "root_named", "/CN=root", "ca", "extendedKeyUsage=clientAuth") &&
+      MakeCert(dir, "no_usage_client", "/CN=" + client_cn, "ca", "basicConstraints=CA:FALSE");
   if (!ok) return pki;
   pki.ca_cert = dir + "/ca.pem";
   pki.server_cert = dir + "/server.pem";
@@ -57,6 +60,10 @@ TestPki MakeTestPki(const std::string& dir, const std::string& client_cn) {
   pki.client_key = dir + "/client.key";
   pki.rogue_client_cert = dir + "/rogue_client.pem";
   pki.rogue_client_key = dir + "/rogue_client.key";
+  pki.root_named_cert = dir + "/root_named.pem";
+  pki.root_named_key = dir + "/root_named.key";
+  pki.no_usage_client_cert = dir + "/no_usage_client.pem";
+  pki.no_usage_client_key = dir + "/no_usage_client.key";
   return pki;
 }
 
@@ -82,6 +89,13 @@ std::string ReadFile(const std::string& path) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+void AddCertificateUser(const std::string& auth_file, const std::string& name,
+                        const std::string& certificate_name) {
+  std::ofstream(auth_file, std::ios::app)
+      << "  - name: " << name << "\n    role: user\n    certificate_names: [" << certificate_name
+      << "]\n";
 }
 
 std::shared_ptr<grpc::Channel> ChannelTo(const std::string& address, const std::string& ca_file,

@@ -1,7 +1,11 @@
 // kbctl's contexts: set/use/get/current-context, which context, env variable or flag wins, the
 // token never printed, and the warning for a config file others can read.
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -166,6 +170,28 @@ TEST_F(KbctlConfigTest, RefusesAPlaintextTokenToANameThatOnlyLooksLoopback) {
   EXPECT_THAT(std::string(spoofed.status().message()), HasSubstr("plaintext"));
   absl::StatusOr<ResolvedConnection> local = Resolve(Flags("127.5.6.7:50051", kSecret, "", false));
   EXPECT_TRUE(local.ok()) << local.status();
+}
+
+// Issue 24: without a configured server, kbctl reaches kbenchd's Unix socket when there is one,
+// and a token may go there in plaintext (it never leaves the host).
+TEST_F(KbctlConfigTest, DefaultsToKbenchdsUnixSocketWhenThereIsOne) {
+  env_["XDG_RUNTIME_DIR"] = dir_;
+  absl::StatusOr<ResolvedConnection> tcp = Resolve();
+  ASSERT_TRUE(tcp.ok()) << tcp.status();
+  EXPECT_EQ(tcp->server, "127.0.0.1:50051") << "no socket there yet";
+
+  const std::string socket = dir_ + "/kbenchd.sock";
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::snprintf(address.sun_path, sizeof(address.sun_path), "%s", socket.c_str());
+  ASSERT_EQ(bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)), 0);
+  absl::StatusOr<ResolvedConnection> unix_socket = Resolve(Flags("", kSecret, "", false));
+  close(fd);
+  ASSERT_TRUE(unix_socket.ok()) << unix_socket.status();
+  EXPECT_EQ(unix_socket->server, "unix:" + socket);
+  EXPECT_TRUE(IsLoopbackServer("unix:" + socket));
 }
 
 }  // namespace

@@ -61,7 +61,7 @@ done
 
 # The unpacked programs work: kbenchd serves, kbctl runs a cpu benchmark through it.
 "$root/bin/kbctl" --help >/dev/null || fail "bundled kbctl --help failed"
-env -u LD_LIBRARY_PATH "$root/bin/kbenchd" --listen 127.0.0.1:0 --data-dir "$work/data" \
+env -u LD_LIBRARY_PATH "$root/bin/kbenchd" --open --listen 127.0.0.1:0 --data-dir "$work/data" \
   --metrics-listen 127.0.0.1:0 >"$work/kbenchd.out" 2>"$work/kbenchd.err" &
 daemon_pid=$!
 deadline=$((SECONDS + 60))

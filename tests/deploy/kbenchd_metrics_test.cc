@@ -82,9 +82,9 @@ class KbenchdTest : public ::testing::Test {
   }
 
   void StartDaemon(std::vector<std::string> extra = {}) {
-    std::vector<std::string> argv = {KBENCH_KBENCHD, "--listen",     "127.0.0.1:0",
-                                     "--data-dir",   dir_ + "/data", "--metrics-listen",
-                                     "127.0.0.1:0"};
+    std::vector<std::string> argv = {KBENCH_KBENCHD,     "--open",     "--listen",
+                                     "127.0.0.1:0",      "--data-dir", dir_ + "/data",
+                                     "--metrics-listen", "127.0.0.1:0"};
     argv.insert(argv.end(), extra.begin(), extra.end());
     auto started = Process::Start(argv, dir_ + "/kbenchd.out", dir_ + "/kbenchd.err");
     ASSERT_TRUE(started.ok()) << started.status();

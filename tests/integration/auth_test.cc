@@ -380,6 +380,7 @@ TEST(MutualTls, ClientCertificateAuthenticatesAsItsCommonName) {
   ASSERT_FALSE(pki.ca_cert.empty());
   const std::string auth_file = dir.path() + "/users.yaml";
   const std::string admin = MintToken(auth_file, "root", "admin");
+  AddCertificateUser(auth_file, "carol", "carol");
   Daemon daemon(dir.path() + "/data",
                 {"--auth-file", auth_file, "--tls-cert", pki.server_cert, "--tls-key",
                  pki.server_key, "--tls-client-ca", pki.ca_cert});
@@ -399,6 +400,16 @@ TEST(MutualTls, ClientCertificateAuthenticatesAsItsCommonName) {
   auto rogue = v1::KbenchService::NewStub(
       ChannelTo(daemon.address(), pki.ca_cert, pki.rogue_client_cert, pki.rogue_client_key));
   EXPECT_EQ(rogue->ListJobs(ContextFor("").get(), {}, &r).error_code(), StatusCode::UNAVAILABLE);
+  // Issue 24: the CA's certificate named like the admin is not the admin (the auth file does not
+  // list it), and one without the clientAuth usage identifies nobody.
+  auto impostor = v1::KbenchService::NewStub(
+      ChannelTo(daemon.address(), pki.ca_cert, pki.root_named_cert, pki.root_named_key));
+  const grpc::Status as_root = impostor->ListJobs(ContextFor("").get(), {}, &r);
+  EXPECT_EQ(as_root.error_code(), StatusCode::UNAUTHENTICATED) << as_root.error_message();
+  auto no_usage = v1::KbenchService::NewStub(
+      ChannelTo(daemon.address(), pki.ca_cert, pki.no_usage_client_cert, pki.no_usage_client_key));
+  EXPECT_EQ(no_usage->ListJobs(ContextFor("").get(), {}, &r).error_code(),
+            StatusCode::UNAUTHENTICATED);
 }
 
 TEST(AuthFile, ReloadsOnSighupWithoutDroppingJobs) {
@@ -446,8 +457,8 @@ TEST(AuthOpenServices, HealthStaysOpenWhileKbenchNeedsATokenOverKbctl) {
 
 TEST(ListenPolicy, RefusesANetworkAddressWithoutTlsAndAuthentication) {
   TempDir dir;
-  const std::string command =
-      absl::StrCat(KBENCHD_PATH, " --listen 0.0.0.0:0 --data-dir ", dir.path(), "/data 2>&1");
+  const std::string command = absl::StrCat(KBENCHD_PATH, " --open --listen 0.0.0.0:0 --data-dir ",
+                                           dir.path(), "/data 2>&1");
   FILE* p = popen(command.c_str(), "r");
   ASSERT_NE(p, nullptr);
   std::string out;

@@ -66,8 +66,17 @@ bool Daemon::AwaitReady(int fd) {
 Daemon::Daemon(const std::string& data_dir, std::vector<std::string> extra_args) {
   int out[2];
   if (pipe(out) != 0) std::abort();
-  std::vector<std::string> args = {KBENCHD_PATH, "--listen",    "127.0.0.1:0", "--data-dir",
-                                   data_dir,     "--log-level", "warn"};
+  std::vector<std::string> args = {KBENCHD_PATH, "--data-dir", data_dir, "--log-level", "warn"};
+  const auto given = [&](const char* flag) {
+    return std::find(extra_args.begin(), extra_args.end(), flag) != extra_args.end();
+  };
+  // The Unix socket mode has no TCP address; every other daemon listens on loopback, open
+  // (--open) unless it was given credentials to check.
+  if (!given("--unix-socket")) args.insert(args.end(), {"--listen", "127.0.0.1:0"});
+  if (!given("--unix-socket") && !given("--auth-file") && !given("--tls-client-ca") &&
+      !given("--open")) {
+    args.push_back("--open");
+  }
   args.insert(args.end(), extra_args.begin(), extra_args.end());
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());

@@ -30,7 +30,9 @@ class TempDir {
 class Daemon {
  public:
   // Starts kbenchd (path from the KBENCHD_PATH compile definition) with --listen 127.0.0.1:0
-  // and --data-dir `data_dir`, and waits up to kReadyTimeout for its "ready" line. On failure
+  // (plus --open unless `extra_args` has --auth-file, --tls-client-ca or --open; neither when
+  // it has --unix-socket) and --data-dir `data_dir`, and waits up to kReadyTimeout for its
+  // "ready" line. On failure
   // the test fails, the process is killed and stub() still works (its calls fail UNAVAILABLE).
   explicit Daemon(const std::string& data_dir, std::vector<std::string> extra_args = {});
   // SIGTERM and wait, unless already stopped.

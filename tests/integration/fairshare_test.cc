@@ -320,7 +320,8 @@ TEST_F(FairShareTest, ShowsQueuedJobsTheirPlaceAndEstimateButNotRunningOnes) {
 
 TEST_F(FairShareTest, CountsGpuSecondsPerListedOwnerAndAuthFailuresByReason) {
   Daemon daemon(dir_.path() + "/data",
-                {"--auth-file", WriteAuthFile(dir_.path()), "--metrics-listen", "127.0.0.1:0"});
+                {"--auth-file", WriteAuthFile(dir_.path()), "--metrics-listen", "127.0.0.1:0",
+                 "--metrics-owner-labels"});
   absl::StatusOr<v1::Job> job = SubmitAs(daemon.stub(), kBob, QuickCpuSpec());
   ASSERT_TRUE(job.ok()) << job.status();
   WaitAs(daemon.stub(), kBob, job->id(), [](const v1::Job& j) { return IsTerminal(j.state()); });
@@ -333,6 +334,21 @@ TEST_F(FairShareTest, CountsGpuSecondsPerListedOwnerAndAuthFailuresByReason) {
   EXPECT_GT(*bob, 0);
   EXPECT_EQ(FindSample(scrape->body, "kbench_auth_failures_total", {{"reason", "unknown_token"}}),
             std::optional<double>(1.0))
+      << scrape->body;
+}
+
+// Without --metrics-owner-labels, /metrics names no user: an unauthenticated scraper must not
+// learn who uses the lab (issue 24).
+TEST_F(FairShareTest, CountsEveryOwnerAsOtherWithoutMetricsOwnerLabels) {
+  Daemon daemon(dir_.path() + "/data",
+                {"--auth-file", WriteAuthFile(dir_.path()), "--metrics-listen", "127.0.0.1:0"});
+  absl::StatusOr<v1::Job> job = SubmitAs(daemon.stub(), kBob, QuickCpuSpec());
+  ASSERT_TRUE(job.ok()) << job.status();
+  WaitAs(daemon.stub(), kBob, job->id(), [](const v1::Job& j) { return IsTerminal(j.state()); });
+  absl::StatusOr<HttpResponse> scrape = HttpGet(daemon.metrics_address(), "/metrics");
+  ASSERT_TRUE(scrape.ok()) << scrape.status();
+  EXPECT_EQ(scrape->body.find("\"bob\""), std::string::npos) << scrape->body;
+  EXPECT_TRUE(FindSample(scrape->body, "kbench_owner_jobs_submitted_total", {{"owner", "other"}}))
       << scrape->body;
 }
 

@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "server/store/schema.h"
+#include "server/store/store_location.h"
 #include "tests/store/store_engines.h"
 
 namespace kbench::store {
@@ -182,6 +184,51 @@ TEST_P(JobStoreTest, InsertWithExistingIdempotencyKeyReturnsExistingJobAndInsert
   absl::StatusOr<std::vector<JobRecord>> all = store->List(JobFilter{});
   ASSERT_TRUE(all.ok()) << all.status();
   EXPECT_EQ(Ids(*all), std::vector<std::string>{"original"});
+}
+
+// Issue 24: bob submitting first under "k1" must not take alice's key.
+TEST_P(JobStoreTest, IdempotencyKeysAreUniquePerOwner) {
+  std::unique_ptr<JobStore> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  JobRecord bobs = NewJob("bobs", "softmax", "cpu", "k1");
+  bobs.owner = "bob";
+  JobRecord alices = NewJob("alices", "softmax", "cpu", "k1");
+  alices.owner = "alice";
+  MustInsert(*store, bobs);
+  MustInsert(*store, alices);
+
+  JobRecord alices_retry = NewJob("alices-retry", "softmax", "cpu", "k1");
+  alices_retry.owner = "alice";
+  absl::StatusOr<std::pair<JobRecord, bool>> retried = store->Insert(alices_retry);
+  ASSERT_TRUE(retried.ok()) << retried.status();
+  EXPECT_FALSE(retried->second);
+  EXPECT_EQ(retried->first.id, "alices");
+  EXPECT_EQ(retried->first.idempotency_key, "k1");
+}
+
+// Migration 10 moves a keyed job's key to its owner's key space: the owner's retry after the
+// upgrade still finds it.
+TEST_P(JobStoreTest, AKeyUsedBeforeMigrationTenStillDeduplicatesItsOwnersRetry) {
+  {
+    absl::StatusOr<std::unique_ptr<internal::Database>> db = ConnectStoreDatabase(location_);
+    ASSERT_TRUE(db.ok()) << db.status();
+    ASSERT_TRUE(internal::Migrate(db->get(), 9, 0).ok());
+    ASSERT_TRUE((*db)
+                    ->Exec("INSERT INTO jobs (id, state, device, kernel, kind, priority, "
+                           "idempotency_key, create_time_ns, spec, owner) VALUES ('old', "
+                           "'queued', 'cpu', 'softmax', 'benchmark', 0, 'k1', 1, 'spec', "
+                           "'alice')",
+                           "insert a keyed job at version 9")
+                    .ok());
+  }
+  std::unique_ptr<JobStore> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  JobRecord retry = NewJob("retry", "softmax", "cpu", "k1");
+  retry.owner = "alice";
+  absl::StatusOr<std::pair<JobRecord, bool>> retried = store->Insert(retry);
+  ASSERT_TRUE(retried.ok()) << retried.status();
+  EXPECT_FALSE(retried->second);
+  EXPECT_EQ(retried->first.id, "old");
 }
 
 TEST_P(JobStoreTest, InsertWithoutIdempotencyKeysNeverCollides) {

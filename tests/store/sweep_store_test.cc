@@ -74,6 +74,25 @@ TEST_P(SweepStoreTest, AnIdempotencyKeyReturnsTheFirstSweep) {
   EXPECT_EQ(all->size(), 1u);
 }
 
+// Issue 24: a sweep key is the owner's; bob's "k" does not hide alice's.
+TEST_P(SweepStoreTest, IdempotencyKeysAreUniquePerOwner) {
+  OpenWithJobs(2);
+  SweepRecord bobs = TwoPoints("s-bob", "k");
+  bobs.owner = "bob";
+  ASSERT_TRUE(sweeps_->Insert(bobs).ok());
+  absl::StatusOr<std::pair<SweepRecord, bool>> alices = sweeps_->Insert(TwoPoints("s-alice", "k"));
+  ASSERT_TRUE(alices.ok()) << alices.status();
+  EXPECT_TRUE(alices->second);
+  absl::StatusOr<std::optional<SweepRecord>> found = sweeps_->FindByKey("alice", "k");
+  ASSERT_TRUE(found.ok()) << found.status();
+  ASSERT_TRUE(found->has_value());
+  EXPECT_EQ((*found)->id, "s-alice");
+  EXPECT_EQ((*found)->idempotency_key, "k");
+  found = sweeps_->FindByKey("carol", "k");
+  ASSERT_TRUE(found.ok());
+  EXPECT_FALSE(found->has_value());
+}
+
 TEST_P(SweepStoreTest, APointMustNameAnExistingJob) {
   OpenWithJobs(1);  // no j-1
   EXPECT_FALSE(sweeps_->Insert(TwoPoints("s-1")).ok());

@@ -7,7 +7,7 @@ pack=$(cd "$1" && pwd); cases=$2; out=$3
 mkdir -p "$out"
 export LD_LIBRARY_PATH="$pack/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 data=$(mktemp -d)
-"$pack/bin/kbenchd" --listen 127.0.0.1:0 --data-dir "$data" >"$out/kbenchd.stdout" 2>"$out/kbenchd.log" &
+"$pack/bin/kbenchd" --open --listen 127.0.0.1:0 --data-dir "$data" >"$out/kbenchd.stdout" 2>"$out/kbenchd.log" &
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null || true' EXIT
 for _ in $(seq 1 600); do

@@ -5,7 +5,7 @@ set -euo pipefail
 pack=$(cd "$1" && pwd)
 export LD_LIBRARY_PATH="$pack/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 data=$(mktemp -d)
-"$pack/bin/kbenchd" --listen 127.0.0.1:0 --data-dir "$data" >"$data/out" 2>"$data/err" &
+"$pack/bin/kbenchd" --open --listen 127.0.0.1:0 --data-dir "$data" >"$data/out" 2>"$data/err" &
 pid=$!
 for _ in $(seq 1 600); do grep -q '^kbenchd: ready' "$data/out" && break; sleep 0.1; done
 export KBENCH_SERVER=$(sed -n 's/^kbenchd: listening on //p' "$data/out")

@@ -50,7 +50,7 @@ start_node() {  # NAME GPU
   local name=$1 flags=(--store "$url" --node "$1" --node-lease 3)
   [ -n "${CPU_ONLY:-}" ] && flags+=(--no-cuda)
   mkdir -p "$root/$name"
-  CUDA_VISIBLE_DEVICES=$2 "$pack/bin/kbenchd" --listen 127.0.0.1:0 --data-dir "$root/$name" \
+  CUDA_VISIBLE_DEVICES=$2 "$pack/bin/kbenchd" --open --listen 127.0.0.1:0 --data-dir "$root/$name" \
     "${flags[@]}" >"$out/$name.stdout" 2>>"$out/$name.log" &
   pid[$name]=$!
   for _ in $(seq 1 900); do

@@ -42,7 +42,7 @@ if has jobs; then
     p=$pack; [[ $build == old ]] && p=${OLD_PACK:-}
     [[ -n "$p" ]] || continue
     data=$(mktemp -d)
-    LD_LIBRARY_PATH="$p/lib:/usr/local/cuda/lib64" "$p/bin/kbenchd" --listen 127.0.0.1:0 \
+    LD_LIBRARY_PATH="$p/lib:/usr/local/cuda/lib64" "$p/bin/kbenchd" --open --listen 127.0.0.1:0 \
       --data-dir "$data" >"$out/kbenchd_$build.stdout" 2>"$out/kbenchd_$build.log" &
     pid=$!
     for _ in $(seq 1 600); do grep -q '^kbenchd: ready' "$out/kbenchd_$build.stdout" && break; sleep 0.1; done

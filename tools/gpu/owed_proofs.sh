@@ -36,7 +36,7 @@ gate=()
 want contend && gate=(--idle-gate cuda:0=10,90)
 want gaps && export KBENCH_PROFILE_KEEP_ACTIVITY=1  # the raw records, for the gaps step
 data=$(mktemp -d)
-"$pack/bin/kbenchd" --listen 127.0.0.1:0 --data-dir "$data" "${gate[@]}" \
+"$pack/bin/kbenchd" --open --listen 127.0.0.1:0 --data-dir "$data" "${gate[@]}" \
   >"$out/kbenchd.stdout" 2>"$out/kbenchd.log" &
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null || true' EXIT

@@ -18,7 +18,7 @@ SPEC=(bench square --variant host_loop --shape 64x64 --device cpu --min-samples 
       --min-time 0.001 --max-noise 0.99)
 
 start_daemon() {
-  "$BIN/kbenchd" --no-cuda --listen 127.0.0.1:0 --data-dir "$DATA" --log-level warn \
+  "$BIN/kbenchd" --open --no-cuda --listen 127.0.0.1:0 --data-dir "$DATA" --log-level warn \
     >"$DATA/out.log" 2>>"$DATA/err.log" &
   PID=$!
   for _ in $(seq 100); do grep -q ready "$DATA/out.log" 2>/dev/null && break; sleep 0.1; done

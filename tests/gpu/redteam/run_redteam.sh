@@ -18,7 +18,7 @@ fi
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 
 data=$(mktemp -d)
-"$pack/bin/kbenchd" --listen 127.0.0.1:0 --data-dir "$data" >"$out/kbenchd.stdout" 2>"$out/kbenchd.log" &
+"$pack/bin/kbenchd" --open --listen 127.0.0.1:0 --data-dir "$data" >"$out/kbenchd.stdout" 2>"$out/kbenchd.log" &
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$data"' EXIT
 for _ in $(seq 1 600); do

@@ -52,7 +52,7 @@ start_daemon() {
 stop_daemon() { kill "$daemon_pid"; wait "$daemon_pid" || true; daemon_pid=; }
 
 echo "# kbench-auth-latency, $requests calls per method, $(date -u +%FT%TZ), $(nproc) cores"
-start_daemon
+start_daemon --open
 "$bin/kbench-auth-latency" --target "$address" --requests "$requests" --label open-plaintext
 stop_daemon
 start_daemon --auth-file "$work/users.yaml"
