@@ -21,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "common/status_macros.h"
+#include "server/api/early_auth.h"
 #include "server/api/kbench_service.h"
 #include "server/api/server_options.h"
 #include "server/auth/authenticator.h"
@@ -355,7 +356,11 @@ int Serve(const Flags& flags) {
   grpc::ServerBuilder builder;
   kbench::api::ConfigureServerBuilder(api, &builder);
   int port = 0;
-  builder.AddListeningPort(flags.listen, security->credentials, &port);
+  builder.AddListeningPort(
+      flags.listen,
+      kbench::api::AuthenticateBeforeReading(
+          security->credentials, !flags.security.tls_cert.empty(), security->authenticator.get()),
+      &port);
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) {
