@@ -63,12 +63,11 @@ class PlaintextCredentials final : public grpc::ServerCredentials {
     auto* self = static_cast<PlaintextCredentials*>(state);
     grpc::AuthMetadataProcessor::InputMetadata metadata;
     for (size_t i = 0; i < num_md; ++i) {
-      metadata.emplace(grpc::string_ref(reinterpret_cast<const char*>(
-                                            GRPC_SLICE_START_PTR(md[i].key)),
-                                        GRPC_SLICE_LENGTH(md[i].key)),
-                       grpc::string_ref(reinterpret_cast<const char*>(
-                                            GRPC_SLICE_START_PTR(md[i].value)),
-                                        GRPC_SLICE_LENGTH(md[i].value)));
+      metadata.emplace(
+          grpc::string_ref(reinterpret_cast<const char*>(GRPC_SLICE_START_PTR(md[i].key)),
+                           GRPC_SLICE_LENGTH(md[i].key)),
+          grpc::string_ref(reinterpret_cast<const char*>(GRPC_SLICE_START_PTR(md[i].value)),
+                           GRPC_SLICE_LENGTH(md[i].value)));
     }
     grpc::AuthMetadataProcessor::OutputMetadata consumed;
     grpc::AuthMetadataProcessor::OutputMetadata response;
@@ -85,8 +84,8 @@ class PlaintextCredentials final : public grpc::ServerCredentials {
 
 bool NeedsCredentials(absl::string_view path) { return absl::StartsWith(path, "/kbench."); }
 
-grpc::Status EarlyAuthProcessor::Process(const InputMetadata& metadata,
-                                         grpc::AuthContext* context, OutputMetadata* /*consumed*/,
+grpc::Status EarlyAuthProcessor::Process(const InputMetadata& metadata, grpc::AuthContext* context,
+                                         OutputMetadata* /*consumed*/,
                                          OutputMetadata* /*response*/) {
   // Without a path there is nothing to exempt: authenticate (fail closed).
   const std::optional<absl::string_view> path = Find(metadata, ":path");

@@ -7,6 +7,7 @@
 #   tools/bench/unauth_flood/run.sh [BIN_DIR] [METHOD] [CALLERS] [REQUEST_BYTES] [--good-token]
 #   BIN_DIR: where kbenchd and kbench-executor are (build/release/bin); kbench-unauth-flood is
 #   looked for there, then in FLOOD_BIN_DIR (to measure another build's kbenchd).
+#   KBENCHD_FLAGS: more flags for kbenchd (e.g. "--max-rpc-threads 8").
 set -euo pipefail
 
 bin=${1:-build/release/bin}
@@ -31,7 +32,7 @@ trap cleanup EXIT
 token=$("$bin/kbenchd" token add flood --auth-file "$work/users.yaml" 2>/dev/null)
 [[ $good_token == --good-token ]] || token="not-a-valid-token"
 "$bin/kbenchd" --no-cuda --listen 127.0.0.1:0 --data-dir "$work/data" --log-level warn \
-  --auth-file "$work/users.yaml" >"$work/out" 2>"$work/err" &
+  --auth-file "$work/users.yaml" ${KBENCHD_FLAGS:-} >"$work/out" 2>"$work/err" &
 daemon_pid=$!
 for _ in $(seq 600); do
   grep -q '^kbenchd: ready' "$work/out" 2>/dev/null && break

@@ -23,8 +23,8 @@ namespace {
 
 struct Options {
   std::string target = "127.0.0.1:50051";
-  int pid = 0;            // kbenchd's, for /proc/PID/status
-  std::string token;      // empty: no authorization header
+  int pid = 0;        // kbenchd's, for /proc/PID/status
+  std::string token;  // empty: no authorization header
   std::string method = "SubmitJob";
   int callers = 32;
   int64_t request_bytes = int64_t{35} << 20;
@@ -93,8 +93,7 @@ std::map<std::string, int> Flood(const Options& o) {
       grpc::ChannelArguments args;
       args.SetInt("kbench.flood.caller", i);  // a connection of its own
       args.SetMaxSendMessageSize(-1);
-      auto channel =
-          grpc::CreateCustomChannel(o.target, grpc::InsecureChannelCredentials(), args);
+      auto channel = grpc::CreateCustomChannel(o.target, grpc::InsecureChannelCredentials(), args);
       auto stub = kbench::v1::KbenchService::NewStub(channel);
       channel->WaitForConnected(std::chrono::system_clock::now() + std::chrono::seconds(10));
       grpc::ClientContext context;
@@ -124,8 +123,7 @@ int main(int argc, char** argv) {
   app.add_option("--method", o.method, "SubmitJob, AddVariant or GetJob")->capture_default_str();
   app.add_option("--callers", o.callers, "Concurrent callers, each on its own connection")
       ->capture_default_str();
-  app.add_option("--request-bytes", o.request_bytes, "Size of each request")
-      ->capture_default_str();
+  app.add_option("--request-bytes", o.request_bytes, "Size of each request")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
   const Memory before = ReadMemory(o.pid);
@@ -146,7 +144,8 @@ int main(int argc, char** argv) {
   sampler.join();
   const Memory after = ReadMemory(o.pid);
 
-  for (const auto& [status, count] : outcomes) std::printf("%3d x status %s\n", count, status.c_str());
+  for (const auto& [status, count] : outcomes)
+    std::printf("%3d x status %s\n", count, status.c_str());
   std::printf("callers=%d method=%s request=%.1f MiB seconds=%.2f\n", o.callers, o.method.c_str(),
               MiB(o.request_bytes / 1024), seconds);
   std::printf("rss_before=%.1f MiB peak_rss=%.1f MiB (+%.1f) rss_after=%.1f MiB\n",
