@@ -57,10 +57,10 @@ grpc::Status ServeWithinLimit(
 }
 
 // Mixes per-method limits into the kbench.v1 service `Base` (like gRPC's generated
-// WithCallbackMethod_X): each unary method is served by a handler that reads its request as
-// bytes first (gRPC's "streamed" sync handler, still on the sync thread pool), then calls the
-// same virtual method as the generated handler would. A unary method missing from the list
-// below is served by gRPC's handler, without a limit; message_limits_test checks the list.
+// WithCallbackMethod_X): each unary method with a limit is served by a handler that reads its
+// request as bytes first (gRPC's "streamed" sync handler, still on the sync thread pool), then
+// calls the same virtual method as the generated handler would. A unary method missing from the
+// list below is served by gRPC's handler, without a limit; message_limits_test checks the list.
 template <class Base>
 class WithReceiveLimits : public Base {
  public:
@@ -87,9 +87,9 @@ class WithReceiveLimits : public Base {
     Limit("DeleteVariant", &Service::DeleteVariant);
   }
 
-  // The unary methods served within their limits (message_limits_test compares them with the
+  // The unary methods listed below, limited or not (message_limits_test compares them with the
   // service's).
-  const std::deque<std::string>& limited_methods() const { return limited_; }
+  const std::deque<std::string>& listed_methods() const { return listed_; }
 
  private:
   using Streamer = grpc::ServerReaderWriter<grpc::ByteBuffer, grpc::ByteBuffer>;
@@ -97,7 +97,10 @@ class WithReceiveLimits : public Base {
   template <class Request, class Response>
   void Limit(const char* method,
              grpc::Status (Service::*handler)(grpc::ServerContext*, const Request*, Response*)) {
-    const std::string& name = limited_.emplace_back(method);
+    const std::string& name = listed_.emplace_back(method);
+    // The upload methods keep gRPC's own unary handler: the transport's cap is their only
+    // limit, and it parses the request straight from the transport's buffer.
+    if (ReceiveLimitOf(name) == 0) return;
     Service* service = this;
     this->MarkMethodStreamed(
         MethodIndex(name),
@@ -112,7 +115,7 @@ class WithReceiveLimits : public Base {
             }));
   }
 
-  std::deque<std::string> limited_;  // a deque: the handlers keep references to the names
+  std::deque<std::string> listed_;  // a deque: the handlers keep references to the names
 };
 
 }  // namespace kbench::api

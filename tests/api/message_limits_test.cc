@@ -33,8 +33,8 @@ TEST(ReceiveLimits, RefusalNamesTheMethodTheSizeAndTheLimit) {
 TEST(ReceiveLimits, EveryUnaryMethodIsServedWithinItsLimit) {
   // Both directions: the mixin's list is the service's unary methods, no more, no fewer.
   WithReceiveLimits<v1::KbenchService::Service> service;
-  std::vector<std::string> limited(service.limited_methods().begin(),
-                                   service.limited_methods().end());
+  std::vector<std::string> limited(service.listed_methods().begin(),
+                                   service.listed_methods().end());
   EXPECT_THAT(limited, UnorderedElementsAreArray(UnaryMethods()));
 }
 
