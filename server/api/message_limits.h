@@ -92,8 +92,6 @@ class WithReceiveLimits : public Base {
   const std::deque<std::string>& listed_methods() const { return listed_; }
 
  private:
-  using Streamer = grpc::ServerReaderWriter<grpc::ByteBuffer, grpc::ByteBuffer>;
-
   template <class Request, class Response>
   void Limit(const char* method,
              grpc::Status (Service::*handler)(grpc::ServerContext*, const Request*, Response*)) {
