@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -23,8 +24,9 @@ namespace {
 
 struct Options {
   std::string target = "127.0.0.1:50051";
-  int pid = 0;        // kbenchd's, for /proc/PID/status
-  std::string token;  // empty: no authorization header
+  int pid = 0;          // kbenchd's, for /proc/PID/status
+  std::string token;    // empty: no authorization header
+  std::string ca_file;  // TLS trusting it when given, else plaintext
   std::string method = "SubmitJob";
   int callers = 32;
   int64_t request_bytes = int64_t{35} << 20;
@@ -47,6 +49,16 @@ Memory ReadMemory(int pid) {
     in.ignore(1 << 12, '\n');
   }
   return m;
+}
+
+std::shared_ptr<grpc::ChannelCredentials> CredentialsFor(const Options& o) {
+  if (o.ca_file.empty()) return grpc::InsecureChannelCredentials();
+  std::ifstream in(o.ca_file);
+  std::stringstream ca;
+  ca << in.rdbuf();
+  grpc::SslCredentialsOptions tls;
+  tls.pem_root_certs = ca.str();
+  return grpc::SslCredentials(tls);
 }
 
 double MiB(int64_t kib) { return static_cast<double>(kib) / 1024.0; }
@@ -93,7 +105,7 @@ std::map<std::string, int> Flood(const Options& o) {
       grpc::ChannelArguments args;
       args.SetInt("kbench.flood.caller", i);  // a connection of its own
       args.SetMaxSendMessageSize(-1);
-      auto channel = grpc::CreateCustomChannel(o.target, grpc::InsecureChannelCredentials(), args);
+      auto channel = grpc::CreateCustomChannel(o.target, CredentialsFor(o), args);
       auto stub = kbench::v1::KbenchService::NewStub(channel);
       channel->WaitForConnected(std::chrono::system_clock::now() + std::chrono::seconds(10));
       grpc::ClientContext context;
@@ -120,6 +132,7 @@ int main(int argc, char** argv) {
   app.add_option("--target", o.target, "kbenchd's address")->capture_default_str();
   app.add_option("--pid", o.pid, "kbenchd's process id")->required();
   app.add_option("--token", o.token, "Bearer token to send (none: no authorization header)");
+  app.add_option("--ca-file", o.ca_file, "TLS, trusting this CA (default: plaintext)");
   app.add_option("--method", o.method, "SubmitJob, AddVariant or GetJob")->capture_default_str();
   app.add_option("--callers", o.callers, "Concurrent callers, each on its own connection")
       ->capture_default_str();
