@@ -1,11 +1,10 @@
-// Per-method receive limits (server/api/message_limits.h) and the early-auth path filter.
+// Per-method receive limits (server/api/message_limits.h).
 #include "server/api/message_limits.h"
 
 #include <algorithm>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "server/api/early_auth.h"
 
 namespace kbench::api {
 namespace {
@@ -36,12 +35,6 @@ TEST(ReceiveLimits, EveryUnaryMethodIsServedWithinItsLimit) {
   std::vector<std::string> limited(service.listed_methods().begin(),
                                    service.listed_methods().end());
   EXPECT_THAT(limited, UnorderedElementsAreArray(UnaryMethods()));
-}
-
-TEST(EarlyAuth, OnlyKbenchMethodsNeedCredentials) {
-  EXPECT_TRUE(NeedsCredentials("/kbench.v1.KbenchService/SubmitJob"));
-  EXPECT_FALSE(NeedsCredentials("/grpc.health.v1.Health/Check"));
-  EXPECT_FALSE(NeedsCredentials("/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo"));
 }
 
 }  // namespace
