@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "common/status_macros.h"
+#include "server/api/early_auth.h"
 #include "server/api/kbench_service.h"
 #include "server/api/server_options.h"
 #include "server/auth/authenticator.h"
@@ -408,9 +409,12 @@ int Serve(const Flags& flags) {
     stop_queue();
     return Fail(s.ToString());
   }
-  absl::StatusOr<kbench::Listening> listening =
-      kbench::StartServer(EndpointOf(flags, data_dir, *security), security->credentials,
-                          security->unix_peers.get(), api, &service);
+  absl::StatusOr<kbench::Listening> listening = kbench::StartServer(
+      EndpointOf(flags, data_dir, *security),
+      kbench::api::AuthenticateBeforeReading(security->credentials,
+                                             !flags.security.tls_cert.empty(),
+                                             security->authenticator.get()),
+      security->unix_peers.get(), api, &service);
   if (!listening.ok()) {
     maintenance.Stop();
     stop_queue();

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "kbench/v1/service.grpc.pb.h"
+#include "server/api/message_limits.h"
 #include "server/api/registered_variants.h"
 #include "server/api/server_options.h"
 #include "server/api/stream_limiter.h"
@@ -33,7 +34,8 @@ namespace kbench::api {
 using StreamingBase = v1::KbenchService::WithCallbackMethod_WatchJob<
     v1::KbenchService::WithCallbackMethod_GetArtifact<v1::KbenchService::Service>>;
 
-class KbenchService final : public StreamingBase {
+// Unary requests are size-checked per method before they are parsed (message_limits.h).
+class KbenchService final : public WithReceiveLimits<StreamingBase> {
  public:
   // Every handler asks `authorizer` first (who calls, may they); open streams are counted
   // against the caller's identity.

@@ -2,6 +2,7 @@
 #include "server/api/server_options.h"
 
 #include <grpc/grpc.h>
+#include <grpcpp/resource_quota.h>
 
 #include "CLI/CLI.hpp"
 
@@ -36,6 +37,14 @@ void AddApiFlags(CLI::App* app, ApiOptions* options) {
                   "Close a connection without calls for this long")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  app->add_option("--max-rpc-threads", options->max_rpc_threads,
+                  "Unary calls served at once; beyond: RESOURCE_EXHAUSTED")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app->add_option("--rpc-memory-bytes", options->rpc_memory_bytes,
+                  "Memory gRPC's transport may hold (its ResourceQuota)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   AddQuotaFlags(app, &options->quotas);
 }
 
@@ -49,6 +58,11 @@ void ConfigureServerBuilder(const ApiOptions& options, grpc::ServerBuilder* buil
   builder->AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS, options.max_connection_idle_ms);
   builder->SetMaxReceiveMessageSize(options.max_receive_message_bytes);
   builder->SetMaxSendMessageSize(options.max_send_message_bytes);
+  // The builder keeps its own reference to the quota.
+  grpc::ResourceQuota quota("kbenchd");
+  quota.SetMaxThreads(options.max_rpc_threads);
+  quota.Resize(static_cast<size_t>(options.rpc_memory_bytes));
+  builder->SetResourceQuota(quota);
 }
 
 }  // namespace kbench::api

@@ -40,6 +40,14 @@ struct ApiOptions {
   // an oversized one is refused by validation naming the limit, not by the transport.
   int max_receive_message_bytes = 40 << 20;
   int max_send_message_bytes = 4 << 20;
+  // gRPC's ResourceQuota for the server (issue 24, item 4). Threads: each unary call in progress
+  // holds one of the sync pool's; past the cap a new call is answered RESOURCE_EXHAUSTED at once
+  // instead of starting another thread (streams hold none). Memory: what the transport may
+  // allocate for reads and its buffers; under pressure gRPC shrinks flow-control windows and,
+  // past the quota, closes connections. Far above a busy daemon's few hundred MiB, far below a
+  // host's RAM.
+  int max_rpc_threads = 512;
+  int64_t rpc_memory_bytes = int64_t{2} << 30;
   // A ListJobs reply ends its page early rather than grow past this, under the 4 MiB a gRPC
   // client accepts by default.
   int64_t max_list_response_bytes = 2 << 20;
@@ -49,7 +57,7 @@ struct ApiOptions {
 // idle flags, and the quotas' (--max-queued-jobs, ...) on `app`, writing into `options`.
 void AddApiFlags(CLI::App* app, ApiOptions* options);
 
-// Applies keepalive, idle and message-size settings to `builder`.
+// Applies keepalive, idle and message-size settings and the resource quota to `builder`.
 void ConfigureServerBuilder(const ApiOptions& options, grpc::ServerBuilder* builder);
 
 }  // namespace kbench::api

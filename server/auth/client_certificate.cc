@@ -25,8 +25,11 @@ bool HasClientAuthUsage(const std::string& pem) {
 }
 
 ClientCertificate ClientCertificateOf(const grpc::ServerContextBase& context) {
+  return ClientCertificateOf(context.auth_context().get());
+}
+
+ClientCertificate ClientCertificateOf(const grpc::AuthContext* auth) {
   ClientCertificate certificate;
-  const std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();
   if (auth == nullptr || !auth->IsPeerAuthenticated()) return certificate;
   for (const char* property : {GRPC_X509_CN_PROPERTY_NAME, GRPC_X509_SAN_PROPERTY_NAME}) {
     for (const grpc::string_ref& v : auth->FindPropertyValues(property)) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 namespace grpc {
+class AuthContext;
 class ServerContextBase;
 }
 
@@ -23,6 +24,8 @@ struct ClientCertificate {
 
 // The certificate of the call's peer; empty names without TLS or without a certificate.
 ClientCertificate ClientCertificateOf(const grpc::ServerContextBase& context);
+// The same from a connection's auth context (an AuthMetadataProcessor's view; may be null).
+ClientCertificate ClientCertificateOf(const grpc::AuthContext* auth);
 
 // True when the PEM certificate's extended key usage lists clientAuth (an absent EKU does not:
 // an unrestricted certificate was not issued for this).

@@ -156,7 +156,9 @@ TEST_F(BadInputTest, UnknownJobsAndBadPageTokensAreNamed) {
 // Issue 12: an oversized id or name is refused naming the field, with a message that quotes
 // only a short prefix (a whole 1 MiB value would exceed the client's metadata limit).
 TEST_F(BadInputTest, OversizedIdsAndNamesAreRefusedWithAShortMessage) {
-  const std::string huge(1 << 20, 'j');
+  // Under the 64 KiB a non-upload request may take (server/api/message_limits.h), so that the
+  // field's own cap answers; the request over it is refused before parsing (the next test).
+  const std::string huge(4 << 10, 'j');
   grpc::ClientContext ctx;
   v1::GetJobRequest req;
   req.set_job_id(huge);
@@ -209,6 +211,27 @@ TEST_F(BadInputTest, HostileVariantNamesAreRefusedNamingTheFieldAndTheRule) {
     s.add_variants(name);
     ExpectRejected(s, grpc::StatusCode::INVALID_ARGUMENT, "letters, digits, '_', '-' or '.'");
   }
+  EXPECT_EQ(StoredJobs(), 0);
+}
+
+TEST_F(BadInputTest, ANonUploadRequestOverItsLimitIsRefusedBeforeParsingNamingTheLimit) {
+  const std::string huge(1 << 20, 'j');
+  grpc::ClientContext ctx;
+  v1::GetJobRequest req;
+  req.set_job_id(huge);
+  v1::GetJobResponse resp;
+  grpc::Status s = daemon_.stub().GetJob(&ctx, req, &resp);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(s.error_message().find("limit of 65536 bytes"), std::string::npos) << s.error_message();
+  EXPECT_LT(s.error_message().size(), 200u);
+
+  grpc::ClientContext lctx;
+  v1::ListJobsRequest lreq;
+  lreq.set_kernel(huge);
+  v1::ListJobsResponse lresp;
+  s = daemon_.stub().ListJobs(&lctx, lreq, &lresp);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(s.error_message().find("ListJobs request is"), std::string::npos) << s.error_message();
   EXPECT_EQ(StoredJobs(), 0);
 }
 

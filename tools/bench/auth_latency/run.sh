@@ -24,14 +24,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# A CA and a server certificate for 127.0.0.1, as tests/auth/credentials.cc makes them.
-openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj '/CN=kbench bench CA' \
-  -keyout "$work/ca.key" -out "$work/ca.pem" 2>/dev/null
-openssl req -newkey rsa:2048 -nodes -subj '/CN=localhost' -keyout "$work/server.key" \
-  -out "$work/server.csr" 2>/dev/null
-printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' >"$work/ext"
-openssl x509 -req -days 2 -in "$work/server.csr" -CA "$work/ca.pem" -CAkey "$work/ca.key" \
-  -CAcreateserial -extfile "$work/ext" -out "$work/server.pem" 2>/dev/null
+# A CA and a server certificate for 127.0.0.1.
+source "$(dirname "$0")/../throwaway_tls.sh"
+throwaway_tls "$work"
 token=$("$bin/kbenchd" token add bench --auth-file "$work/users.yaml" 2>/dev/null)
 
 # Starts kbenchd with the given flags; sets $address from its "listening on" line.
