@@ -19,6 +19,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "common/status_macros.h"
+#include "kernels/include_rules.h"
 #include "server/executor/usermodule/cubin_resources.h"
 
 #ifndef KBENCH_CUDA_INCLUDE_DIR
@@ -262,6 +263,10 @@ absl::StatusOr<CompiledModule> CompileUserKernel(const v1::UserKernel& uk,
                                                  const kernels::SmArch& arch) {
   KBENCH_RETURN_IF_ERROR(kernels::CheckEntryName(uk.entry()));
   for (const std::string& o : uk.options()) KBENCH_RETURN_IF_ERROR(kernels::CheckCompilerOption(o));
+  KBENCH_RETURN_IF_ERROR(kernels::CheckSourceFileName(uk.file_name()));
+  if (uk.form() == v1::USER_KERNEL_FORM_CUDA) {
+    KBENCH_RETURN_IF_ERROR(kernels::CheckSourceIncludes(uk.code()));
+  }
   CompiledModule out;
   out.report.set_arch(arch.ToString());
   out.report.set_module_sha256(Sha256Hex(uk.code()));
