@@ -103,8 +103,8 @@ absl::Status CheckNamedFile(absl::string_view what, absl::string_view name) {
 }
 
 size_t SkipBlanks(absl::string_view s, size_t i) {
-  while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\f' ||
-                          s[i] == '\v')) {
+  while (i < s.size() &&
+         (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\f' || s[i] == '\v')) {
     ++i;
   }
   return i;
@@ -122,8 +122,8 @@ absl::Status CheckHeaderName(absl::string_view s, size_t i, absl::string_view wh
   }
   const char close = s[i] == '"' ? '"' : '>';
   const size_t end = s.find_first_of(absl::StrCat(std::string(1, close), "\n"), i + 1);
-  const absl::string_view name = s.substr(i + 1, (end == absl::string_view::npos ? s.size() : end) -
-                                                     i - 1);
+  const absl::string_view name =
+      s.substr(i + 1, (end == absl::string_view::npos ? s.size() : end) - i - 1);
   return CheckNamedFile(absl::StrCat(what, " ", s.substr(i, 1), name, std::string(1, close)), name);
 }
 
@@ -159,8 +159,8 @@ absl::Status CheckPragmaOperator(absl::string_view s, size_t i) {
   i = SkipBlanks(s, i);
   if (i < s.size() && s[i] == '(') i = SkipBlanks(s, i + 1);
   size_t prefix = i;
-  while (prefix < s.size() && (s[prefix] == 'L' || s[prefix] == 'u' || s[prefix] == 'U' ||
-                               s[prefix] == '8')) {
+  while (prefix < s.size() &&
+         (s[prefix] == 'L' || s[prefix] == 'u' || s[prefix] == 'U' || s[prefix] == '8')) {
     ++prefix;
   }
   if (prefix >= s.size() || s[prefix] != '"') {

@@ -12,17 +12,20 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "server/common/child_environment.h"
 
 namespace kbench::executor::profile {
 
 std::string ProcessResult::Describe(double timeout_seconds) const {
   if (cancelled) return "cancelled";
+  if (!exceeded_limit.empty()) return absl::StrCat("exceeded ", exceeded_limit);
   if (timed_out) return absl::StrCat("timed out after ", timeout_seconds, " s");
   if (signal != 0) return absl::StrCat("killed by signal ", signal, " (", strsignal(signal), ")");
   return absl::StrCat("exit code ", exit_code);
@@ -36,17 +39,48 @@ absl::StatusOr<int> OpenForAppend(const std::string& path) {
   return fd;
 }
 
+std::vector<char*> CStrings(const std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (const std::string& s : strings) out.push_back(const_cast<char*>(s.c_str()));
+  out.push_back(nullptr);
+  return out;
+}
+
 }  // namespace
+
+ChildSetup ToolChildSetup(const std::string& work_dir, double timeout_seconds) {
+  return ChildSetup{BuildChildEnvironment(ToolEnvironment(work_dir), ParentEnvironment()),
+                    sandbox::ToolLimits(timeout_seconds), work_dir};
+}
+
+ChildSetup CudaToolChildSetup(const std::string& work_dir, double timeout_seconds) {
+  ChildSetup setup = ToolChildSetup(work_dir, timeout_seconds);
+  setup.limits = sandbox::CudaToolLimits(timeout_seconds);
+  return setup;
+}
+
+std::string DirectoryOf(const std::string& path) {
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  return dir.empty() ? "." : dir;
+}
 
 absl::StatusOr<ProcessResult> RunProcess(const std::vector<std::string>& argv,
                                          const std::string& stdout_path,
                                          const std::string& stderr_path, double timeout_seconds,
                                          const std::atomic<bool>* cancelled) {
+  return RunProcess(argv, stdout_path, stderr_path, timeout_seconds, cancelled,
+                    ToolChildSetup(DirectoryOf(stdout_path), timeout_seconds));
+}
+
+absl::StatusOr<ProcessResult> RunProcess(const std::vector<std::string>& argv,
+                                         const std::string& stdout_path,
+                                         const std::string& stderr_path, double timeout_seconds,
+                                         const std::atomic<bool>* cancelled,
+                                         const ChildSetup& setup) {
   if (argv.empty()) return absl::InvalidArgumentError("RunProcess: empty argv");
   // Everything the child needs is prepared before fork: after it, only async-signal-safe calls.
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
+  std::vector<char*> args = CStrings(argv);
+  std::vector<char*> env = CStrings(setup.environment);
   absl::StatusOr<int> out_or = OpenForAppend(stdout_path);
   if (!out_or.ok()) return out_or.status();
   const int out = *out_or;
@@ -80,7 +114,13 @@ absl::StatusOr<ProcessResult> RunProcess(const std::vector<std::string>& argv,
     dup2(err, 2);
     // The executor's socket to the control plane must not live on in the child.
     close_range(3, ~0U, 0);
-    execv(args[0], args.data());
+    if (!setup.work_dir.empty() && chdir(setup.work_dir.c_str()) != 0) _exit(127);
+    if (!sandbox::ApplyChildLimits(setup.limits)) {
+      const char msg[] = "cannot set the resource limits\n";
+      (void)!write(2, msg, sizeof(msg) - 1);
+      _exit(127);
+    }
+    execve(args[0], args.data(), env.data());
     const char msg[] = "exec failed\n";
     (void)!write(2, msg, sizeof(msg) - 1);
     _exit(127);
@@ -115,6 +155,9 @@ absl::StatusOr<ProcessResult> RunProcess(const std::vector<std::string>& argv,
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (!result.timed_out && !result.cancelled) {
+    result.exceeded_limit = sandbox::ExceededLimit(setup.limits, result.exit_code, result.signal);
   }
   return result;
 }

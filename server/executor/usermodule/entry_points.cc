@@ -9,6 +9,10 @@ absl::StatusOr<JobRun> RunCompileJob(const JobContext& context) {
   return usermodule::RunCompileJob(context);
 }
 
+void ConfigureCompileSandbox(const CompileSandboxOptions& options) {
+  usermodule::SetCompileSandbox(options);
+}
+
 int RunCompileUserKernelChild(int argc, char** argv) {
   return usermodule::RunCompileChild(argc, argv);
 }
