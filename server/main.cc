@@ -479,8 +479,9 @@ static int Main(int argc, char** argv) {
                  "A libpq password file (host:port:db:user:password, mode 0600) for --store: "
                  "the password is never taken from the environment, which children inherit");
   app.add_option("--compile-memory-limit", flags.compile_memory_mib,
-                 "Address space of one user kernel's compile, MiB")
-      ->check(CLI::Range(64, 1 << 20))
+                 "Address space of one user kernel's compile, MiB (kbench-executor alone maps "
+                 "about 900 MiB of libraries)")
+      ->check(CLI::Range(1024, 1 << 20))
       ->capture_default_str();
   app.add_option("--compile-cpu-seconds", flags.compile_cpu_seconds,
                  "CPU time of one user kernel's compile, seconds")

@@ -14,10 +14,10 @@ namespace {
 
 // What CUDA, the driver, Nsight Compute and compute-sanitizer read; none holds a secret.
 const char* const kCudaVariables[] = {
-    "CUDA_VISIBLE_DEVICES",   "CUDA_DEVICE_ORDER",          "CUDA_MODULE_LOADING",
-    "CUDA_CACHE_DISABLE",     "CUDA_CACHE_PATH",            "CUDA_CACHE_MAXSIZE",
-    "CUDA_MPS_PIPE_DIRECTORY", "NVIDIA_VISIBLE_DEVICES",    "NVIDIA_DRIVER_CAPABILITIES",
-    "LD_LIBRARY_PATH",        "KBENCH_CUDA_INCLUDE_DIR"};
+    "CUDA_VISIBLE_DEVICES",    "CUDA_DEVICE_ORDER",      "CUDA_MODULE_LOADING",
+    "CUDA_CACHE_DISABLE",      "CUDA_CACHE_PATH",        "CUDA_CACHE_MAXSIZE",
+    "CUDA_MPS_PIPE_DIRECTORY", "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES",
+    "LD_LIBRARY_PATH",         "KBENCH_CUDA_INCLUDE_DIR"};
 
 // Only the toolkit's and the driver's entries of a library path survive: another entry could
 // make a child load a library of someone else's choosing.

@@ -49,7 +49,7 @@ static int Main(int argc, char** argv) {
   app.add_option("--idle-gate", idle_gates, "kbenchd's --idle-gate values (DEVICE=TIMEOUT_S[,C])");
   app.add_option("--compile-memory-limit-mib", compile_memory_mib,
                  "Address space of a compile child (RLIMIT_AS), MiB")
-      ->check(CLI::Range(64, 1 << 20));
+      ->check(CLI::Range(1024, 1 << 20));
   app.add_option("--compile-cpu-seconds", sandbox.cpu_seconds,
                  "CPU time of a compile child (RLIMIT_CPU), seconds")
       ->check(CLI::Range(1, 3600));

@@ -105,8 +105,7 @@ TEST(IncludeRules, ARawStringDoesNotHideTheNextDirective) {
 TEST(IncludeRules, SourceFileNameHasNoDirectory) {
   EXPECT_TRUE(CheckSourceFileName("my_softmax.cu").ok());
   EXPECT_TRUE(CheckSourceFileName("").ok());
-  EXPECT_EQ(CheckSourceFileName("/var/lib/kbench/x.cu").code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(CheckSourceFileName("/var/lib/kbench/x.cu").code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(CheckSourceFileName("..").code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(CheckSourceFileName("a/b.cu").code(), absl::StatusCode::kInvalidArgument);
 }

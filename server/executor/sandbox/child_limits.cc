@@ -46,7 +46,8 @@ bool ApplyChildLimits(const ChildLimits& limits) {
     ok &= SetLimit(RLIMIT_AS, limits.address_space_bytes, limits.address_space_bytes);
   }
   // The hard limit 2 s above the soft one: SIGXCPU first (told apart from a crash), then KILL.
-  if (limits.cpu_seconds > 0) ok &= SetLimit(RLIMIT_CPU, limits.cpu_seconds, limits.cpu_seconds + 2);
+  if (limits.cpu_seconds > 0)
+    ok &= SetLimit(RLIMIT_CPU, limits.cpu_seconds, limits.cpu_seconds + 2);
   if (limits.file_bytes > 0) ok &= SetLimit(RLIMIT_FSIZE, limits.file_bytes, limits.file_bytes);
   if (limits.open_files > 0) ok &= SetLimit(RLIMIT_NOFILE, limits.open_files, limits.open_files);
   return ok;
@@ -54,7 +55,8 @@ bool ApplyChildLimits(const ChildLimits& limits) {
 
 std::string ExceededLimit(const ChildLimits& limits, int exit_code, int signal) {
   if (signal == SIGXCPU) return absl::StrCat("its ", limits.cpu_seconds, " s CPU-time limit");
-  if (signal == SIGXFSZ) return absl::StrCat("its ", limits.file_bytes / kMiB, " MiB file-size limit");
+  if (signal == SIGXFSZ)
+    return absl::StrCat("its ", limits.file_bytes / kMiB, " MiB file-size limit");
   if (signal == 0 && exit_code == kOutOfMemoryExit && limits.address_space_bytes > 0) {
     return absl::StrCat("its ", limits.address_space_bytes / kMiB, " MiB memory limit");
   }

@@ -18,9 +18,9 @@ namespace {
 
 // The bits of ABI versions 3 to 6, which the build's linux/landlock.h (Debian 12: 6.1's) may
 // lack; values from the kernel's include/uapi/linux/landlock.h.
-constexpr uint64_t kFsTruncate = 1ULL << 14;   // ABI 3
-constexpr uint64_t kFsIoctlDev = 1ULL << 15;   // ABI 5
-constexpr uint64_t kNetBindTcp = 1ULL << 0;    // ABI 4
+constexpr uint64_t kFsTruncate = 1ULL << 14;  // ABI 3
+constexpr uint64_t kFsIoctlDev = 1ULL << 15;  // ABI 5
+constexpr uint64_t kNetBindTcp = 1ULL << 0;   // ABI 4
 constexpr uint64_t kNetConnectTcp = 1ULL << 1;
 constexpr uint64_t kScopeAbstractUnixSocket = 1ULL << 0;  // ABI 6
 constexpr uint64_t kScopeSignal = 1ULL << 1;
@@ -79,7 +79,8 @@ absl::StatusOr<int> CreateRuleset(int abi) {
     size += sizeof(attr.scoped);
   }
   const long fd = syscall(SYS_landlock_create_ruleset, &attr, size, 0);
-  if (fd < 0) return absl::InternalError(absl::StrCat("landlock_create_ruleset: ", strerror(errno)));
+  if (fd < 0)
+    return absl::InternalError(absl::StrCat("landlock_create_ruleset: ", strerror(errno)));
   return static_cast<int>(fd);
 }
 
@@ -118,9 +119,8 @@ absl::StatusOr<bool> RestrictFilesystem(const FilesystemPolicy& policy) {
 FilesystemPolicy CompilePolicy(const std::string& work_dir, const std::string& cuda_include_dir,
                                const std::string& compiler_library_dir) {
   FilesystemPolicy policy;
-  policy.read_only = {cuda_include_dir, "/usr/local/cuda", compiler_library_dir,
-                      "/lib",           "/lib64",          "/usr/lib",
-                      "/usr/lib64",     "/etc/ld.so.cache"};
+  policy.read_only = {cuda_include_dir, "/usr/local/cuda", compiler_library_dir, "/lib", "/lib64",
+                      "/usr/lib",       "/usr/lib64",      "/etc/ld.so.cache"};
   policy.read_write = {work_dir, "/dev/null"};
   return policy;
 }
