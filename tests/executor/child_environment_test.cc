@@ -19,6 +19,12 @@ bool HasName(const std::vector<std::string>& env, const std::string& name) {
                      [&](const std::string& e) { return e.rfind(name + "=", 0) == 0; });
 }
 
+void ExpectNoSecret(const std::vector<std::string>& env) {
+  EXPECT_FALSE(HasName(env, "PGPASSWORD"));
+  EXPECT_FALSE(HasName(env, "KBENCH_TOKEN"));
+  EXPECT_TRUE(Has(env, "CUDA_VISIBLE_DEVICES=1"));
+}
+
 const char* const kParent[] = {"PGPASSWORD=hunter2",
                                "KBENCH_TOKEN=secret",
                                "CUDA_VISIBLE_DEVICES=1",
@@ -30,9 +36,7 @@ const char* const kParent[] = {"PGPASSWORD=hunter2",
 
 TEST(ChildEnvironment, AToolGetsOnlyTheNamedListAndItsWorkDirectory) {
   const std::vector<std::string> env = BuildChildEnvironment(ToolEnvironment("/w"), kParent);
-  EXPECT_FALSE(HasName(env, "PGPASSWORD"));
-  EXPECT_FALSE(HasName(env, "KBENCH_TOKEN"));
-  EXPECT_TRUE(Has(env, "CUDA_VISIBLE_DEVICES=1"));
+  ExpectNoSecret(env);
   EXPECT_TRUE(Has(env, "PATH=/usr/local/cuda/bin:/usr/bin:/bin"));
   EXPECT_TRUE(Has(env, "HOME=/w"));
   EXPECT_TRUE(Has(env, "TMPDIR=/w"));
@@ -48,9 +52,7 @@ TEST(ChildEnvironment, LibraryPathKeepsOnlyCudaEntries) {
 
 TEST(ChildEnvironment, AnExecutorKeepsCudaAndPathButNoSecret) {
   const std::vector<std::string> env = BuildChildEnvironment(ExecutorEnvironment(), kParent);
-  EXPECT_FALSE(HasName(env, "PGPASSWORD"));
-  EXPECT_FALSE(HasName(env, "KBENCH_TOKEN"));
-  EXPECT_TRUE(Has(env, "CUDA_VISIBLE_DEVICES=1"));
+  ExpectNoSecret(env);
   EXPECT_TRUE(Has(env, "PATH=/home/x/bin:/usr/bin"));
   EXPECT_TRUE(Has(env, "HOME=/home/x"));
 }

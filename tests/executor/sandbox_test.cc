@@ -29,9 +29,7 @@ std::string TempDir() {
   return mkdtemp(tmpl);
 }
 
-void WriteFile(const std::string& path, const std::string& bytes) {
-  std::ofstream(path) << bytes;
-}
+void WriteFile(const std::string& path, const std::string& bytes) { std::ofstream(path) << bytes; }
 
 // Runs `body` in a forked child; its exit code (or 128 + the signal).
 template <typename F>
@@ -187,9 +185,7 @@ TEST(CompileLock, AnotherProcessHoldingItMakesUsWait) {
   EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
-TEST(CompileLock, NoPathTakesNoLock) {
-  EXPECT_TRUE(CompileLock::Acquire("", nullptr).ok());
-}
+TEST(CompileLock, NoPathTakesNoLock) { EXPECT_TRUE(CompileLock::Acquire("", nullptr).ok()); }
 
 }  // namespace
 }  // namespace kbench::executor::sandbox
