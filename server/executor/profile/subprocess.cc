@@ -72,6 +72,70 @@ absl::StatusOr<ProcessResult> RunProcess(const std::vector<std::string>& argv,
                     ToolChildSetup(DirectoryOf(stdout_path), timeout_seconds));
 }
 
+namespace {
+
+void WriteStderr(const char* message) { (void)!write(2, message, strlen(message)); }
+
+// The child's side between fork and exec: only async-signal-safe calls.
+[[noreturn]] void ExecChild(pid_t parent, int out, int err, const ChildSetup& setup,
+                            char* const* args, char* const* env) {
+  // The child lives in its own process group (so a kill of the executor's group misses it):
+  // without this it would outlive a SIGKILLed executor and keep the GPU. PDEATHSIG follows
+  // the forking thread, which waits for the child below, so it fires only when the executor
+  // dies. The getppid check closes the race where the parent died before prctl.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(127);
+  setpgid(0, 0);
+  const int null = open("/dev/null", O_RDONLY);
+  if (null >= 0) dup2(null, 0);
+  dup2(out, 1);
+  dup2(err, 2);
+  // The executor's socket to the control plane must not live on in the child.
+  close_range(3, ~0U, 0);
+  if (!setup.work_dir.empty() && chdir(setup.work_dir.c_str()) != 0) _exit(127);
+  if (!sandbox::ApplyChildLimits(setup.limits)) {
+    WriteStderr("cannot set the resource limits\n");
+    _exit(127);
+  }
+  execve(args[0], args, env);
+  WriteStderr("exec failed\n");
+  _exit(127);
+}
+
+// Waits for `pid`, killing its group at the time limit or on cancellation.
+absl::StatusOr<ProcessResult> WaitForChild(pid_t pid, double timeout_seconds,
+                                           const std::atomic<bool>* cancelled) {
+  ProcessResult result;
+  const auto start = std::chrono::steady_clock::now();
+  while (true) {
+    int status = 0;
+    const pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid) {
+      if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+      if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
+      return result;
+    }
+    if (done < 0 && errno != EINTR) {
+      return absl::InternalError(absl::StrCat("waitpid failed: ", strerror(errno)));
+    }
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const bool cancel = cancelled != nullptr && cancelled->load();
+    if (cancel || elapsed > timeout_seconds) {
+      result.cancelled = cancel;
+      result.timed_out = !cancel;
+      // The whole group: ncu and the target it started. The leader is not reaped yet, so the
+      // group id cannot have been reused.
+      kill(-pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return result;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+}  // namespace
+
 absl::StatusOr<ProcessResult> RunProcess(const std::vector<std::string>& argv,
                                          const std::string& stdout_path,
                                          const std::string& stderr_path, double timeout_seconds,
@@ -95,69 +159,15 @@ absl::StatusOr<ProcessResult> RunProcess(const std::vector<std::string>& argv,
   }
   const pid_t parent = getpid();
   const pid_t pid = fork();
-  if (pid < 0) {
-    close(out);
-    if (err != out) close(err);
-    return absl::InternalError(absl::StrCat("fork failed: ", strerror(errno)));
-  }
-  if (pid == 0) {
-    // The child lives in its own process group (so a kill of the executor's group misses it):
-    // without this it would outlive a SIGKILLed executor and keep the GPU. PDEATHSIG follows
-    // the forking thread, which waits for the child below, so it fires only when the executor
-    // dies. The getppid check closes the race where the parent died before prctl.
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(127);
-    setpgid(0, 0);
-    const int null = open("/dev/null", O_RDONLY);
-    if (null >= 0) dup2(null, 0);
-    dup2(out, 1);
-    dup2(err, 2);
-    // The executor's socket to the control plane must not live on in the child.
-    close_range(3, ~0U, 0);
-    if (!setup.work_dir.empty() && chdir(setup.work_dir.c_str()) != 0) _exit(127);
-    if (!sandbox::ApplyChildLimits(setup.limits)) {
-      const char msg[] = "cannot set the resource limits\n";
-      (void)!write(2, msg, sizeof(msg) - 1);
-      _exit(127);
-    }
-    execve(args[0], args.data(), env.data());
-    const char msg[] = "exec failed\n";
-    (void)!write(2, msg, sizeof(msg) - 1);
-    _exit(127);
-  }
+  if (pid == 0) ExecChild(parent, out, err, setup, args.data(), env.data());
+  const int fork_errno = errno;
   close(out);
   if (err != out) close(err);
+  if (pid < 0) return absl::InternalError(absl::StrCat("fork failed: ", strerror(fork_errno)));
   setpgid(pid, pid);  // also from the parent, so the group exists before we may kill it
-
-  ProcessResult result;
-  const auto start = std::chrono::steady_clock::now();
-  while (true) {
-    int status = 0;
-    const pid_t done = waitpid(pid, &status, WNOHANG);
-    if (done == pid) {
-      if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
-      if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
-      break;
-    }
-    if (done < 0 && errno != EINTR) {
-      return absl::InternalError(absl::StrCat("waitpid failed: ", strerror(errno)));
-    }
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const bool cancel = cancelled != nullptr && cancelled->load();
-    if (cancel || elapsed > timeout_seconds) {
-      result.cancelled = cancel;
-      result.timed_out = !cancel;
-      // The whole group: ncu and the target it started. The leader is not reaped yet, so the
-      // group id cannot have been reused.
-      kill(-pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  if (!result.timed_out && !result.cancelled) {
-    result.exceeded_limit = sandbox::ExceededLimit(setup.limits, result.exit_code, result.signal);
+  absl::StatusOr<ProcessResult> result = WaitForChild(pid, timeout_seconds, cancelled);
+  if (result.ok() && !result->timed_out && !result->cancelled) {
+    result->exceeded_limit = sandbox::ExceededLimit(setup.limits, result->exit_code, result->signal);
   }
   return result;
 }
