@@ -56,11 +56,11 @@ static int Main(int argc, char** argv) {
   app.add_option("--compile-lock", sandbox.lock_path,
                  "The file every executor of the host flocks around a compile (one at a time)");
   CLI11_PARSE(app, argc, argv);
-  sandbox.memory_bytes = compile_memory_mib << 20;
-  kbench::executor::ConfigureCompileSandbox(sandbox);
   if (absl::Status s = kbench::logging::InitLogging(log_format, log_level); !s.ok()) {
     return Fail(s.ToString());
   }
+  sandbox.memory_bytes = compile_memory_mib << 20;
+  kbench::executor::ConfigureCompileSandbox(sandbox);
   if (discover) return kbench::executor::RunDiscovery(fd);
   if (device.empty()) return Fail("--device or --discover is required");
   return kbench::executor::RunExecutorLoop(device, fd, idle_gates);

@@ -167,7 +167,8 @@ absl::StatusOr<ProcessResult> RunProcess(const std::vector<std::string>& argv,
   setpgid(pid, pid);  // also from the parent, so the group exists before we may kill it
   absl::StatusOr<ProcessResult> result = WaitForChild(pid, timeout_seconds, cancelled);
   if (result.ok() && !result->timed_out && !result->cancelled) {
-    result->exceeded_limit = sandbox::ExceededLimit(setup.limits, result->exit_code, result->signal);
+    result->exceeded_limit =
+        sandbox::ExceededLimit(setup.limits, result->exit_code, result->signal);
   }
   return result;
 }
