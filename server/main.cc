@@ -81,6 +81,11 @@ struct Flags {
   kbench::api::ApiOptions api;
   // The fleet (issue 14): a PostgreSQL URL shared by every node; empty: SQLite in data_dir.
   std::string store;
+  // A libpq password file for --store (issue 24: never PGPASSWORD, which children inherit).
+  std::string store_password_file;
+  // A compile child's address space (MiB) and CPU time (s) (issue 24).
+  uint64_t compile_memory_mib = 4096;
+  uint64_t compile_cpu_seconds = 60;
   // This node's name in the fleet (default: the host name) and how long it may go without a
   // heartbeat before its jobs are re-queued elsewhere.
   std::string node;
@@ -107,6 +112,12 @@ absl::StatusOr<kbench::store::StoreLocation> StoreLocationOf(const Flags& flags,
         flags.store.substr(0, 64), "'; without --store, SQLite under --data-dir serves one host"));
   }
   location.postgres_url = flags.store;
+  if (!flags.store_password_file.empty()) {
+    absl::StatusOr<std::string> url =
+        kbench::store::WithPasswordFile(flags.store, flags.store_password_file);
+    if (!url.ok()) return url.status();
+    location.postgres_url = *url;
+  }
   location.node = flags.node.empty() ? HostName() : flags.node;
   if (location.node.find('/') != std::string::npos || location.node.size() > 63) {
     return absl::InvalidArgumentError(
@@ -339,8 +350,17 @@ int Serve(const Flags& flags) {
   absl::StatusOr<std::string> executor = ExecutorPath(flags.executor_path);
   if (!executor.ok()) return Fail(std::string(executor.status().message()));
   kbench::scheduler::Clock* clock = kbench::scheduler::Clock::Real();
-  std::vector<std::string> executor_args = {"--log-format", flags.log_format, "--log-level",
-                                            flags.log_level};
+  // One compile at a time on this host, whichever executor runs it (issue 24).
+  std::vector<std::string> executor_args = {"--log-format",
+                                            flags.log_format,
+                                            "--log-level",
+                                            flags.log_level,
+                                            "--compile-lock",
+                                            data_dir + "/compile.lock",
+                                            "--compile-memory-limit-mib",
+                                            std::to_string(flags.compile_memory_mib),
+                                            "--compile-cpu-seconds",
+                                            std::to_string(flags.compile_cpu_seconds)};
   for (const std::string& gate : flags.idle_gates) {
     if (absl::Status s = kbench::ParseIdleGateSpec(gate).status(); !s.ok()) {
       return Fail(std::string(s.message()));
@@ -519,7 +539,20 @@ static int Main(int argc, char** argv) {
       ->type_name("SPEC");
   app.add_option("--store", flags.store,
                  "The job store shared by a fleet of nodes: postgres://USER@HOST:PORT/DB (password "
-                 "from PGPASSWORD or ~/.pgpass); default: SQLite under --data-dir, one host");
+                 "from --store-password-file or ~/.pgpass); default: SQLite under --data-dir, "
+                 "one host");
+  app.add_option("--store-password-file", flags.store_password_file,
+                 "A libpq password file (host:port:db:user:password, mode 0600) for --store: "
+                 "the password is never taken from the environment, which children inherit");
+  app.add_option("--compile-memory-limit", flags.compile_memory_mib,
+                 "Address space of one user kernel's compile, MiB (kbench-executor alone maps "
+                 "about 900 MiB of libraries)")
+      ->check(CLI::Range(1024, 1 << 20))
+      ->capture_default_str();
+  app.add_option("--compile-cpu-seconds", flags.compile_cpu_seconds,
+                 "CPU time of one user kernel's compile, seconds")
+      ->check(CLI::Range(1, 3600))
+      ->capture_default_str();
   app.add_option("--node", flags.node,
                  "This node's name in a fleet (--store postgres://...); default: the host name");
   app.add_option("--node-lease", flags.node_lease_seconds,

@@ -13,6 +13,7 @@
 #include "common/user_variant_name.h"
 #include "kernels/abi.h"
 #include "kernels/catalogue.h"
+#include "kernels/include_rules.h"
 #include "kernels/launch_expr.h"
 #include "kernels/user_kernel_rules.h"
 #include "server/common/spec_problem.h"
@@ -191,6 +192,12 @@ absl::Status ValidateCode(const std::string& f, const v1::UserKernel& uk) {
                      " MiB) of ", IsBinaryForm(uk.form()) ? "binary" : "source", " are accepted"));
   }
   KBENCH_RETURN_IF_ERROR(kernels::CheckEntryName(uk.entry()));
+  KBENCH_RETURN_IF_ERROR(kernels::CheckSourceFileName(uk.file_name()));
+  // Issue 24: no file outside the toolkit's headers may be named (the compile child checks
+  // again and cannot open one anyway: Landlock).
+  if (uk.form() == v1::USER_KERNEL_FORM_CUDA) {
+    KBENCH_RETURN_IF_ERROR(kernels::CheckSourceIncludes(uk.code()));
+  }
   if (uk.options_size() > kernels::kMaxUserOptions) {
     return Invalid(f + ".options", absl::StrCat("at most ", kernels::kMaxUserOptions));
   }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -59,5 +60,14 @@ int RunNcuTarget(int argc, char** argv);
 absl::StatusOr<JobRun> RunCompileJob(const JobContext& context);
 // The compile child, `kbench-executor --compile-user-kernel REQUEST REPLY`: the exit code.
 int RunCompileUserKernelChild(int argc, char** argv);
+
+// The compile children's limits and the host's compile lock (issue 24), from kbench-executor's
+// flags: called once by main before any job runs.
+struct CompileSandboxOptions {
+  uint64_t memory_bytes = uint64_t{4} << 30;
+  uint64_t cpu_seconds = 60;
+  std::string lock_path;  // empty: no lock
+};
+void ConfigureCompileSandbox(const CompileSandboxOptions& options);
 
 }  // namespace kbench::executor

@@ -36,6 +36,8 @@ static int Main(int argc, char** argv) {
   std::string log_format = "text";
   std::string log_level = "info";
   std::vector<std::string> idle_gates;
+  kbench::executor::CompileSandboxOptions sandbox;
+  uint64_t compile_memory_mib = sandbox.memory_bytes >> 20;
   CLI::App app{
       "kbench-executor: runs one device's jobs for kbenchd (started by kbenchd, not by hand)"};
   app.add_option("--device", device, "cpu or cuda:N");
@@ -45,10 +47,20 @@ static int Main(int argc, char** argv) {
       ->check(CLI::IsMember({"text", "json"}));
   app.add_option("--log-level", log_level, "trace, debug, info, warn or error");
   app.add_option("--idle-gate", idle_gates, "kbenchd's --idle-gate values (DEVICE=TIMEOUT_S[,C])");
+  app.add_option("--compile-memory-limit-mib", compile_memory_mib,
+                 "Address space of a compile child (RLIMIT_AS), MiB")
+      ->check(CLI::Range(1024, 1 << 20));
+  app.add_option("--compile-cpu-seconds", sandbox.cpu_seconds,
+                 "CPU time of a compile child (RLIMIT_CPU), seconds")
+      ->check(CLI::Range(1, 3600));
+  app.add_option("--compile-lock", sandbox.lock_path,
+                 "The file every executor of the host flocks around a compile (one at a time)");
   CLI11_PARSE(app, argc, argv);
   if (absl::Status s = kbench::logging::InitLogging(log_format, log_level); !s.ok()) {
     return Fail(s.ToString());
   }
+  sandbox.memory_bytes = compile_memory_mib << 20;
+  kbench::executor::ConfigureCompileSandbox(sandbox);
   if (discover) return kbench::executor::RunDiscovery(fd);
   if (device.empty()) return Fail("--device or --discover is required");
   return kbench::executor::RunExecutorLoop(device, fd, idle_gates);

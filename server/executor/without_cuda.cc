@@ -42,6 +42,8 @@ absl::StatusOr<JobRun> RunCompileJob(const JobContext&) {
       "kbench-executor was built without CUDA (KBENCH_CUDA=OFF)");
 }
 
+void ConfigureCompileSandbox(const CompileSandboxOptions&) {}
+
 int RunCompileUserKernelChild(int, char**) {
   std::fprintf(stderr, "kbench-executor --compile-user-kernel: %s\n", kWithoutCuda);
   return 1;

@@ -16,6 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "server/common/child_environment.h"
 #include "server/common/wire.h"
 
 namespace kbench::scheduler {
@@ -27,6 +28,13 @@ constexpr int kChildFd = 3;
 constexpr char kDiscover[] = "discover";
 
 }  // namespace
+
+bool InheritAt(int fd, int target) {
+  // dup2(fd, fd) does nothing, close-on-exec included: when the socket already is the target,
+  // the flag is cleared by hand, or the executor would start without its socket.
+  if (fd == target) return fcntl(target, F_SETFD, 0) == 0;
+  return dup2(fd, target) == target;  // dup2 clears close-on-exec on the copy
+}
 
 absl::StatusOr<std::pair<pid_t, int>> ExecutorSupervisor::Spawn(
     const std::string& executable, const std::string& device,
@@ -47,6 +55,12 @@ absl::StatusOr<std::pair<pid_t, int>> ExecutorSupervisor::Spawn(
   argv.reserve(args.size() + 1);
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
+  // An empty environment but for what CUDA and the executor read (issue 24): kbenchd's may hold
+  // a database password or tokens.
+  std::vector<std::string> env = BuildChildEnvironment(ExecutorEnvironment(), ParentEnvironment());
+  std::vector<char*> envp;
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
   const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) {
@@ -58,11 +72,11 @@ absl::StatusOr<std::pair<pid_t, int>> ExecutorSupervisor::Spawn(
     // An executor must not outlive its daemon (it would hold the GPU): die with the parent.
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(1);
-    if (dup2(fds[1], kChildFd) < 0) _exit(1);  // dup2 clears close-on-exec on fd 3
+    if (!InheritAt(fds[1], kChildFd)) _exit(1);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
-    execv(executable.c_str(), argv.data());
+    execve(executable.c_str(), argv.data(), envp.data());
     _exit(127);
   }
   close(fds[1]);

@@ -20,6 +20,10 @@
 
 namespace kbench::scheduler {
 
+// Makes `fd` the child's descriptor `target`, inherited across exec (close-on-exec cleared), also
+// when it already is `target`. Async-signal-safe: called between fork and exec. False on error.
+bool InheritAt(int fd, int target);
+
 class ExecutorSupervisor : public Executor {
  public:
   // Starts `executable --fd 3 --device DEVICE EXTRA_ARGS...` and waits up to `ready_timeout` for

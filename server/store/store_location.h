@@ -26,6 +26,13 @@ struct StoreLocation {
 // True for a --store value naming PostgreSQL ("postgres://", "postgresql://").
 bool IsPostgresUrl(const std::string& value);
 
+// `url` with libpq's `passfile` parameter naming `password_file` (--store-password-file; issue
+// 24): the password reaches libpq from a file (.pgpass format: host:port:db:user:password),
+// never through PGPASSWORD, an environment every child would inherit. INVALID_ARGUMENT when the
+// file cannot be read or is readable by group or others (libpq would ignore it, silently).
+absl::StatusOr<std::string> WithPasswordFile(const std::string& url,
+                                             const std::string& password_file);
+
 // One new connection to the location's database, not migrated (JobStore::Open migrates).
 // UNAVAILABLE when it cannot be reached, naming it (never with a password).
 absl::StatusOr<std::unique_ptr<internal::Database>> ConnectStoreDatabase(

@@ -172,9 +172,19 @@ def main():
     env = {e["name"]: e for op in patch if op["path"].endswith("/env") for e in op["value"]}
     check(env.get("KBENCH_NODE", {}).get("valueFrom", {}).get("fieldRef", {}).get("fieldPath")
           == "spec.nodeName", "k8s/fleet: --node does not come from spec.nodeName")
-    for name in ("KBENCH_STORE", "PGPASSWORD"):
-        check("secretKeyRef" in env.get(name, {}).get("valueFrom", {}),
-              f"k8s/fleet: {name} does not come from a Secret")
+    check("secretKeyRef" in env.get("KBENCH_STORE", {}).get("valueFrom", {}),
+          "k8s/fleet: KBENCH_STORE does not come from a Secret")
+    # Issue 24: the password as a file from the Secret, never an environment children inherit.
+    check("PGPASSWORD" not in env, "k8s/fleet: the password is in the environment (PGPASSWORD)")
+    password_file = flags_of(patch_args).get("--store-password-file", "")
+    mounts = [op["value"] for op in patch if op["path"].endswith("/volumeMounts/-")]
+    volumes = {op["value"]["name"]: op["value"] for op in patch
+               if op["path"].endswith("/volumes/-")}
+    [store_mount] = [m for m in mounts if password_file.startswith(m["mountPath"] + "/")] or [{}]
+    store_secret = volumes.get(store_mount.get("name"), {}).get("secret", {})
+    check(store_secret.get("secretName") == "kbench-store"
+          and store_secret.get("defaultMode", 0o777) & 0o077 == 0,
+          "k8s/fleet: --store-password-file is not the kbench-store Secret, mode 0400")
     check(all(f"$({v})" in " ".join(patch_args) for v in ("KBENCH_STORE", "KBENCH_NODE")),
           "k8s/fleet: --store and --node do not use their env variables")
     pg_docs = [d for d in yaml.safe_load_all((k8s / "postgres" / "postgres.yaml").read_text()) if d]

@@ -92,5 +92,32 @@ TEST(RunProcess, DoesNotLeakDescriptorsToTheChild) {
   unlink(out.c_str());
 }
 
+// Issue 24: a tool child sees none of the executor's environment, only the named list.
+TEST(RunProcess, AToolChildSeesNoParentVariable) {
+  const std::string out = TempFile();
+  setenv("KBENCH_TEST_PARENT_MARKER", "parent-secret", 1);
+  absl::StatusOr<ProcessResult> r = RunProcess({"/usr/bin/env"}, out, out, 10, nullptr);
+  unsetenv("KBENCH_TEST_PARENT_MARKER");
+  ASSERT_TRUE(r.ok()) << r.status();
+  const std::string env = FileTail(out, 100000);
+  EXPECT_EQ(env.find("parent-secret"), std::string::npos) << env;
+  EXPECT_NE(env.find("PATH=/usr/local/cuda/bin:/usr/bin:/bin\n"), std::string::npos) << env;
+  EXPECT_NE(env.find("HOME=/tmp\n"), std::string::npos) << env;  // the output file's directory
+  unlink(out.c_str());
+}
+
+// Issue 24: a child that meets its CPU-time limit is reported as such, not as a crash.
+TEST(RunProcess, AChildBeyondItsCpuLimitReportsTheLimit) {
+  const std::string out = TempFile();
+  ChildSetup setup = ToolChildSetup("/tmp", 10);
+  setup.limits.cpu_seconds = 1;
+  absl::StatusOr<ProcessResult> r =
+      RunProcess({"/bin/sh", "-c", "while :; do :; done"}, out, out, 20, nullptr, setup);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->exceeded_limit, "its 1 s CPU-time limit");
+  EXPECT_EQ(r->Describe(20), "exceeded its 1 s CPU-time limit");
+  unlink(out.c_str());
+}
+
 }  // namespace
 }  // namespace kbench::executor::profile

@@ -65,7 +65,8 @@ std::vector<std::string> NcuImportArgv(const std::string& ncu, const std::string
 absl::StatusOr<std::vector<v1::NcuMetrics>> RunNcu(const NcuRequest& r,
                                                    const std::atomic<bool>* cancelled) {
   absl::StatusOr<ProcessResult> run =
-      RunProcess(NcuProfileArgv(r), r.log_path, r.log_path, r.timeout_seconds, cancelled);
+      RunProcess(NcuProfileArgv(r), r.log_path, r.log_path, r.timeout_seconds, cancelled,
+                 CudaToolChildSetup(DirectoryOf(r.log_path), r.timeout_seconds));
   if (!run.ok()) return run.status();
   if (run->cancelled) return absl::CancelledError("cancelled while Nsight Compute ran");
   if (!run->ok()) {

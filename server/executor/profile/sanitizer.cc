@@ -96,7 +96,8 @@ absl::StatusOr<MemcheckRun> RunMemcheck(const MemcheckRequest& r,
                                         const std::atomic<bool>* cancelled) {
   const auto start = std::chrono::steady_clock::now();
   absl::StatusOr<ProcessResult> run =
-      RunProcess(MemcheckArgv(r), r.output_path, r.output_path, r.timeout_seconds, cancelled);
+      RunProcess(MemcheckArgv(r), r.output_path, r.output_path, r.timeout_seconds, cancelled,
+                 CudaToolChildSetup(DirectoryOf(r.output_path), r.timeout_seconds));
   if (!run.ok()) return run.status();
   if (run->cancelled) return absl::CancelledError("cancelled while compute-sanitizer ran");
   MemcheckRun out;

@@ -9,15 +9,26 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <new>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "server/common/child_environment.h"
 #include "server/executor/profile/subprocess.h"
+#include "server/executor/sandbox/compile_lock.h"
+#include "server/executor/sandbox/landlock.h"
 #include "server/executor/usermodule/user_compiler.h"
 
 namespace kbench::executor::usermodule {
 namespace {
+
+// Set once by main before any job (SetCompileSandbox); read by every compile after.
+CompileSandboxOptions& Sandbox() {
+  static CompileSandboxOptions options;
+  return options;
+}
 
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
@@ -59,18 +70,42 @@ internal::v1::CompileReply Compile(const internal::v1::CompileRequest& request) 
   return reply;
 }
 
+// The Landlock wall (where the kernel has it) before the user's source reaches NVRTC.
+absl::Status Confine(const std::string& work_dir) {
+  const sandbox::FilesystemPolicy policy =
+      sandbox::CompilePolicy(work_dir, CudaIncludeDir(), CompilerLibraryDir());
+  return sandbox::RestrictFilesystem(policy).status();
+}
+
+// The parent's reading of a child that ran into a limit or whose compiler ran out of memory.
+absl::Status LimitExceeded(const std::string& limit) {
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "compile: the compile exceeded ", limit,
+      " (the limit for one user kernel: a template or constexpr that grows without bound?)"));
+}
+
 }  // namespace
+
+void SetCompileSandbox(const CompileSandboxOptions& options) { Sandbox() = options; }
 
 int RunCompileChild(int argc, char** argv) {
   if (argc != 4) {
     std::fprintf(stderr, "usage: kbench-executor --compile-user-kernel REQUEST REPLY\n");
     return 2;
   }
+  // An allocation beyond RLIMIT_AS ends the child with an exit code the parent reads as "the
+  // memory limit", not as a crash.
+  std::set_new_handler([] { _exit(sandbox::kOutOfMemoryExit); });
   absl::StatusOr<std::string> in = ReadFile(argv[2]);
   internal::v1::CompileRequest request;
   if (!in.ok() || !request.ParseFromString(*in)) {
     std::fprintf(stderr, "kbench-executor: cannot read the compile request %s\n", argv[2]);
     return 2;
+  }
+  const absl::Status confined = Confine(profile::DirectoryOf(argv[3]));
+  if (!confined.ok()) {
+    std::fprintf(stderr, "kbench-executor: %s\n", confined.ToString().c_str());
+    return 4;  // fail closed: no compile outside the wall where the wall exists
   }
   const absl::Status written = WriteFile(argv[3], Compile(request).SerializeAsString());
   if (!written.ok()) {
@@ -100,10 +135,17 @@ absl::StatusOr<internal::v1::CompileReply> CompileInChild(const v1::UserKernel& 
     }
   } cleanup{{in, out, log}};
   KBENCH_ASSIGN_OR_RETURN(const std::string self, SelfPath());
+  const CompileSandboxOptions& options = Sandbox();
+  const profile::ChildSetup setup{
+      BuildChildEnvironment(ToolEnvironment(scratch_dir), ParentEnvironment()),
+      sandbox::CompileLimits(options.memory_bytes, options.cpu_seconds), scratch_dir};
+  KBENCH_ASSIGN_OR_RETURN(const sandbox::CompileLock lock,
+                          sandbox::CompileLock::Acquire(options.lock_path, cancelled));
   KBENCH_ASSIGN_OR_RETURN(const profile::ProcessResult run,
                           profile::RunProcess({self, "--compile-user-kernel", in, out}, log, log,
-                                              timeout_seconds, cancelled));
+                                              timeout_seconds, cancelled, setup));
   if (run.cancelled) return absl::CancelledError("job cancelled while compiling");
+  if (!run.exceeded_limit.empty()) return LimitExceeded(run.exceeded_limit);
   if (run.timed_out) {
     return absl::DeadlineExceededError(
         absl::StrCat("compile: the compiler ran longer than ", timeout_seconds,
@@ -117,6 +159,9 @@ absl::StatusOr<internal::v1::CompileReply> CompileInChild(const v1::UserKernel& 
   KBENCH_ASSIGN_OR_RETURN(const std::string bytes, ReadFile(out));
   internal::v1::CompileReply reply;
   if (!reply.ParseFromString(bytes)) return absl::InternalError("compile: unreadable reply");
+  if (reply.code() == static_cast<int>(absl::StatusCode::kResourceExhausted)) {
+    return LimitExceeded(absl::StrCat("its ", options.memory_bytes >> 20, " MiB memory limit"));
+  }
   return reply;
 }
 

@@ -1,6 +1,7 @@
 // NVRTC for CUDA C++, nvJitLink for PTX, the ELF reader for every cubin.
 #include "server/executor/usermodule/user_compiler.h"
 
+#include <dlfcn.h>
 #include <nvJitLink.h>
 #include <nvrtc.h>
 #include <openssl/sha.h>
@@ -8,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <vector>
 
@@ -19,6 +21,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "common/status_macros.h"
+#include "kernels/include_rules.h"
 #include "server/executor/usermodule/cubin_resources.h"
 
 #ifndef KBENCH_CUDA_INCLUDE_DIR
@@ -26,13 +29,29 @@
 #endif
 
 namespace kbench::executor::usermodule {
-namespace {
 
-// The toolkit's headers (cuda_fp16.h, CCCL's cub/thrust/cuda::std) for NVRTC; a host whose
-// toolkit lives elsewhere sets KBENCH_CUDA_INCLUDE_DIR.
 std::string CudaIncludeDir() {
   const char* env = std::getenv("KBENCH_CUDA_INCLUDE_DIR");
   return env != nullptr && *env != '\0' ? env : KBENCH_CUDA_INCLUDE_DIR;
+}
+
+std::string CompilerLibraryDir() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&nvrtcVersion), &info) == 0 || info.dli_fname == nullptr) {
+    return "";
+  }
+  std::error_code ec;
+  const std::filesystem::path lib = std::filesystem::canonical(info.dli_fname, ec);
+  return ec ? "" : lib.parent_path().string();
+}
+
+namespace {
+
+// EDG's "catastrophic error: out of memory", ptxas's "Memory allocation failure": the compile
+// met its address-space limit (RLIMIT_AS) inside the compiler, which reports instead of dying.
+bool RanOutOfMemory(nvrtcResult r, const std::string& log) {
+  return r == NVRTC_ERROR_OUT_OF_MEMORY || absl::StrContains(log, "out of memory") ||
+         absl::StrContains(log, "Memory allocation failure");
 }
 
 absl::Status CompileError(absl::string_view compiler, absl::string_view log) {
@@ -108,6 +127,9 @@ absl::Status CompileCuda(const v1::UserKernel& uk, const kernels::SmArch& arch,
   const nvrtcResult r = nvrtcCompileProgram(prog, static_cast<int>(argv.size()), argv.data());
   out->report.set_log(NvrtcLog(prog));
   for (const std::string& o : options) out->report.add_options(o);
+  if (r != NVRTC_SUCCESS && RanOutOfMemory(r, out->report.log())) {
+    return absl::ResourceExhaustedError("compile: NVRTC ran out of memory");
+  }
   if (r != NVRTC_SUCCESS) {
     std::string log = out->report.log();
     if (absl::StrContains(log, "cudadevrt") || absl::StrContains(log, "relocatable")) {
@@ -262,6 +284,10 @@ absl::StatusOr<CompiledModule> CompileUserKernel(const v1::UserKernel& uk,
                                                  const kernels::SmArch& arch) {
   KBENCH_RETURN_IF_ERROR(kernels::CheckEntryName(uk.entry()));
   for (const std::string& o : uk.options()) KBENCH_RETURN_IF_ERROR(kernels::CheckCompilerOption(o));
+  KBENCH_RETURN_IF_ERROR(kernels::CheckSourceFileName(uk.file_name()));
+  if (uk.form() == v1::USER_KERNEL_FORM_CUDA) {
+    KBENCH_RETURN_IF_ERROR(kernels::CheckSourceIncludes(uk.code()));
+  }
   CompiledModule out;
   out.report.set_arch(arch.ToString());
   out.report.set_module_sha256(Sha256Hex(uk.code()));

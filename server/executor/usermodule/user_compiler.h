@@ -20,9 +20,16 @@ struct CompiledModule {
 };
 
 // INVALID_ARGUMENT carrying the compiler's log (with line numbers) for code that does not
-// compile, an option that does not apply to the form, or an entry the module lacks.
+// compile, an option that does not apply to the form, or an entry the module lacks;
+// RESOURCE_EXHAUSTED when the compiler ran out of memory (its limit: compile_child.h).
 absl::StatusOr<CompiledModule> CompileUserKernel(const v1::UserKernel& kernel,
                                                  const kernels::SmArch& arch);
+
+// The toolkit's headers (cuda_fp16.h, CCCL's cub/thrust/cuda::std): NVRTC's only include
+// directories; a host whose toolkit lives elsewhere sets KBENCH_CUDA_INCLUDE_DIR.
+std::string CudaIncludeDir();
+// The directory NVRTC was loaded from (it dlopens libnvrtc-builtins there); empty if unknown.
+std::string CompilerLibraryDir();
 
 // Hex sha256 of `bytes`.
 std::string Sha256Hex(const std::string& bytes);
