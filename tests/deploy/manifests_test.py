@@ -187,6 +187,16 @@ def main():
           "k8s/fleet: --store-password-file is not the kbench-store Secret, mode 0400")
     check(all(f"$({v})" in " ".join(patch_args) for v in ("KBENCH_STORE", "KBENCH_NODE")),
           "k8s/fleet: --store and --node do not use their env variables")
+    check("networkpolicy.yaml" in overlay["resources"], "k8s/fleet: no NetworkPolicy")
+    policies = {d["metadata"]["name"]: d for d in
+                yaml.safe_load_all((fleet / "networkpolicy.yaml").read_text()) if d}
+    pg_policy = policies.get("kbench-postgres", {}).get("spec", {})
+    pg_from = [p for rule in pg_policy.get("ingress", []) for p in rule.get("from", [])]
+    check(pg_policy.get("podSelector", {}).get("matchLabels", {}).get(
+              "app.kubernetes.io/component") == "postgres"
+          and pg_from and all(p.get("podSelector", {}).get("matchLabels", {}).get(
+              "app.kubernetes.io/component") == "kbenchd" for p in pg_from),
+          "k8s/fleet: PostgreSQL is reachable from pods other than kbenchd")
     pg_docs = [d for d in yaml.safe_load_all((k8s / "postgres" / "postgres.yaml").read_text()) if d]
     [statefulset] = [d for d in pg_docs if d["kind"] == "StatefulSet"]
     [pg_service] = [d for d in pg_docs if d["kind"] == "Service"]
