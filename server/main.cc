@@ -431,9 +431,8 @@ int Serve(const Flags& flags) {
   }
   absl::StatusOr<kbench::Listening> listening = kbench::StartServer(
       EndpointOf(flags, data_dir, *security),
-      kbench::api::AuthenticateBeforeReading(security->credentials,
-                                             !flags.security.tls_cert.empty(),
-                                             security->authenticator.get()),
+      kbench::api::AuthenticateBeforeReading(
+          security->credentials, !flags.security.tls_cert.empty(), security->authenticator.get()),
       security->unix_peers.get(), api, &service);
   if (!listening.ok()) {
     maintenance.Stop();

@@ -62,10 +62,9 @@ void RedactForViewer(const auth::Identity& viewer, v1::Job* job) {
   if (job->error().empty() || !CarriesUserCode(job->spec()) || MayReadCode(viewer, job->spec())) {
     return;
   }
-  job->set_error(absl::StrCat("the job failed (", job->error_code(),
-                              "); its message may quote the code of '",
-                              absl::StrJoin(CodeOwners(job->spec()), "', '"),
-                              "' and is shown only to them and admins"));
+  job->set_error(absl::StrCat(
+      "the job failed (", job->error_code(), "); its message may quote the code of '",
+      absl::StrJoin(CodeOwners(job->spec()), "', '"), "' and is shown only to them and admins"));
 }
 
 }  // namespace kbench::api

@@ -72,7 +72,8 @@ v1::Job RecordToJob(const store::JobRecord& record, const std::optional<v1::Prog
     info->set_size_bytes(a.size_bytes);
     info->set_sha256(a.sha256);
     info->set_content_type(a.content_type);
-  }  MarkOwnerOnlyArtifacts(&job);
+  }
+  MarkOwnerOnlyArtifacts(&job);
 
   return job;
 }

@@ -399,9 +399,10 @@ KbenchService::OpenArtifact(const auth::Identity& caller, const v1::GetArtifactR
   KBENCH_ASSIGN_OR_RETURN(store::ArtifactRecord record, jobs_->GetArtifact(request.job_id(), name));
   absl::StatusOr<std::unique_ptr<store::ArtifactReader>> in = artifacts_->Open(record);
   // Retention may evict it between the lookup and the open: then it is gone, not damaged.
-  if (absl::IsDataLoss(in.status()) && absl::IsNotFound(jobs_->GetArtifact(job.id, name).status())) {
-    return absl::NotFoundError(absl::StrCat("artifact ", name, " of job ", job.id,
-                                            " was evicted by retention just now"));
+  if (absl::IsDataLoss(in.status()) &&
+      absl::IsNotFound(jobs_->GetArtifact(job.id, name).status())) {
+    return absl::NotFoundError(
+        absl::StrCat("artifact ", name, " of job ", job.id, " was evicted by retention just now"));
   }
   if (!in.ok()) return in.status();
   v1::ArtifactInfo info;

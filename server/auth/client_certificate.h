@@ -9,7 +9,7 @@
 namespace grpc {
 class AuthContext;
 class ServerContextBase;
-}
+}  // namespace grpc
 
 namespace kbench::auth {
 

@@ -20,9 +20,9 @@ absl::string_view Utf8Prefix(absl::string_view text, size_t max_bytes) {
 
 std::string BoundedJobError(absl::string_view message, absl::string_view kept_as) {
   if (message.size() <= kMaxJobErrorBytes) return std::string(message);
-  const std::string tail = absl::StrCat(
-      "\n... (cut here: the whole message is ", message.size(), " bytes",
-      kept_as.empty() ? std::string(")") : absl::StrCat("; it is ", kept_as, ")"));
+  const std::string tail =
+      absl::StrCat("\n... (cut here: the whole message is ", message.size(), " bytes",
+                   kept_as.empty() ? std::string(")") : absl::StrCat("; it is ", kept_as, ")"));
   return absl::StrCat(Utf8Prefix(message, kMaxJobErrorBytes - tail.size()), tail);
 }
 

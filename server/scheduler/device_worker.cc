@@ -246,8 +246,9 @@ void Scheduler::RecordOutcome(Device* device, const AdmittedJob& job, const RunR
   const std::string result = outcome.result().SerializeAsString();
   const auto code = static_cast<absl::StatusCode>(outcome.code());
   ChargeRun(job, run.ran, code == absl::StatusCode::kOk);
-  const std::string message =
-      code == absl::StatusCode::kOk ? "" : KeepLongError(*artifacts_, job.record.id, outcome.message());
+  const std::string message = code == absl::StatusCode::kOk
+                                  ? ""
+                                  : KeepLongError(*artifacts_, job.record.id, outcome.message());
   JobEnd end = code == absl::StatusCode::kOk ? JobEnd::Succeeded(result)
                : outcome.cancelled()         ? JobEnd::Cancelled(message, result)
                                              : JobEnd::Failed(code, message, result);

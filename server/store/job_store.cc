@@ -464,16 +464,16 @@ class SqlJobStore final : public JobStore {
         "SELECT id FROM jobs WHERE id = ?1 AND state IN ('succeeded', 'failed', 'cancelled') "
         "AND id NOT IN (SELECT job_id FROM sweep_points)";
     absl::MutexLock lock(&mu_);
-    KBENCH_ASSIGN_OR_RETURN(
-        const int64_t deleted,
-        DeleteJobsLocked(
-            kThisJob, [&id](Statement& s) { return s.BindText(1, id); },
-            /*with_history=*/true, removed));
+    KBENCH_ASSIGN_OR_RETURN(const int64_t deleted,
+                            DeleteJobsLocked(
+                                kThisJob, [&id](Statement& s) { return s.BindText(1, id); },
+                                /*with_history=*/true, removed));
     if (deleted == 1) return absl::OkStatus();
     KBENCH_ASSIGN_OR_RETURN(const JobRecord job, GetLocked(id));
     if (!IsTerminal(job.state)) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "job ", id, " is ", JobStateName(job.state), "; cancel it, then delete it once it ended"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("job ", id, " is ", JobStateName(job.state),
+                       "; cancel it, then delete it once it ended"));
     }
     return absl::FailedPreconditionError(absl::StrCat(
         "job ", id, " is a point of a sweep, which keeps it as long as the sweep is kept"));
@@ -581,8 +581,8 @@ class SqlJobStore final : public JobStore {
     if (removed != nullptr) {
       KBENCH_ASSIGN_OR_RETURN(
           std::unique_ptr<Statement> artifacts,
-          db_->Prepare(absl::StrCat("SELECT ", kArtifactColumns, " FROM artifacts WHERE job_id IN (",
-                                    ids, ")"),
+          db_->Prepare(absl::StrCat("SELECT ", kArtifactColumns,
+                                    " FROM artifacts WHERE job_id IN (", ids, ")"),
                        "list artifacts of deleted jobs"));
       KBENCH_RETURN_IF_ERROR(bind(*artifacts));
       KBENCH_ASSIGN_OR_RETURN(std::vector<ArtifactRecord> found, ReadArtifacts(*artifacts));

@@ -246,7 +246,7 @@ absl::StatusOr<int64_t> ResilientJobStore::PruneFinishedBefore(
 }
 
 absl::Status ResilientJobStore::DeleteFinished(const std::string& id,
-                                              std::vector<ArtifactRecord>* removed) {
+                                               std::vector<ArtifactRecord>* removed) {
   // A retry after a failed commit lists the same artifacts again: start from the caller's list.
   const size_t before = removed != nullptr ? removed->size() : 0;
   return WithRetries([&] {

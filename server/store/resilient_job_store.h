@@ -68,8 +68,7 @@ class ResilientJobStore final : public JobStore {
   absl::StatusOr<int> SchemaVersion() override;
   absl::StatusOr<int64_t> PruneFinishedBefore(int64_t cutoff_ns,
                                               std::vector<ArtifactRecord>* removed) override;
-  absl::Status DeleteFinished(const std::string& id,
-                              std::vector<ArtifactRecord>* removed) override;
+  absl::Status DeleteFinished(const std::string& id, std::vector<ArtifactRecord>* removed) override;
   // The result index: a lost index row loses history, never a job, so no write is held back.
   absl::Status IndexResults(const std::vector<IndexedResult>& rows) override;
   absl::StatusOr<std::vector<IndexedResult>> History(const HistoryFilter& filter) override;

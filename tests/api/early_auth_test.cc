@@ -55,8 +55,8 @@ TEST_F(EarlyAuthProcessorTest, AcceptsAKnownTokenOnAKbenchCall) {
 }
 
 TEST_F(EarlyAuthProcessorTest, RefusesAnUnknownTokenUnauthenticated) {
-  const grpc::Status s = Process(
-      {{":path", "/kbench.v1.KbenchService/SubmitJob"}, {"authorization", "Bearer nope"}});
+  const grpc::Status s =
+      Process({{":path", "/kbench.v1.KbenchService/SubmitJob"}, {"authorization", "Bearer nope"}});
   EXPECT_EQ(s.error_code(), grpc::StatusCode::UNAUTHENTICATED);
   EXPECT_NE(s.error_message().find("bearer token is not valid"), std::string::npos);
 }

@@ -35,8 +35,7 @@ TEST(KbctlReport, RendersHostileVariantNamesAsText) {
   testing::FakeKbenchServer server;
   server.AddJob(job);
   const std::filesystem::path out = dir / "report.html";
-  const Result r =
-      Kbctl({"--server", server.address(), "report", "j-hostile", "-o", out.string()});
+  const Result r = Kbctl({"--server", server.address(), "report", "j-hostile", "-o", out.string()});
   ASSERT_EQ(r.code, 0) << r.err;
   std::ifstream in(out);
   const std::string html(std::istreambuf_iterator<char>(in), {});
@@ -66,7 +65,8 @@ TEST(KbctlHistoryPlot, DrawsHostileNamesAsTextAndRunsNothing) {
     e->set_correct(true);
   }
   const std::filesystem::path out = dir / "history.svg";
-  const Result r = Kbctl({"--server", server.address(), "history", "softmax", "--plot", out.string()});
+  const Result r =
+      Kbctl({"--server", server.address(), "history", "softmax", "--plot", out.string()});
   EXPECT_FALSE(std::filesystem::exists(dir / "ran"));
   ASSERT_EQ(r.code, 0) << r.err;
   std::ifstream in(out);
