@@ -26,6 +26,7 @@ absl::StatusOr<Listening> StartServer(const Endpoint& endpoint,
                                                            endpoint.unix_socket_group, unix_peers));
     listening.address = absl::StrCat("unix:", endpoint.unix_socket);
   } else {
+    listening.credentials = credentials;
     builder.AddListeningPort(endpoint.listen, std::move(credentials), &port);
   }
   builder.RegisterService(service);

@@ -23,6 +23,10 @@ struct Endpoint {
 };
 
 struct Listening {
+  // The port's credentials, kept as long as the server (declared first, so destroyed last):
+  // gRPC core calls back into them (the early auth processor of api/early_auth.h) on every
+  // call, and the builder that held them is gone once the server starts.
+  std::shared_ptr<grpc::ServerCredentials> credentials;
   std::unique_ptr<grpc::Server> server;
   std::string address;  // "HOST:PORT" as bound (the port picked for 0), or "unix:PATH"
   // Stop it before shutting the server down: it hands new connections to the server.
