@@ -19,16 +19,6 @@ const char* const kCudaVariables[] = {
     "CUDA_MPS_PIPE_DIRECTORY", "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES",
     "LD_LIBRARY_PATH",         "KBENCH_CUDA_INCLUDE_DIR"};
 
-// Only the toolkit's and the driver's entries of a library path survive: another entry could
-// make a child load a library of someone else's choosing.
-std::string CudaOnlyPath(const std::string& value) {
-  std::vector<std::string> kept;
-  for (absl::string_view dir : absl::StrSplit(value, ':', absl::SkipEmpty())) {
-    if (absl::StrContains(dir, "cuda") || absl::StrContains(dir, "nvidia")) kept.emplace_back(dir);
-  }
-  return absl::StrJoin(kept, ":");
-}
-
 }  // namespace
 
 std::vector<std::string> BuildChildEnvironment(const ChildEnvironmentSpec& spec,
@@ -42,7 +32,6 @@ std::vector<std::string> BuildChildEnvironment(const ChildEnvironmentSpec& spec,
     for (const std::string& wanted : spec.inherit) {
       if (name != wanted) continue;
       std::string value(entry.substr(eq + 1));
-      if (name == "LD_LIBRARY_PATH") value = CudaOnlyPath(value);
       if (!value.empty()) env[name] = value;
     }
   }

@@ -11,8 +11,10 @@
 namespace kbench {
 
 struct ChildEnvironmentSpec {
-  // Names copied from the parent when it has them. LD_LIBRARY_PATH is copied with only its
-  // CUDA and NVIDIA entries (a path naming "cuda" or "nvidia").
+  // Names copied from the parent when it has them. LD_LIBRARY_PATH is copied whole: the
+  // operator set it for kbenchd, whose children are its own executor (which needs kbenchd's
+  // libraries: a bundle's lib/ folder) and the toolkit's tools; no user reaches it. (Filtering
+  // it to CUDA entries left the executor of a packed bundle unable to start on an H100.)
   std::vector<std::string> inherit;
   // NAME, VALUE set whatever the parent has (these win over `inherit`).
   std::vector<std::pair<std::string, std::string>> set;

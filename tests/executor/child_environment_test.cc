@@ -43,11 +43,15 @@ TEST(ChildEnvironment, AToolGetsOnlyTheNamedListAndItsWorkDirectory) {
   EXPECT_TRUE(Has(env, "KBENCH_CUDA_INCLUDE_DIR=/opt/cuda/include"));
 }
 
-TEST(ChildEnvironment, LibraryPathKeepsOnlyCudaEntries) {
-  const std::vector<std::string> env = BuildChildEnvironment(ToolEnvironment("/w"), kParent);
-  EXPECT_TRUE(Has(env, "LD_LIBRARY_PATH=/usr/local/cuda/lib64:/opt/nvidia/lib"));
-  const char* const only_evil[] = {"LD_LIBRARY_PATH=/tmp/evil", nullptr};
-  EXPECT_FALSE(HasName(BuildChildEnvironment(ToolEnvironment("/w"), only_evil), "LD_LIBRARY_PATH"));
+// The operator's library path reaches the executor whole: a bundle's lib/ folder is on it.
+TEST(ChildEnvironment, LibraryPathIsKbenchdsOwnWhole) {
+  const char* const parent[] = {"LD_LIBRARY_PATH=/opt/kbench/lib:/usr/local/cuda/lib64",
+                                "PGPASSWORD=hunter2", nullptr};
+  for (const ChildEnvironmentSpec& spec : {ToolEnvironment("/w"), ExecutorEnvironment()}) {
+    const std::vector<std::string> env = BuildChildEnvironment(spec, parent);
+    EXPECT_TRUE(Has(env, "LD_LIBRARY_PATH=/opt/kbench/lib:/usr/local/cuda/lib64"));
+    ExpectNoSecret(env);
+  }
 }
 
 TEST(ChildEnvironment, AnExecutorKeepsCudaAndPathButNoSecret) {
