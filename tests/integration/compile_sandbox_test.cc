@@ -18,6 +18,9 @@
 namespace kbench::testing {
 namespace {
 
+// Compile jobs need the toolkit's NVRTC (absent from a build without CUDA).
+#ifdef KBENCH_TEST_CUDA_TOOLKIT
+
 constexpr char kMarker[] = "kbench-secret-7f3a9c";
 
 // Landlock's ABI on the machine running the test (0: none): what the compile child can do.
@@ -89,8 +92,6 @@ class CompileSandbox : public ::testing::Test {
   TempDir dir_;
   std::unique_ptr<Daemon> daemon_;
 };
-
-#ifdef KBENCH_TEST_CUDA_TOOLKIT
 
 TEST_F(CompileSandbox, IncludesOfDaemonFilesAreRefusedAtSubmitNamingThem) {
   StartDaemon();
