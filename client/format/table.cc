@@ -27,6 +27,24 @@ void RightTrim(std::string* line) {
 
 }  // namespace
 
+std::string Printable(const std::string& text, bool keep_newlines) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    // C1 controls (U+0080-U+009F, 0xC2 0x80-0x9F in UTF-8): 0x9B is a CSI on some terminals.
+    if (c == 0xC2 && i + 1 < text.size() &&
+        (static_cast<unsigned char>(text[i + 1]) & 0xE0) == 0x80) {
+      out += '?';
+      ++i;
+      continue;
+    }
+    const bool control = c < 0x20 || c == 0x7F;
+    out += control && !(keep_newlines && c == '\n') ? '?' : text[i];
+  }
+  return out;
+}
+
 size_t DisplayWidth(const std::string& text) {
   return std::count_if(text.begin(), text.end(), [](char c) { return !IsContinuationByte(c); });
 }
@@ -54,6 +72,7 @@ Table& Table::SetMaxWidth(size_t column, size_t width) {
 void Table::AddRow(std::vector<std::string> cells) {
   cells.resize(columns_.size());
   for (size_t c = 0; c < cells.size(); ++c) {
+    cells[c] = Printable(cells[c], /*keep_newlines=*/false);
     if (columns_[c].max_width > 0) cells[c] = Truncate(cells[c], columns_[c].max_width);
   }
   rows_.push_back(std::move(cells));
@@ -87,7 +106,7 @@ std::string Table::Render() const {
 }
 
 void FieldList::Add(std::string key, std::string value) {
-  fields_.emplace_back(std::move(key), std::move(value));
+  fields_.emplace_back(Printable(key, false), Printable(value, /*keep_newlines=*/true));
 }
 
 std::string FieldList::Render(size_t indent) const {

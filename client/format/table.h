@@ -50,6 +50,12 @@ class FieldList {
   std::vector<std::pair<std::string, std::string>> fields_;
 };
 
+// `text` safe to print on a terminal: every control character (C0, DEL, C1) becomes '?', so a
+// name or message from the server (an old database's, or a hostile server's) cannot move the
+// cursor, retitle the window or hide text with escape sequences. Newlines stay when asked.
+// Tables and field lists apply it to every cell and value.
+std::string Printable(const std::string& text, bool keep_newlines);
+
 // Display width of a UTF-8 string in code points (combining marks and wide glyphs aside).
 size_t DisplayWidth(const std::string& text);
 // At most `width` code points: the text itself, or its head and "...".

@@ -65,4 +65,24 @@ TEST(FieldList, AlignsValuesAndIndentsContinuationLines) {
 }
 
 }  // namespace
+// Issue 24: a server-sent name cannot drive the terminal (ESC sequences, BEL, C1 CSI).
+TEST(Table, PrintsControlCharactersAsQuestionMarks) {
+  Table t({"NAME"});
+  t.AddRow(
+      {"@x\x1b]0;pwned\x07\x1b[2J\xc2\x9b"
+       "31m\r\n"});
+  const std::string out = t.Render();
+  EXPECT_EQ(out.find('\x1b'), std::string::npos) << out;
+  EXPECT_EQ(out.find('\x07'), std::string::npos);
+  EXPECT_EQ(out.find("\xc2\x9b"), std::string::npos);
+  EXPECT_NE(out.find("@x?]0;pwned??[2J?31m??"), std::string::npos) << out;
+  FieldList f;
+  f.Add("Error", "line one\x1b[31m\nline two");
+  const std::string fields = f.Render();
+  EXPECT_EQ(fields.find('\x1b'), std::string::npos);
+  EXPECT_NE(fields.find("line one?[31m"), std::string::npos) << fields;
+  EXPECT_NE(fields.find("line two"), std::string::npos);
+  EXPECT_EQ(Printable("caf\xc3\xa9", false), "caf\xc3\xa9");  // letters stay
+}
+
 }  // namespace kbench::client
