@@ -3,29 +3,15 @@
 // --job-retention; this is for one job now, e.g. one whose output nobody should keep.
 #include <chrono>
 
-#include "absl/strings/str_cat.h"
 #include "server/api/kbench_service.h"
 #include "server/api/request_limits.h"
 #include "server/common/logging.h"
+#include "server/scheduler/job_lifecycle.h"
 
 namespace kbench::api {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-absl::Status DecideDelete(const auth::Identity& caller, const std::string& job_id,
-                          const std::string& owner) {
-  if (caller.admin() || owner == caller.name) return absl::OkStatus();
-  return absl::PermissionDeniedError(
-      absl::StrCat("delete job ", job_id, ": refused, it belongs to '", owner, "' and you are '",
-                   caller.name, "'; only its owner or an admin deletes it"));
-}
-
-// The stored spec's owner; the row's own column for a spec that does not parse.
-std::string OwnerOf(const store::JobRecord& job) {
-  v1::JobSpec spec;
-  return spec.ParseFromString(job.spec) && !spec.owner().empty() ? spec.owner() : job.owner;
-}
 
 }  // namespace
 
@@ -40,7 +26,8 @@ grpc::Status KbenchService::DeleteJob(grpc::ServerContext* context,
   if (status.ok()) job = jobs_->Get(request->job_id());
   if (status.ok()) status = job.status();
   if (status.ok()) {
-    status = DecideDelete(*caller, job->id, OwnerOf(*job));
+    status = auth::Authorizer::DecideOwnVariant(*caller, "delete job", job->id,
+                                                scheduler::OwnerOf(*job));
     authorizer_->AuditOutcome(*caller, "DeleteJob", job->id, status);
   }
   absl::StatusOr<int32_t> removed;
@@ -49,8 +36,8 @@ grpc::Status KbenchService::DeleteJob(grpc::ServerContext* context,
   if (status.ok()) {
     response->set_artifacts_removed(*removed);
     logging::LogJob(logging::Level::kInfo, job->id, "deleted",
-                    {logging::Field("owner", OwnerOf(*job)), logging::Field("by", caller->name),
-                     logging::Field("artifacts", *removed)});
+                    {logging::Field("owner", scheduler::OwnerOf(*job)),
+                     logging::Field("by", caller->name), logging::Field("artifacts", *removed)});
   }
   return Finish("DeleteJob", start, status);
 }

@@ -391,8 +391,9 @@ KbenchService::OpenArtifact(const auth::Identity& caller, const v1::GetArtifactR
     }
     name = all.front().name;
   }
+  const bool owner_only = IsOwnerOnlyArtifact(spec, name);
   const absl::Status decision = DecideArtifactRead(caller, spec, job.id, name);
-  if (IsOwnerOnlyArtifact(spec, name)) {
+  if (owner_only) {
     authorizer_->AuditOutcome(caller, "GetArtifact", absl::StrCat(job.id, "/", name), decision);
   }
   KBENCH_RETURN_IF_ERROR(decision);
@@ -410,7 +411,7 @@ KbenchService::OpenArtifact(const auth::Identity& caller, const v1::GetArtifactR
   info.set_size_bytes(record.size_bytes);
   info.set_sha256(record.sha256);
   info.set_content_type(record.content_type);
-  info.set_owner_only(IsOwnerOnlyArtifact(spec, record.name));
+  info.set_owner_only(owner_only);
   return std::make_pair(std::move(info), *std::move(in));
 }
 

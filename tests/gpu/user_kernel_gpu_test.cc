@@ -115,13 +115,9 @@ v1::JobSpec CompareSpec(const v1::UserKernel& uk) {
   return spec;
 }
 
-v1::Job RunToEnd(Daemon& daemon, const v1::JobSpec& spec) {
-  absl::StatusOr<v1::Job> job = Submit(daemon.stub(), spec);
-  EXPECT_TRUE(job.ok()) << job.status();
-  if (!job.ok()) return {};
-  return WaitFor(
-      daemon.stub(), job->id(), [](const v1::Job& j) { return IsTerminal(j.state()); },
-      std::chrono::seconds(240));
+// A GPU job here compiles, loads and samples: longer than the helpers' default wait.
+v1::Job RunGpuJob(Daemon& daemon, const v1::JobSpec& spec) {
+  return RunToEnd(daemon, spec, std::chrono::seconds(240));
 }
 
 std::string Artifact(Daemon& daemon, const std::string& job, const std::string& name) {
@@ -171,7 +167,7 @@ class UserKernelGpu : public ::testing::Test {
     next.clear_user_kernels();
     next.clear_variants();
     next.add_variants("fused");
-    const v1::Job ok = RunToEnd(daemon_, next);
+    const v1::Job ok = RunGpuJob(daemon_, next);
     EXPECT_EQ(ok.state(), v1::JOB_STATE_SUCCEEDED) << ok.error();
   }
 
@@ -181,7 +177,7 @@ class UserKernelGpu : public ::testing::Test {
 
 TEST_F(UserKernelGpu, PastedFusedSoftmaxMatchesTheBuiltInFromSourcePtxAndCubin) {
   ExpectMatchesFused(
-      RunToEnd(daemon_, CompareSpec(SoftmaxUserKernel(v1::USER_KERNEL_FORM_CUDA, kFusedSoftmax))),
+      RunGpuJob(daemon_, CompareSpec(SoftmaxUserKernel(v1::USER_KERNEL_FORM_CUDA, kFusedSoftmax))),
       v1::USER_KERNEL_FORM_CUDA);
   // The same module as PTX and as a cubin, from a compile job for this device.
   v1::JobSpec compile;
@@ -189,15 +185,15 @@ TEST_F(UserKernelGpu, PastedFusedSoftmaxMatchesTheBuiltInFromSourcePtxAndCubin) 
   compile.set_kernel("softmax");
   compile.set_device("cuda:0");
   *compile.add_user_kernels() = SoftmaxUserKernel(v1::USER_KERNEL_FORM_CUDA, kFusedSoftmax);
-  const v1::Job compiled = RunToEnd(daemon_, compile);
+  const v1::Job compiled = RunGpuJob(daemon_, compile);
   ASSERT_EQ(compiled.state(), v1::JOB_STATE_SUCCEEDED) << compiled.error();
   const std::string ptx = Artifact(daemon_, compiled.id(), "module.ptx");
   const std::string cubin = Artifact(daemon_, compiled.id(), "module.cubin");
   ExpectMatchesFused(
-      RunToEnd(daemon_, CompareSpec(SoftmaxUserKernel(v1::USER_KERNEL_FORM_PTX, ptx))),
+      RunGpuJob(daemon_, CompareSpec(SoftmaxUserKernel(v1::USER_KERNEL_FORM_PTX, ptx))),
       v1::USER_KERNEL_FORM_PTX);
   ExpectMatchesFused(
-      RunToEnd(daemon_, CompareSpec(SoftmaxUserKernel(v1::USER_KERNEL_FORM_CUBIN, cubin))),
+      RunGpuJob(daemon_, CompareSpec(SoftmaxUserKernel(v1::USER_KERNEL_FORM_CUBIN, cubin))),
       v1::USER_KERNEL_FORM_CUBIN);
 }
 
@@ -212,7 +208,7 @@ TEST_F(UserKernelGpu, FaultingKernelFailsOnlyItsJobAndTheNextJobSucceeds) {
   v1::JobSpec spec = CompareSpec(uk);
   spec.clear_variants();
   spec.add_variants("@user");
-  const v1::Job failed = RunToEnd(daemon_, spec);
+  const v1::Job failed = RunGpuJob(daemon_, spec);
   ASSERT_EQ(failed.state(), v1::JOB_STATE_FAILED);
   EXPECT_NE(failed.error().find("cudaError"), std::string::npos) << failed.error();
   ExpectTheNextJobSucceeds();
@@ -231,7 +227,7 @@ TEST_F(UserKernelGpu, HangingKernelIsKilledAtItsDeadline) {
   spec.add_variants("@user");
   spec.mutable_stopping()->set_timeout_seconds(2);
   const auto start = std::chrono::steady_clock::now();
-  const v1::Job hung = RunToEnd(daemon_, spec);
+  const v1::Job hung = RunGpuJob(daemon_, spec);
   EXPECT_EQ(hung.state(), v1::JOB_STATE_FAILED);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(120));
   ExpectTheNextJobSucceeds();
@@ -248,7 +244,7 @@ TEST_F(UserKernelGpu, SanitizedPastedSoftmaxHasNoMemoryErrorAndKeepsTheReport) {
   if (!HasComputeSanitizer()) GTEST_SKIP() << "no compute-sanitizer";
   v1::JobSpec spec = CompareSpec(SoftmaxUserKernel(v1::USER_KERNEL_FORM_CUDA, kFusedSoftmax));
   spec.set_sanitize(true);
-  const v1::Job job = RunToEnd(daemon_, spec);
+  const v1::Job job = RunGpuJob(daemon_, spec);
   ASSERT_EQ(job.state(), v1::JOB_STATE_SUCCEEDED) << job.error();
   const v1::SanitizerRecord& san = job.result().variants(1).user_module().sanitizer();
   EXPECT_EQ(san.tool(), "memcheck");
@@ -293,7 +289,7 @@ TEST_F(UserKernelGpu, SanitizeFailsAKernelThatWritesOutOfBoundsAndKeepsTheReport
   spec.clear_variants();
   spec.add_variants("@user");
   spec.set_sanitize(true);
-  const v1::Job job = RunToEnd(daemon_, spec);
+  const v1::Job job = RunGpuJob(daemon_, spec);
   ASSERT_EQ(job.state(), v1::JOB_STATE_FAILED);
   EXPECT_EQ(job.error_code(), "FAILED_PRECONDITION") << job.error();
   EXPECT_NE(job.error().find("sanitize: compute-sanitizer memcheck found"), std::string::npos)
@@ -311,7 +307,7 @@ TEST_F(UserKernelGpu, ProfileOfAUserKernelTracesItBesideTheBuiltIn) {
   spec.set_kind(v1::JOB_KIND_PROFILE);
   spec.clear_stopping();
   spec.mutable_profile()->set_iterations(20);
-  const v1::Job job = RunToEnd(daemon_, spec);
+  const v1::Job job = RunGpuJob(daemon_, spec);
   ASSERT_EQ(job.state(), v1::JOB_STATE_SUCCEEDED) << job.error();
   ASSERT_EQ(job.result().variants_size(), 2);
   const v1::VariantResult& fused = job.result().variants(0);
@@ -339,7 +335,7 @@ TEST_F(UserKernelGpu, NsightComputeProfilesAUserKernel) {
   spec.add_variants("@user");
   spec.mutable_profile()->set_iterations(3);
   spec.mutable_profile()->set_ncu(true);
-  const v1::Job job = RunToEnd(daemon_, spec);
+  const v1::Job job = RunGpuJob(daemon_, spec);
   ASSERT_EQ(job.state(), v1::JOB_STATE_SUCCEEDED) << job.error();
   ASSERT_GT(job.result().profile().ncu_size(), 0);
   const v1::NcuMetrics& m = job.result().profile().ncu(0);

@@ -27,14 +27,6 @@ v1::JobSpec SoftmaxSpec(int64_t rows, int64_t cols, v1::MeasureMode mode) {
   return spec;
 }
 
-// Runs `spec` to its end on `daemon`; the job as GetJob returns it then.
-v1::Job RunToEnd(Daemon& daemon, const v1::JobSpec& spec) {
-  absl::StatusOr<v1::Job> job = Submit(daemon.stub(), spec);
-  EXPECT_TRUE(job.ok()) << job.status();
-  if (!job.ok()) return {};
-  return WaitFor(daemon.stub(), job->id(), [](const v1::Job& j) { return IsTerminal(j.state()); });
-}
-
 TEST(CheatChecks, ACorrectVariantSucceedsAndItsResultSaysWhatWasChecked) {
   TempDir dir;
   Daemon daemon(dir.path());

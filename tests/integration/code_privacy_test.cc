@@ -30,16 +30,7 @@ std::unique_ptr<grpc::ClientContext> ContextFor(const std::string& token) {
 
 // A compile job of `source` for `square` (entry square_kernel).
 v1::JobSpec CompileSquare(const std::string& source) {
-  v1::JobSpec spec;
-  spec.set_kind(v1::JOB_KIND_COMPILE);
-  spec.set_kernel("square");
-  spec.set_device("cpu");
-  v1::UserKernel* uk = spec.add_user_kernels();
-  uk->set_form(v1::USER_KERNEL_FORM_CUDA);
-  uk->set_code(source);
-  uk->set_entry("square_kernel");
-  uk->set_arch("sm_90a");
-  return spec;
+  return CompileSpec("square", v1::USER_KERNEL_FORM_CUDA, source, "square_kernel");
 }
 
 // A marker that is in alice's code and nowhere else.

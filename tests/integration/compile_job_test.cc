@@ -44,20 +44,6 @@ extern "C" __global__ void softmax_kernel(const float* in, float* out, long long
 }
 )";
 
-v1::JobSpec CompileSpec(const std::string& op, v1::UserKernelForm form, const std::string& code,
-                        const std::string& entry) {
-  v1::JobSpec spec;
-  spec.set_kind(v1::JOB_KIND_COMPILE);
-  spec.set_kernel(op);
-  spec.set_device("cpu");
-  v1::UserKernel* uk = spec.add_user_kernels();
-  uk->set_form(form);
-  uk->set_code(code);
-  uk->set_entry(entry);
-  uk->set_arch("sm_90a");
-  return spec;
-}
-
 v1::JobSpec SoftmaxSpec(const std::string& source = kSoftmaxSource) {
   v1::JobSpec spec = CompileSpec("softmax", v1::USER_KERNEL_FORM_CUDA, source, "softmax_kernel");
   spec.add_shape(4096);
@@ -69,21 +55,6 @@ v1::JobSpec SoftmaxSpec(const std::string& source = kSoftmaxSource) {
   uk->add_options("-O3");
   uk->add_options("--use_fast_math");
   return spec;
-}
-
-v1::Job RunToEnd(Daemon& daemon, const v1::JobSpec& spec) {
-  absl::StatusOr<v1::Job> job = Submit(daemon.stub(), spec);
-  EXPECT_TRUE(job.ok()) << job.status();
-  if (!job.ok()) return {};
-  return WaitFor(daemon.stub(), job->id(), [](const v1::Job& j) { return IsTerminal(j.state()); });
-}
-
-grpc::Status SubmitStatus(Daemon& daemon, const v1::JobSpec& spec) {
-  grpc::ClientContext ctx;
-  v1::SubmitJobRequest req;
-  *req.mutable_spec() = spec;
-  v1::SubmitJobResponse resp;
-  return daemon.stub().SubmitJob(&ctx, req, &resp);
 }
 
 class CompileJob : public ::testing::Test {

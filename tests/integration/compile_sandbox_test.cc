@@ -30,32 +30,12 @@ int LandlockAbi() {
   return abi > 0 ? static_cast<int>(abi) : 0;
 }
 
+// A compile job of `code` followed by a square kernel.
 v1::JobSpec CudaCompileSpec(const std::string& code) {
-  v1::JobSpec spec;
-  spec.set_kind(v1::JOB_KIND_COMPILE);
-  spec.set_kernel("square");
-  spec.set_device("cpu");
-  v1::UserKernel* uk = spec.add_user_kernels();
-  uk->set_form(v1::USER_KERNEL_FORM_CUDA);
-  uk->set_code(code + "\nextern \"C\" __global__ void square_kernel(float* x) { x[0] *= x[0]; }\n");
-  uk->set_entry("square_kernel");
-  uk->set_arch("sm_90a");
-  return spec;
-}
-
-grpc::Status SubmitStatus(Daemon& daemon, const v1::JobSpec& spec) {
-  grpc::ClientContext ctx;
-  v1::SubmitJobRequest req;
-  *req.mutable_spec() = spec;
-  v1::SubmitJobResponse resp;
-  return daemon.stub().SubmitJob(&ctx, req, &resp);
-}
-
-v1::Job RunToEnd(Daemon& daemon, const v1::JobSpec& spec) {
-  absl::StatusOr<v1::Job> job = Submit(daemon.stub(), spec);
-  EXPECT_TRUE(job.ok()) << job.status();
-  if (!job.ok()) return {};
-  return WaitFor(daemon.stub(), job->id(), [](const v1::Job& j) { return IsTerminal(j.state()); });
+  return CompileSpec(
+      "square", v1::USER_KERNEL_FORM_CUDA,
+      code + "\nextern \"C\" __global__ void square_kernel(float* x) { x[0] *= x[0]; }\n",
+      "square_kernel");
 }
 
 void WriteFile(const std::string& path, const std::string& bytes) {

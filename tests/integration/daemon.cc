@@ -183,6 +183,36 @@ absl::StatusOr<v1::Job> Submit(v1::KbenchService::Stub& stub, const v1::JobSpec&
   return resp.job();
 }
 
+grpc::Status SubmitStatus(Daemon& daemon, const v1::JobSpec& spec) {
+  grpc::ClientContext ctx;
+  v1::SubmitJobRequest req;
+  *req.mutable_spec() = spec;
+  v1::SubmitJobResponse resp;
+  return daemon.stub().SubmitJob(&ctx, req, &resp);
+}
+
+v1::Job RunToEnd(Daemon& daemon, const v1::JobSpec& spec, std::chrono::milliseconds timeout) {
+  absl::StatusOr<v1::Job> job = Submit(daemon.stub(), spec);
+  EXPECT_TRUE(job.ok()) << job.status();
+  if (!job.ok()) return {};
+  return WaitFor(
+      daemon.stub(), job->id(), [](const v1::Job& j) { return IsTerminal(j.state()); }, timeout);
+}
+
+v1::JobSpec CompileSpec(const std::string& op, v1::UserKernelForm form, const std::string& code,
+                        const std::string& entry) {
+  v1::JobSpec spec;
+  spec.set_kind(v1::JOB_KIND_COMPILE);
+  spec.set_kernel(op);
+  spec.set_device("cpu");
+  v1::UserKernel* uk = spec.add_user_kernels();
+  uk->set_form(form);
+  uk->set_code(code);
+  uk->set_entry(entry);
+  uk->set_arch("sm_90a");
+  return spec;
+}
+
 bool IsTerminal(v1::JobState state) {
   return state == v1::JOB_STATE_SUCCEEDED || state == v1::JOB_STATE_FAILED ||
          state == v1::JOB_STATE_CANCELLED;

@@ -68,6 +68,16 @@ v1::JobSpec LongCpuSpec(double seconds);
 
 absl::StatusOr<v1::Job> Submit(v1::KbenchService::Stub& stub, const v1::JobSpec& spec,
                                const std::string& idempotency_key = "");
+// SubmitJob's status alone (a refusal's code and message).
+grpc::Status SubmitStatus(Daemon& daemon, const v1::JobSpec& spec);
+// Submits `spec` and polls it to its end (bounded by `timeout`); the job as GetJob returns it
+// then, or an empty job after a failed submit (the test has failed already).
+v1::Job RunToEnd(Daemon& daemon, const v1::JobSpec& spec,
+                 std::chrono::milliseconds timeout = std::chrono::seconds(60));
+// A compile job of one user kernel (`form`, `code`, `entry`) for operation `op`, sm_90a, on the
+// cpu device (NVRTC and nvJitLink need no GPU).
+v1::JobSpec CompileSpec(const std::string& op, v1::UserKernelForm form, const std::string& code,
+                        const std::string& entry);
 // Follows WatchJob to the terminal state; returns every snapshot received.
 std::vector<v1::Job> WatchToEnd(v1::KbenchService::Stub& stub, const std::string& job_id);
 // Polls GetJob until `predicate` holds or `timeout` passes; returns the last job seen.
