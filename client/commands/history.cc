@@ -19,7 +19,7 @@ namespace kbench::client {
 namespace {
 
 // ListHistoryRequest.page_size: at most 1000 (history.proto).
-constexpr int64_t kMaxPageSize = 1000;
+constexpr int64_t kMaxHistoryPageSize = 1000;
 
 struct HistoryFlags {
   std::string kernel;
@@ -52,7 +52,7 @@ absl::StatusOr<v1::ListHistoryRequest> BuildHistoryRequest(const HistoryFlags& f
   }
   request.set_device(f.device);
   if (!f.limit.empty()) {
-    KBENCH_ASSIGN_OR_RETURN(int64_t limit, ParseInt("--limit", f.limit, 1, kMaxPageSize));
+    KBENCH_ASSIGN_OR_RETURN(int64_t limit, ParseInt("--limit", f.limit, 1, kMaxHistoryPageSize));
     request.set_page_size(static_cast<int32_t>(limit));
   }
   request.set_page_token(f.page_token);

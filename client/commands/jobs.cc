@@ -16,7 +16,7 @@ namespace kbench::client {
 namespace {
 
 // ListJobsRequest.page_size: at most 1000 (service.proto).
-constexpr int64_t kMaxPageSize = 1000;
+constexpr int64_t kMaxJobsPageSize = 1000;
 
 struct ListFlags {
   std::string state;
@@ -39,7 +39,7 @@ absl::StatusOr<v1::ListJobsRequest> BuildListRequest(const ListFlags& f) {
     request.set_device(device);
   }
   if (!f.limit.empty()) {
-    KBENCH_ASSIGN_OR_RETURN(int64_t limit, ParseInt("--limit", f.limit, 1, kMaxPageSize));
+    KBENCH_ASSIGN_OR_RETURN(int64_t limit, ParseInt("--limit", f.limit, 1, kMaxJobsPageSize));
     request.set_page_size(static_cast<int32_t>(limit));
   }
   request.set_page_token(f.page_token);

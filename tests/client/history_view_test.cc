@@ -8,7 +8,7 @@
 namespace kbench::client {
 namespace {
 
-v1::HistoryEntry Entry(const std::string& job, double median, const std::string& variant) {
+v1::HistoryEntry VariantEntry(const std::string& job, double median, const std::string& variant) {
   v1::HistoryEntry e;
   e.set_job_id(job);
   e.set_median_seconds(median);
@@ -30,14 +30,14 @@ TEST(HistoryViewTest, EndsWithTheSpreadOfEachKeyWithEightCountedResults) {
   // host_loop: seven results at 1.0 us and one at 1.1 us, so the 95th percentile of the 28
   // pairs' |change| is the outlier's 10 %; a contended result at 5 us does not count.
   for (int i = 0; i < 7; ++i)
-    *history.add_entries() = Entry("j" + std::to_string(i), 1e-6, "host_loop");
-  *history.add_entries() = Entry("j7", 1.1e-6, "host_loop");
-  v1::HistoryEntry contended = Entry("j8", 5e-6, "host_loop");
+    *history.add_entries() = VariantEntry("j" + std::to_string(i), 1e-6, "host_loop");
+  *history.add_entries() = VariantEntry("j7", 1.1e-6, "host_loop");
+  v1::HistoryEntry contended = VariantEntry("j8", 5e-6, "host_loop");
   contended.set_contended(true);
   *history.add_entries() = contended;
   // blocked: seven results, one too few for a spread.
   for (int i = 0; i < 7; ++i)
-    *history.add_entries() = Entry("b" + std::to_string(i), 2e-6, "blocked");
+    *history.add_entries() = VariantEntry("b" + std::to_string(i), 2e-6, "blocked");
 
   const std::string out = RenderHistory(history);
   EXPECT_NE(out.find("spread of host_loop 64x32 f32 hot on cpu: 8 counted results, two of them "
@@ -53,8 +53,8 @@ TEST(HistoryViewTest, KeepsResultsOfSeveralPlacementsApartAndSaysSo) {
   // Eight results of one placement at 1.0 us, eight of sixteen at 1.5 us: two keys, each with
   // no spread, not one key whose pairs differ by 50 %.
   for (int i = 0; i < 8; ++i) {
-    *history.add_entries() = Entry("a" + std::to_string(i), 1e-6, "host_loop");
-    v1::HistoryEntry pooled = Entry("p" + std::to_string(i), 1.5e-6, "host_loop");
+    *history.add_entries() = VariantEntry("a" + std::to_string(i), 1e-6, "host_loop");
+    v1::HistoryEntry pooled = VariantEntry("p" + std::to_string(i), 1.5e-6, "host_loop");
     pooled.mutable_key()->set_placements(16);
     *history.add_entries() = pooled;
   }

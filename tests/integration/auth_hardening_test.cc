@@ -19,13 +19,6 @@ namespace {
 
 using grpc::StatusCode;
 
-std::unique_ptr<grpc::ClientContext> ContextFor(const std::string& token) {
-  auto context = std::make_unique<grpc::ClientContext>();
-  context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
-  if (!token.empty()) context->AddMetadata("authorization", "Bearer " + token);
-  return context;
-}
-
 absl::StatusOr<v1::Job> SubmitWithKey(v1::KbenchService::Stub& stub, const std::string& token,
                                       const std::string& key) {
   v1::SubmitJobRequest request;

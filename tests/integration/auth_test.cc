@@ -31,13 +31,6 @@ struct Caller {
   std::string token;  // empty: sends no authorization header
 };
 
-std::unique_ptr<grpc::ClientContext> ContextFor(const std::string& token) {
-  auto context = std::make_unique<grpc::ClientContext>();
-  context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
-  if (!token.empty()) context->AddMetadata("authorization", "Bearer " + token);
-  return context;
-}
-
 absl::StatusOr<v1::Job> SubmitAs(Stub& stub, const std::string& token, v1::JobSpec spec) {
   v1::SubmitJobRequest request;
   *request.mutable_spec() = std::move(spec);

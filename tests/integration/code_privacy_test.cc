@@ -21,13 +21,6 @@ namespace {
 using Stub = v1::KbenchService::Stub;
 using grpc::StatusCode;
 
-std::unique_ptr<grpc::ClientContext> ContextFor(const std::string& token) {
-  auto context = std::make_unique<grpc::ClientContext>();
-  context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
-  context->AddMetadata("authorization", "Bearer " + token);
-  return context;
-}
-
 // A compile job of `source` for `square` (entry square_kernel).
 v1::JobSpec CompileSquare(const std::string& source) {
   return CompileSpec("square", v1::USER_KERNEL_FORM_CUDA, source, "square_kernel");

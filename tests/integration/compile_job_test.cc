@@ -8,6 +8,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "tests/auth/credentials.h"
 #include "tests/integration/daemon.h"
 
 namespace kbench::testing {
@@ -64,14 +65,6 @@ class CompileJob : public ::testing::Test {
 };
 
 #ifdef KBENCH_TEST_CUDA_TOOLKIT
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  EXPECT_TRUE(f.good()) << path;
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 // The sm_90a square cubin submitted as a Triton kernel of 4 warps over cdiv(n, 128) programs;
 // each test adds what the kernel was specialised for, and the shape.

@@ -213,6 +213,13 @@ v1::JobSpec CompileSpec(const std::string& op, v1::UserKernelForm form, const st
   return spec;
 }
 
+std::unique_ptr<grpc::ClientContext> ContextFor(const std::string& token) {
+  auto context = std::make_unique<grpc::ClientContext>();
+  context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+  if (!token.empty()) context->AddMetadata("authorization", "Bearer " + token);
+  return context;
+}
+
 bool IsTerminal(v1::JobState state) {
   return state == v1::JOB_STATE_SUCCEEDED || state == v1::JOB_STATE_FAILED ||
          state == v1::JOB_STATE_CANCELLED;

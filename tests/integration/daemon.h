@@ -86,6 +86,9 @@ v1::Job WaitFor(v1::KbenchService::Stub& stub, const std::string& job_id,
                 std::chrono::milliseconds timeout = std::chrono::seconds(60));
 bool IsTerminal(v1::JobState state);
 
+// A client context with a 60 s deadline that presents `token` as its bearer (none when empty).
+std::unique_ptr<grpc::ClientContext> ContextFor(const std::string& token);
+
 // kbctl run to its exit against a daemon: its exit code, stdout and stderr.
 struct KbctlRun {
   int exit_code = -1;

@@ -16,13 +16,6 @@ namespace {
 using grpc::StatusCode;
 using ::testing::HasSubstr;
 
-std::unique_ptr<grpc::ClientContext> ContextFor(const std::string& token) {
-  auto context = std::make_unique<grpc::ClientContext>();
-  context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
-  if (!token.empty()) context->AddMetadata("authorization", "Bearer " + token);
-  return context;
-}
-
 v1::SubmitJobRequest SubmitWithCubin(size_t code_bytes) {
   v1::SubmitJobRequest request;
   request.mutable_spec()->set_kernel("softmax");

@@ -54,13 +54,6 @@ std::string WriteAuthFile(const std::string& dir) {
   return path;
 }
 
-std::unique_ptr<grpc::ClientContext> ContextFor(const std::string& token) {
-  auto context = std::make_unique<grpc::ClientContext>();
-  context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
-  if (!token.empty()) context->AddMetadata("authorization", "Bearer " + token);
-  return context;
-}
-
 absl::StatusOr<v1::Job> SubmitAs(Stub& stub, const std::string& token, const v1::JobSpec& spec) {
   v1::SubmitJobRequest request;
   *request.mutable_spec() = spec;

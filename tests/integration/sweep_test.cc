@@ -18,6 +18,7 @@
 #include "nlohmann/json.hpp"
 #include "report/bounded_process.h"
 #include "report/html_report.h"
+#include "tests/auth/credentials.h"
 #include "tests/integration/daemon.h"
 
 namespace kbench::testing {
@@ -77,13 +78,6 @@ v1::GetSweepResponse WaitForSweepState(v1::KbenchService::Stub& stub, const std:
   ADD_FAILURE() << "sweep " << id << " never reached " << v1::SweepState_Name(state) << ": "
                 << last.sweep().DebugString();
   return last;
-}
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 struct ShellRun {

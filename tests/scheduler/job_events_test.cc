@@ -9,7 +9,7 @@
 namespace kbench::scheduler {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using SteadyClock = std::chrono::steady_clock;
 
 TEST(JobEvents, PublishChangesVersionAndKeepsProgress) {
   JobEvents events;
@@ -43,7 +43,8 @@ TEST(JobEvents, WaitForChangeWakesOnPublishFromAnotherThread) {
   JobEvents events;
   const uint64_t seen = events.Version("j");
   std::thread publisher([&] { events.Publish("j"); });
-  const uint64_t now = events.WaitForChange("j", seen, Clock::now() + std::chrono::seconds(30));
+  const uint64_t now =
+      events.WaitForChange("j", seen, SteadyClock::now() + std::chrono::seconds(30));
   publisher.join();
   EXPECT_NE(now, seen);
 }
@@ -52,7 +53,8 @@ TEST(JobEvents, WaitForChangeReturnsSameVersionAtDeadline) {
   JobEvents events;
   events.Publish("j");
   const uint64_t seen = events.Version("j");
-  EXPECT_EQ(events.WaitForChange("j", seen, Clock::now() + std::chrono::milliseconds(20)), seen);
+  EXPECT_EQ(events.WaitForChange("j", seen, SteadyClock::now() + std::chrono::milliseconds(20)),
+            seen);
 }
 
 TEST(JobEvents, ForgetsFinishedJobsBeyondABoundedTail) {
