@@ -294,6 +294,17 @@ int WaitForStop(const sigset_t& signals, kbench::auth::Authenticator& authentica
   }
 }
 
+// Health ("kbench.store", and "" while the store refuses writes) and the store's gauges follow
+// the job store's writability.
+void FollowStoreState(kbench::store::ResilientJobStore& jobs, kbench::store::HeldWrites& held,
+                      kbench::scheduler::Scheduler& scheduler, kbench::metrics::Metrics& metrics) {
+  metrics.SetStoreState(jobs.Writable(), held.Count());
+  jobs.OnWritabilityChange([&](bool writable, const absl::Status&) {
+    scheduler.SetStoreWritable(writable);
+    metrics.SetStoreState(writable, held.Count());
+  });
+}
+
 int Serve(const Flags& flags) {
   sigset_t stop_signals = StopSignals();
   absl::StatusOr<Security> security = SetUpSecurity(flags);
@@ -320,8 +331,15 @@ int Serve(const Flags& flags) {
   absl::StatusOr<std::unique_ptr<kbench::store::JobStore>> opened =
       kbench::store::JobStore::Open(*location);
   if (!opened.ok()) return Fail(opened.status().ToString());
-  // Every part writes through it: a disk that refuses writes fails no job silently.
-  auto jobs = std::make_unique<kbench::store::ResilientJobStore>(*std::move(opened));
+  // Writes the store refuses (its database away, its disk full) wait here, never lost, and are
+  // written once it takes them (issue 25); what an earlier life held is written first.
+  kbench::store::HeldWrites held((std::filesystem::path(data_dir) / "held").string(),
+                                 location->node);
+  if (absl::Status s = held.Load(); !s.ok()) return Fail(s.ToString());
+  // Every part writes through it: a store that refuses writes fails no job silently.
+  auto jobs = std::make_unique<kbench::store::ResilientJobStore>(
+      *std::move(opened), kbench::store::WriteRetryPolicy{},
+      kbench::store::StoreWhereabouts{data_dir, fleet ? location->postgres_url : ""}, &held);
   absl::StatusOr<std::unique_ptr<kbench::store::SweepStore>> sweeps =
       kbench::store::SweepStore::Open(*location);
   if (!sweeps.ok()) return Fail(sweeps.status().ToString());
@@ -338,7 +356,7 @@ int Serve(const Flags& flags) {
   }
   kbench::store::ArtifactStore artifacts(data_dir, jobs.get(),
                                          {flags.artifact_max_bytes, flags.artifact_max_age_seconds},
-                                         std::move(chunks));
+                                         std::move(chunks), &held);
   absl::StatusOr<std::unique_ptr<kbench::store::UsageStore>> usage =
       kbench::store::UsageStore::Open(*location);
   if (!usage.ok()) return Fail(usage.status().ToString());
@@ -372,6 +390,7 @@ int Serve(const Flags& flags) {
                                          metrics->get(), &events);
   WireTenancy(*security->authenticator, flags.metrics_owner_labels, usage->get(), **metrics,
               scheduler);
+  FollowStoreState(*jobs, held, scheduler, **metrics);
   if (absl::Status s = scheduler.Start(); !s.ok()) return Fail(s.ToString());
   kbench::scheduler::MaintenanceOptions maintenance_options;
   maintenance_options.job_retention = *job_retention;
@@ -400,6 +419,9 @@ int Serve(const Flags& flags) {
     fleet_options.version = KBENCH_VERSION;
     fleet_options.store_url = location->postgres_url;
     fleet_options.lease = absl::Seconds(flags.node_lease_seconds);
+    fleet_options.on_store_unreachable = [&jobs](const absl::Status& why) {
+      jobs->NoteUnreachable(why);
+    };
     fleet_queue = std::make_unique<kbench::fleet::FleetQueue>(fleet_options, &scheduler, jobs.get(),
                                                               fleet_store.get(), &events);
     if (absl::Status s = fleet_queue->Start(); !s.ok()) {

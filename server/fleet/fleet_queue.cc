@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/time_util.h"
 #include "server/common/logging.h"
+#include "server/store/resilient_job_store.h"
 
 namespace kbench::fleet {
 namespace {
@@ -127,6 +128,9 @@ void FleetQueue::Beat() {
                                         now + absl::ToInt64Nanoseconds(options_.lease));
   if (!beat.ok()) {
     logging::Log(Level::kWarn, "heartbeat not written", {Field("error", beat.ToString())});
+    if (options_.on_store_unreachable && store::IsStoreWriteFailure(beat)) {
+      options_.on_store_unreachable(beat);
+    }
   }
   std::vector<v1::NodeInfo> nodes = ReadNodes();
   std::lock_guard lock(mu_);

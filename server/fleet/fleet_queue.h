@@ -11,6 +11,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -42,6 +43,9 @@ struct FleetOptions {
   absl::Duration lease = absl::Seconds(15);
   // Runs of a job a lost node may cost before it ends FAILED (as JobLifecycle's recovery).
   int32_t max_attempts = 2;
+  // Told when a heartbeat finds the database unreachable (the job store then refuses submits
+  // until it is back, and health says so before any submit tries).
+  std::function<void(const absl::Status&)> on_store_unreachable;
 };
 
 class FleetQueue final : public scheduler::JobQueue {

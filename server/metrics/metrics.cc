@@ -169,6 +169,21 @@ PrometheusMetrics::PrometheusMetrics(GpuCollector::SourceFactory gpu_source)
                          .Help("Bytes held by the artifact store.")
                          .Register(*registry_)
                          .Add({});
+  store_writable_ = &BuildGauge()
+                         .Name("kbench_store_writable")
+                         .Help(
+                             "1 while the job store takes writes; 0 while it refuses them (a "
+                             "full disk, a database away): submits are refused, queued jobs wait.")
+                         .Register(*registry_)
+                         .Add({});
+  store_writable_->Set(1);
+  store_held_writes_ = &BuildGauge()
+                            .Name("kbench_store_held_writes")
+                            .Help(
+                                "Terminal states and artifacts the store refused, held on this "
+                                "host until it takes them.")
+                            .Register(*registry_)
+                            .Add({});
   owner_gpu_seconds_ = &BuildCounter()
                             .Name("kbench_owner_gpu_seconds_total")
                             .Help(
@@ -246,6 +261,11 @@ void PrometheusMetrics::ObserveRpc(const std::string& method, const std::string&
 
 void PrometheusMetrics::SetArtifactBytes(int64_t bytes) {
   artifact_bytes_->Set(static_cast<double>(bytes));
+}
+
+void PrometheusMetrics::SetStoreState(bool writable, int64_t held_writes) {
+  store_writable_->Set(writable ? 1 : 0);
+  store_held_writes_->Set(static_cast<double>(held_writes));
 }
 
 void PrometheusMetrics::AddGpu(const std::string& device_id, const std::string& uuid,

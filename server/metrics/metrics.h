@@ -38,6 +38,9 @@ class Metrics {
   // method: the RPC's short name; code: gRPC status code name, e.g. "OK", "NOT_FOUND".
   virtual void ObserveRpc(const std::string& method, const std::string& code, double seconds) = 0;
   virtual void SetArtifactBytes(int64_t bytes) = 0;
+  // Whether the job store takes writes, and how many writes it refused are held on this host
+  // (ResilientJobStore, HeldWrites). A no-op by default, so that test doubles need not.
+  virtual void SetStoreState(bool /*writable*/, int64_t /*held_writes*/) {}
   // Adds per-GPU gauges (NVML, read at scrape time) for a CUDA device the daemon serves.
   virtual void AddGpu(const std::string& device_id, const std::string& uuid,
                       const std::string& model_name, int ordinal) = 0;

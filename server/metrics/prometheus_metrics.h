@@ -59,6 +59,7 @@ class PrometheusMetrics final : public Metrics {
   void ExecutorRestarted(const std::string& device, ExecutorFailure cause) override;
   void ObserveRpc(const std::string& method, const std::string& code, double seconds) override;
   void SetArtifactBytes(int64_t bytes) override;
+  void SetStoreState(bool writable, int64_t held_writes) override;
   void AddGpu(const std::string& device_id, const std::string& uuid, const std::string& model_name,
               int ordinal) override;
 
@@ -86,6 +87,8 @@ class PrometheusMetrics final : public Metrics {
   prometheus::Family<prometheus::Counter>* rpc_requests_;
   prometheus::Family<prometheus::Histogram>* rpc_duration_;
   prometheus::Gauge* artifact_bytes_;
+  prometheus::Gauge* store_writable_;
+  prometheus::Gauge* store_held_writes_;
   prometheus::Family<prometheus::Counter>* owner_gpu_seconds_;
   prometheus::Family<prometheus::Counter>* auth_failures_;
   // The auth file's users: the only owners with their own label value (bounded cardinality).

@@ -7,6 +7,7 @@
 #include "server/common/run_budget.h"
 #include "server/scheduler/long_errors.h"
 #include "server/scheduler/scheduler.h"
+#include "server/store/resilient_job_store.h"
 
 namespace kbench::scheduler {
 namespace {
@@ -123,7 +124,9 @@ void Scheduler::RunJob(Device* device, const QueuedJob& queued,
                                ExpectedSeconds(queued, nullptr)};
   const bool cancelled_early = cancel_requested_.erase(queued.id) > 0;
   lock.unlock();
-  if (std::optional<AdmittedJob> job = AdmitJob(*device, queued.id, cancelled_early)) {
+  NotAdmitted why_not = NotAdmitted::kDropped;
+  absl::StatusOr<AdmittedJob> job = AdmitJob(*device, queued.id, cancelled_early, &why_not);
+  if (job.ok()) {
     const RunResult run = SuperviseRun(device, *job);
     RecordOutcome(device, *job, run);
     // Whatever the end, the run is over: what the executor left is not kept (Import moved the
@@ -135,36 +138,64 @@ void Scheduler::RunJob(Device* device, const QueuedJob& queued,
   }
   lock.lock();
   device->running.reset();  // and with it any kill deadline armed for this job
+  if (!job.ok() && why_not == NotAdmitted::kDeferred) {
+    DeferStart(device, queued, lock);
+    return;
+  }
+  device->deferred_starts = 0;
   cancel_requested_.erase(queued.id);
 }
 
-std::optional<Scheduler::AdmittedJob> Scheduler::AdmitJob(const Device& device,
-                                                          const std::string& id,
-                                                          bool cancelled_early) {
+void Scheduler::DeferStart(Device* device, const QueuedJob& queued,
+                           std::unique_lock<std::mutex>& lock) {
+  // A cancel that came meanwhile stays requested: the next try ends the job at once.
+  device->queue.Push(queued);
+  UpdateQueueGauge(*device);
+  ++device->deferred_starts;
+  // 0.5 s, 1 s, 2 s, ... capped: the queue resumes soon after the store takes writes again,
+  // without a tight loop of refused writes meanwhile.
+  absl::Duration wait = absl::Milliseconds(500);
+  for (int i = 1; i < device->deferred_starts && wait < options_.max_backoff; ++i) wait *= 2;
+  wait = std::min(wait, options_.max_backoff);
+  clock_->WaitUntil(cv_, lock, clock_->Now() + wait, [&] { return stopping_; });
+}
+
+absl::StatusOr<Scheduler::AdmittedJob> Scheduler::AdmitJob(const Device& device,
+                                                           const std::string& id,
+                                                           bool cancelled_early,
+                                                           NotAdmitted* why_not) {
   absl::StatusOr<store::JobRecord> record = lifecycle_.Get(id);
-  if (!record.ok() || record->state != store::JobState::kQueued) return std::nullopt;
+  if (!record.ok() && store::IsStoreWriteFailure(record.status())) {
+    *why_not = NotAdmitted::kDeferred;  // the database is away: it is still queued there
+    return record.status();
+  }
+  if (!record.ok()) return record.status();
+  if (record->state != store::JobState::kQueued) {
+    return absl::FailedPreconditionError("no longer queued");
+  }
   if (cancelled_early) {
     lifecycle_.Finish(*record, JobEnd::Cancelled("cancelled before it started"));
-    return std::nullopt;
+    return absl::CancelledError("cancelled before it started");
   }
   AdmittedJob job;
   if (!job.spec.ParseFromString(record->spec)) {
     lifecycle_.Finish(
         *record, JobEnd::Failed(absl::StatusCode::kDataLoss, "the stored job spec is unreadable"));
-    return std::nullopt;
+    return absl::DataLossError("the stored job spec is unreadable");
   }
   absl::StatusOr<store::JobRecord> running = lifecycle_.Start(id);
   if (!running.ok()) {
-    logging::LogJob(Level::kError, id, "cannot be marked running",
-                    {Field("owner", job.spec.owner()), Field("device", device.id),
-                     Field("error", running.status().ToString())});
-    if (running.status().code() == absl::StatusCode::kUnavailable) {
-      // The store refused the write: the job is off the queue, so it ends here (kept in memory
-      // until the disk takes writes) rather than staying QUEUED with nobody to run it.
-      lifecycle_.Finish(*record, JobEnd::Failed(absl::StatusCode::kUnavailable,
-                                                std::string(running.status().message())));
-    }
-    return std::nullopt;
+    // The store refused the write (full disk, database away, this node's lease lapsed): the job
+    // is still QUEUED there and goes back in its place until the store takes the start.
+    const bool deferred = running.status().code() == absl::StatusCode::kUnavailable ||
+                          running.status().code() == absl::StatusCode::kResourceExhausted;
+    if (deferred) *why_not = NotAdmitted::kDeferred;
+    logging::LogJob(
+        deferred ? Level::kWarn : Level::kError, id,
+        deferred ? "start deferred: the store refuses it now" : "cannot be marked running",
+        {Field("owner", job.spec.owner()), Field("device", device.id),
+         Field("error", running.status().ToString())});
+    return running.status();
   }
   job.record = *std::move(running);
   job.started = clock_->Now();

@@ -6,6 +6,7 @@
 #include "server/common/job_error.h"
 #include "server/common/logging.h"
 #include "server/scheduler/result_indexing.h"
+#include "server/store/resilient_job_store.h"
 
 namespace kbench::scheduler {
 namespace {
@@ -61,8 +62,10 @@ absl::StatusOr<store::JobRecord> JobLifecycle::Start(const std::string& id) {
 
 void JobLifecycle::Finish(const store::JobRecord& job, const JobEnd& end,
                           std::optional<absl::Duration> ran) {
+  // A store that cannot be read now (its database away) does not stop the end: the store's
+  // conditional finish refuses a second one, and a refused write is held (ResilientJobStore).
   if (absl::StatusOr<store::JobRecord> now = jobs_->Get(job.id);
-      !now.ok() || store::IsTerminal(now->state)) {
+      now.ok() ? store::IsTerminal(now->state) : !store::IsStoreWriteFailure(now.status())) {
     return;
   }
   const std::string state = store::JobStateName(end.state);

@@ -53,17 +53,24 @@ absl::Status Scheduler::Start() {
     logging::Log(Level::kInfo, "work directories left by earlier runs removed",
                  {Field("count", *swept)});
   }
+  std::vector<store::JobRecord> orphans;
   {
     std::lock_guard lock(mu_);
     for (auto& d : found) {
       order_.push_back(d->id);
       devices_[d->id] = std::move(d);
     }
-    QueueRecoveredJobs(queued);
+    orphans = QueueRecoveredJobs(queued);
     // Each worker starts its own executor: the thread that forks a child must live as long as
     // the daemon (PR_SET_PDEATHSIG follows the forking thread), and the starts run in parallel.
     for (auto& [id, d] : devices_)
       d->worker = std::thread([this, dev = d.get()] { WorkerLoop(dev); });
+  }
+  for (const store::JobRecord& r : orphans) {
+    // A GPU that left the host: its jobs end with the cause instead of waiting forever.
+    lifecycle_.Finish(r, JobEnd::Failed(absl::StatusCode::kFailedPrecondition,
+                                        absl::StrCat("device ", r.device,
+                                                     " is not present on this host any more")));
   }
   return AwaitFirstStarts();
 }
@@ -102,19 +109,19 @@ std::vector<std::unique_ptr<Scheduler::Device>> Scheduler::FindDevices() {
   return found;
 }
 
-void Scheduler::QueueRecoveredJobs(const std::vector<store::JobRecord>& queued) {
+std::vector<store::JobRecord> Scheduler::QueueRecoveredJobs(
+    const std::vector<store::JobRecord>& queued) {
+  std::vector<store::JobRecord> orphans;
   for (const store::JobRecord& r : queued) {
     auto it = devices_.find(r.device);
     if (it == devices_.end()) {
-      // A GPU that left the host: its jobs end with the cause instead of waiting forever.
-      lifecycle_.Finish(r, JobEnd::Failed(absl::StatusCode::kFailedPrecondition,
-                                          absl::StrCat("device ", r.device,
-                                                       " is not present on this host any more")));
+      orphans.push_back(r);
       continue;
     }
     it->second->queue.Push(QueuedJobOf(r));
   }
   for (auto& [id, d] : devices_) UpdateQueueGauge(*d);
+  return orphans;
 }
 
 absl::Status Scheduler::AwaitFirstStarts() {
@@ -159,6 +166,12 @@ void Scheduler::ReportHealthTo(HealthReporter reporter) {
   PublishHealth();
 }
 
+void Scheduler::SetStoreWritable(bool writable) {
+  std::lock_guard lock(mu_);
+  store_writable_ = writable;
+  PublishHealth();
+}
+
 void Scheduler::PublishHealth() {
   if (!health_) return;
   bool any = false;
@@ -166,7 +179,8 @@ void Scheduler::PublishHealth() {
     health_(DeviceHealthService(id), Usable(d->info));
     any = any || Usable(d->info);
   }
-  health_("", any);
+  health_(kStoreHealthService, store_writable_);
+  health_("", any && store_writable_);
 }
 
 std::vector<v1::DeviceInfo> Scheduler::Devices() {

@@ -64,6 +64,8 @@ struct SchedulerOptions {
 
 // The grpc health service name of a device: "kbench.device.cpu", "kbench.device.cuda:0".
 std::string DeviceHealthService(const std::string& device);
+// The grpc health service name of the job store (SERVING while it takes writes).
+inline constexpr char kStoreHealthService[] = "kbench.store";
 // Told every device's serving state, and the server's ("": some device is usable).
 using HealthReporter = std::function<void(const std::string& service, bool serving)>;
 
@@ -86,6 +88,9 @@ class Scheduler final : public JobQueue {
   // Reports the current health at once, then on every change. Called from under the
   // scheduler's lock: `reporter` must not call back into the scheduler.
   void ReportHealthTo(HealthReporter reporter);
+  // The job store takes writes, or refuses them (a full disk, a database away): "kbench.store"
+  // follows it, and "" is NOT_SERVING while it refuses (submits would be refused).
+  void SetStoreWritable(bool writable);
 
   // Current devices with queue depth, state and restart counts.
   std::vector<v1::DeviceInfo> Devices() override;
@@ -154,7 +159,15 @@ class Scheduler final : public JobQueue {
     std::optional<std::string> last_owner;
     int start_failures = 0;
     bool tried_once = false;
+    // Consecutive jobs whose start the store refused (full disk, database away): the worker
+    // waits longer before each next try.
+    int deferred_starts = 0;
     std::thread worker;
+  };
+  // Why AdmitJob admitted nothing.
+  enum class NotAdmitted {
+    kDropped,   // ended, or no longer this device's to run
+    kDeferred,  // the store refused its start: it stays QUEUED and goes back in its place
   };
   // A job taken off the queue and marked RUNNING.
   struct AdmittedJob {
@@ -174,7 +187,9 @@ class Scheduler final : public JobQueue {
   // Start's steps.
   absl::Status ReplayUsage();
   std::vector<std::unique_ptr<Device>> FindDevices();
-  void QueueRecoveredJobs(const std::vector<store::JobRecord>& queued)
+  // Queues them on their devices; returns those whose device is gone, to be failed once the
+  // lock is released (a finish may call back into the scheduler: SetStoreWritable).
+  std::vector<store::JobRecord> QueueRecoveredJobs(const std::vector<store::JobRecord>& queued)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status AwaitFirstStarts();
 
@@ -184,8 +199,10 @@ class Scheduler final : public JobQueue {
   void MarkUnusable(Device* device, const std::string& why, std::unique_lock<std::mutex>& lock);
   void WaitBeforeRetry(Device* device, std::unique_lock<std::mutex>& lock);
   void RunJob(Device* device, const QueuedJob& queued, std::unique_lock<std::mutex>& lock);
-  std::optional<AdmittedJob> AdmitJob(const Device& device, const std::string& id,
-                                      bool cancelled_early);
+  absl::StatusOr<AdmittedJob> AdmitJob(const Device& device, const std::string& id,
+                                       bool cancelled_early, NotAdmitted* why_not);
+  // After a deferred start: the job back in its place, a wait that grows with each deferral.
+  void DeferStart(Device* device, const QueuedJob& queued, std::unique_lock<std::mutex>& lock);
   RunResult SuperviseRun(Device* device, const AdmittedJob& job);
   std::optional<ExecutorFailure> DeadlinePassed(Device* device, const AdmittedJob& job);
   void RecordOutcome(Device* device, const AdmittedJob& job, const RunResult& run);
@@ -234,6 +251,7 @@ class Scheduler final : public JobQueue {
   // Jobs asked to stop before they started: honoured when they start.
   std::set<std::string> cancel_requested_ ABSL_GUARDED_BY(mu_);
   HealthReporter health_ ABSL_GUARDED_BY(mu_);
+  bool store_writable_ ABSL_GUARDED_BY(mu_) = true;
   store::UsageStore* usage_store_ = nullptr;
   std::function<void(const std::string&, double)> on_usage_;
   std::function<void()> on_idle_;

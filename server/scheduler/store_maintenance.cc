@@ -48,6 +48,11 @@ StoreMaintenance::~StoreMaintenance() { Stop(); }
 
 MaintenanceReport StoreMaintenance::RunOnce() {
   MaintenanceReport report;
+  // Held artifacts before held terminal states: a job recorded SUCCEEDED must have them.
+  if (absl::StatusOr<int64_t> written = artifacts_->WriteHeldArtifacts(); !written.ok()) {
+    report.store_writable = false;
+    return report;
+  }
   if (absl::Status s = jobs_->RetryPendingWrites(); !s.ok()) {
     // Pruning writes too: nothing more to do until the disk takes writes.
     report.store_writable = false;

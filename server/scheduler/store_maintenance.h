@@ -1,5 +1,6 @@
 // Keeps the data directory from growing forever and the store writable: on a timer (the
-// injected Clock), writes terminal states the disk refused earlier, applies the artifact
+// injected Clock), writes the artifacts and terminal states the store refused earlier (held on
+// this host), then applies the artifact
 // retention (bytes and age, not only at import), and prunes jobs older than --job-retention
 // with their artifacts.
 #pragma once
@@ -25,7 +26,7 @@ struct MaintenanceOptions {
   // Jobs that finished longer ago than this are deleted with their artifacts (0: kept forever).
   absl::Duration job_retention = absl::Hours(24 * 90);
   // How soon a pass comes again while the store refuses writes.
-  absl::Duration unwritable_interval = absl::Seconds(5);
+  absl::Duration unwritable_interval = absl::Seconds(2);
 };
 
 // "90d", "12h", "30m", "3600s" or "0" (kept forever). INVALID_ARGUMENT naming the value.

@@ -22,6 +22,8 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/clock.h"
 #include "server/common/logging.h"
+#include "server/store/file_moves.h"
+#include "server/store/resilient_job_store.h"
 
 namespace kbench::store {
 namespace {
@@ -90,30 +92,6 @@ absl::StatusOr<FileDigest> DigestFile(const std::string& path) {
   return digest;
 }
 
-// rename(2) when source and destination share a file system; otherwise copy, flush, then remove
-// the source, so a crash leaves at worst both copies, never neither.
-absl::Status MoveFile(const std::string& source, const std::string& destination) {
-  if (::rename(source.c_str(), destination.c_str()) == 0) return absl::OkStatus();
-  if (errno != EXDEV) {
-    return ErrnoError(errno, absl::StrCat("rename '", source, "' to '", destination, "'"));
-  }
-  std::error_code error;
-  fs::copy_file(source, destination, fs::copy_options::overwrite_existing, error);
-  if (error) {
-    return FsError(error, absl::StrCat("copy '", source, "' to '", destination, "'"));
-  }
-  int fd = ::open(destination.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return ErrnoError(errno, absl::StrCat("open '", destination, "' to sync it"));
-  int synced = ::fsync(fd);
-  int sync_errno = errno;
-  ::close(fd);
-  if (synced != 0) return ErrnoError(sync_errno, absl::StrCat("fsync '", destination, "'"));
-  if (::unlink(source.c_str()) != 0) {
-    return ErrnoError(errno, absl::StrCat("remove '", source, "' after copying it"));
-  }
-  return absl::OkStatus();
-}
-
 }  // namespace
 
 absl::StatusOr<std::string> Sha256OfFile(const std::string& path) {
@@ -122,8 +100,12 @@ absl::StatusOr<std::string> Sha256OfFile(const std::string& path) {
 }
 
 ArtifactStore::ArtifactStore(std::string data_dir, JobStore* jobs, RetentionPolicy retention,
-                             std::unique_ptr<ArtifactChunks> chunks)
-    : root_(std::move(data_dir)), jobs_(jobs), retention_(retention), chunks_(std::move(chunks)) {}
+                             std::unique_ptr<ArtifactChunks> chunks, HeldWrites* held)
+    : root_(std::move(data_dir)),
+      jobs_(jobs),
+      retention_(retention),
+      chunks_(std::move(chunks)),
+      held_(held) {}
 
 absl::StatusOr<std::string> ArtifactStore::WorkDir(const std::string& job_id) {
   KBENCH_RETURN_IF_ERROR(ValidatePathComponent("job_id", job_id));
@@ -198,6 +180,65 @@ absl::StatusOr<ArtifactRecord> ArtifactStore::Import(const std::string& job_id,
                                                      const std::string& name,
                                                      const std::string& source_path,
                                                      const std::string& content_type) {
+  absl::StatusOr<ArtifactRecord> stored = Store(job_id, name, source_path, content_type);
+  if (stored.ok() || held_ == nullptr || !IsStoreWriteFailure(stored.status())) return stored;
+  // The store refused (its database went away, its disk is full): the bytes wait on this host.
+  absl::StatusOr<HeldArtifact> held = held_->HoldArtifact(job_id, name, source_path, content_type);
+  if (!held.ok()) {
+    return absl::Status(held.status().code(),
+                        absl::StrCat("artifact '", name, "' is lost: the store refused it (",
+                                     stored.status().message(), ") and it cannot be held (",
+                                     held.status().message(), ")"));
+  }
+  return absl::UnavailableError(absl::StrCat("artifact '", name,
+                                             "' is held on this host until the store takes it (",
+                                             stored.status().message(), ")"));
+}
+
+absl::StatusOr<int64_t> ArtifactStore::WriteHeldArtifacts() {
+  if (held_ == nullptr) return 0;
+  int64_t written = 0;
+  for (const HeldArtifact& artifact : held_->Artifacts()) {
+    absl::StatusOr<JobRecord> job = jobs_->Get(artifact.job_id);
+    if (!job.ok() && IsStoreWriteFailure(job.status())) return job.status();
+    if (!HeldArtifactStillOurs(job)) {
+      logging::LogJob(logging::Level::kWarn, artifact.job_id,
+                      "held artifact dropped: the job is no longer this node's",
+                      {logging::Field("artifact", artifact.name),
+                       logging::Field("job", job.ok() ? JobStateName(job->state) + " on node '" +
+                                                            job->node + "'"
+                                                      : job.status().ToString())});
+      held_->ReleaseArtifact(artifact.job_id, artifact.name);
+      continue;
+    }
+    absl::StatusOr<ArtifactRecord> stored =
+        Store(artifact.job_id, artifact.name, artifact.path, artifact.content_type);
+    if (!stored.ok() && IsStoreWriteFailure(stored.status())) return stored.status();
+    if (!stored.ok()) {
+      logging::LogJob(logging::Level::kError, artifact.job_id,
+                      "held artifact could not be stored; dropped",
+                      {logging::Field("artifact", artifact.name),
+                       logging::Field("error", stored.status().ToString())});
+    } else {
+      ++written;
+    }
+    held_->ReleaseArtifact(artifact.job_id, artifact.name);
+  }
+  return written;
+}
+
+bool ArtifactStore::HeldArtifactStillOurs(const absl::StatusOr<JobRecord>& job) const {
+  if (!job.ok()) return false;  // deleted meanwhile
+  // Another node claimed it after this node's lease lapsed: its run's artifacts are the job's.
+  if (!job->node.empty() && job->node != held_->node()) return false;
+  // Ended without this node's held end (cancelled while queued after a re-queue, say).
+  return !IsTerminal(job->state) || held_->FinishOf(job->id).has_value();
+}
+
+absl::StatusOr<ArtifactRecord> ArtifactStore::Store(const std::string& job_id,
+                                                    const std::string& name,
+                                                    const std::string& source_path,
+                                                    const std::string& content_type) {
   KBENCH_RETURN_IF_ERROR(ValidatePathComponent("job_id", job_id));
   KBENCH_RETURN_IF_ERROR(ValidatePathComponent("artifact name", name));
   KBENCH_RETURN_IF_ERROR(jobs_->Get(job_id).status());
@@ -225,11 +266,17 @@ absl::StatusOr<ArtifactRecord> ArtifactStore::Import(const std::string& job_id,
   record.content_type = content_type.empty() ? kDefaultContentType : content_type;
   record.create_time_ns = absl::GetCurrentTimeNanos();
   absl::Status added = jobs_->AddArtifact(record);
+  if (!added.ok() && IsStoreWriteFailure(added) && !chunks_) {
+    // The bytes go back where they came from, to be held there (Import) rather than lost.
+    if (MoveFile(PathOf(record), source_path).ok()) return added;
+  }
   if (!added.ok()) {
     // No record, no bytes: unrecorded bytes would never be evicted.
     (void)RemoveArtifactFile(record);
     return added;
   }
+  // The bytes are in the database now; the source goes (held bytes, or with the work directory).
+  if (chunks_) ::unlink(source_path.c_str());
 
   absl::StatusOr<int64_t> freed = ApplyRetentionLocked(record.create_time_ns);
   if (!freed.ok()) {
@@ -276,9 +323,8 @@ absl::StatusOr<ArtifactRecord> ArtifactStore::ImportFile(const std::string& job_
 absl::StatusOr<ArtifactRecord> ArtifactStore::ImportChunks(const std::string& job_id,
                                                            const std::string& name,
                                                            const std::string& source_path) {
+  // The source stays until the record is written (Store): held, it is all there is.
   KBENCH_ASSIGN_OR_RETURN(ArtifactDigest digest, chunks_->Write(job_id, name, source_path));
-  // The bytes are in the database now; the executor's file goes with its work directory.
-  ::unlink(source_path.c_str());
   ArtifactRecord record;
   record.job_id = job_id;
   record.name = name;

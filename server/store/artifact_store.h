@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "server/store/artifact_bytes.h"
+#include "server/store/held_writes.h"
 #include "server/store/job_store.h"
 
 namespace kbench::store {
@@ -26,8 +27,10 @@ class ArtifactStore {
  public:
   // With `chunks`, artifact bytes live in the database, where every node of a fleet reads them;
   // without, in files under `data_dir`. Work directories are local files either way.
+  // With `held`, an artifact the store refuses (its database away, its disk full) is held on
+  // this host (HeldWrites) and written by WriteHeldArtifacts.
   ArtifactStore(std::string data_dir, JobStore* jobs, RetentionPolicy retention,
-                std::unique_ptr<ArtifactChunks> chunks = nullptr);
+                std::unique_ptr<ArtifactChunks> chunks = nullptr, HeldWrites* held = nullptr);
 
   // A fresh, empty directory <data-dir>/work/<job> where an executor may write the job's
   // artifact files; whatever a previous attempt left there is removed.
@@ -40,10 +43,14 @@ class ArtifactStore {
   // over max_total_bytes (the source is then left where it is). An empty content_type is
   // stored as "application/octet-stream". An error after the move (hashing, recording) discards
   // the moved bytes. A failure of the retention pass that follows is logged, not returned: the
-  // artifact itself was stored.
+  // artifact itself was stored. When the store refuses the write and the store holds writes,
+  // the bytes are held and UNAVAILABLE says so.
   absl::StatusOr<ArtifactRecord> Import(const std::string& job_id, const std::string& name,
                                         const std::string& source_path,
                                         const std::string& content_type);
+  // Stores the held artifacts of jobs still this node's (dropping the others'); returns how
+  // many were stored, or the store's refusal that stopped the pass.
+  absl::StatusOr<int64_t> WriteHeldArtifacts();
 
   // Removes <data-dir>/work/<job> (whatever an executor left there): called once the job's
   // run is over, whatever its end, since the artifacts it kept were moved out by Import.
@@ -74,6 +81,11 @@ class ArtifactStore {
   absl::StatusOr<int64_t> TotalBytes();
 
  private:
+  // Import without holding.
+  absl::StatusOr<ArtifactRecord> Store(const std::string& job_id, const std::string& name,
+                                       const std::string& source_path,
+                                       const std::string& content_type);
+  bool HeldArtifactStillOurs(const absl::StatusOr<JobRecord>& job) const;
   absl::StatusOr<int64_t> ApplyRetentionLocked(int64_t now_ns) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status Evict(const ArtifactRecord& artifact) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status RemoveArtifactFile(const ArtifactRecord& artifact);
@@ -94,6 +106,7 @@ class ArtifactStore {
   JobStore* jobs_;
   RetentionPolicy retention_;
   std::unique_ptr<ArtifactChunks> chunks_;  // null: files
+  HeldWrites* const held_;                  // null: nothing held
 };
 
 // Lowercase hex SHA-256 of a file's bytes.

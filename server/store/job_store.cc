@@ -153,7 +153,8 @@ class SqlJobStore final : public JobStore {
     KBENCH_RETURN_IF_ERROR(
         prepare(&mark_running_,
                 "UPDATE jobs SET state = 'running', attempts = attempts + 1, start_time_ns = ?2 "
-                "WHERE id = ?1 AND state = 'queued' AND node = ?3",
+                "WHERE id = ?1 AND state = 'queued' AND node = ?3 "
+                "AND (lease_expires_ns = 0 OR lease_expires_ns > ?2)",
                 "mark job running"));
     // A requeued job is not running, so it has no start time; attempts keeps the history. In a
     // fleet it goes back to its target, unclaimed (a job from before the fleet's migration has
@@ -282,6 +283,14 @@ class SqlJobStore final : public JobStore {
     KBENCH_RETURN_IF_ERROR(update.BindText(3, node_));
     KBENCH_RETURN_IF_ERROR(RunUnsynced(update));
     if (db_->Changes() == 1) return absl::OkStatus();
+    KBENCH_ASSIGN_OR_RETURN(JobRecord job, GetLocked(id));
+    if (job.state == JobState::kQueued && !node_.empty() && job.node == node_) {
+      // Claimed by this node, but its lease lapsed (heartbeats failing): a node that cannot
+      // renew starts nothing, since another may reap the claim and run the job meanwhile.
+      return absl::UnavailableError(absl::StrCat(
+          "node ", node_, "'s lease on job ", id,
+          " lapsed (its heartbeats failed); the job starts once a heartbeat renews it"));
+    }
     return TransitionRefused(id, "mark it running (only a queued job can start)");
   }
 

@@ -2,6 +2,8 @@
 // refuse submits, write what was kept once the disk accepts writes again.
 #include "server/store/resilient_job_store.h"
 
+#include <sys/statvfs.h>
+
 #include <algorithm>
 #include <thread>
 
@@ -15,14 +17,53 @@ namespace {
 using logging::Field;
 using logging::Level;
 
+// "HOST:PORT/DB" of a postgres:// URL: the user name stays out of a reply to anyone.
+std::string DatabaseName(const std::string& url) {
+  const size_t at = url.rfind('@');
+  const size_t scheme = url.find("://");
+  if (at != std::string::npos) return url.substr(at + 1);
+  return scheme == std::string::npos ? url : url.substr(scheme + 3);
+}
+
 }  // namespace
+
+int64_t FreeBytes(const std::string& dir) {
+  struct statvfs fs {};
+  if (dir.empty() || ::statvfs(dir.c_str(), &fs) != 0) return -1;
+  return static_cast<int64_t>(fs.f_bavail) * static_cast<int64_t>(fs.f_frsize);
+}
+
+absl::Status DescribeRefusal(const StoreWhereabouts& where, const absl::Status& last) {
+  if (!where.database.empty()) {
+    return absl::UnavailableError(absl::StrCat(
+        "the database ", DatabaseName(where.database), " cannot be reached (", last.message(),
+        "); new jobs are refused until it is back: retry later (a submit with an idempotency key "
+        "is safe to retry); jobs already running finish and are recorded then"));
+  }
+  const int64_t free_bytes = FreeBytes(where.data_dir);
+  if (last.code() == absl::StatusCode::kResourceExhausted ||
+      (free_bytes >= 0 && free_bytes < kMinFreeBytes)) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "the data directory ", where.data_dir, " is full (", free_bytes,
+        " bytes free): the job store cannot be written (", last.message(), "); free at least ",
+        kMinFreeBytes >> 20, " MiB there: queued jobs wait, and everything resumes by itself"));
+  }
+  return absl::UnavailableError(absl::StrCat("the job store under ", where.data_dir,
+                                             " cannot be written (", last.message(),
+                                             "); new jobs are refused until it can: retry later"));
+}
 
 bool IsStoreWriteFailure(const absl::Status& status) {
   return internal::SqlFailureOf(status) == internal::SqlFailure::kStorage;
 }
 
-ResilientJobStore::ResilientJobStore(std::unique_ptr<JobStore> inner, WriteRetryPolicy policy)
-    : inner_(std::move(inner)), policy_(policy) {}
+ResilientJobStore::ResilientJobStore(std::unique_ptr<JobStore> inner, WriteRetryPolicy policy,
+                                     StoreWhereabouts where, HeldWrites* held)
+    : inner_(std::move(inner)),
+      policy_(policy),
+      where_(std::move(where)),
+      own_held_(held == nullptr ? std::make_unique<HeldWrites>("") : nullptr),
+      held_(held == nullptr ? own_held_.get() : held) {}
 
 template <typename Write>
 absl::Status ResilientJobStore::WithRetries(const Write& write) {
@@ -43,24 +84,38 @@ absl::Status ResilientJobStore::WithRetries(const Write& write) {
   return status;
 }
 
-void ResilientJobStore::NoteRefused(const absl::Status& status) {
-  absl::MutexLock lock(&mu_);
-  if (writable_) {
-    logging::Log(Level::kError, "the job store refuses writes; submits are refused until it can",
-                 {Field("error", status.ToString())});
-  }
-  writable_ = false;
-  last_refusal_ = status;
-}
+void ResilientJobStore::NoteRefused(const absl::Status& status) { SetWritable(false, status); }
+
+void ResilientJobStore::NoteUnreachable(const absl::Status& why) { NoteRefused(why); }
 
 void ResilientJobStore::NoteWritten() {
-  absl::MutexLock lock(&mu_);
-  // A write that went through does not make the store writable while states wait in memory:
-  // a submit must not be acknowledged before the backlog is on disk.
-  if (!writable_ && pending_.empty()) {
-    writable_ = true;
-    logging::Log(Level::kInfo, "the job store accepts writes again");
+  // A write that went through does not make the store writable while states are held: a
+  // submit must not be acknowledged before the backlog is written.
+  if (held_->Count() == 0) SetWritable(true, absl::OkStatus());
+}
+
+void ResilientJobStore::SetWritable(bool writable, const absl::Status& why) {
+  std::function<void(bool, const absl::Status&)> callback;
+  {
+    absl::MutexLock lock(&mu_);
+    if (!writable) last_refusal_ = why;
+    if (writable_ == writable) return;
+    writable_ = writable;
+    callback = on_change_;
   }
+  if (writable) {
+    logging::Log(Level::kInfo, "the job store accepts writes again");
+  } else {
+    logging::Log(Level::kError, "the job store refuses writes; submits are refused until it can",
+                 {Field("error", why.ToString())});
+  }
+  if (callback) callback(writable, why);
+}
+
+void ResilientJobStore::OnWritabilityChange(
+    std::function<void(bool writable, const absl::Status& why)> callback) {
+  absl::MutexLock lock(&mu_);
+  on_change_ = std::move(callback);
 }
 
 bool ResilientJobStore::Writable() {
@@ -69,51 +124,67 @@ bool ResilientJobStore::Writable() {
 }
 
 int64_t ResilientJobStore::PendingWrites() {
-  absl::MutexLock lock(&mu_);
-  return static_cast<int64_t>(pending_.size());
+  return static_cast<int64_t>(held_->Finishes().size());
 }
 
-absl::Status ResilientJobStore::Unavailable() {
-  absl::MutexLock lock(&mu_);
-  return absl::UnavailableError(absl::StrCat(
-      "the job store cannot be written now (", last_refusal_.message(),
-      "); new jobs are refused until it can: free space under --data-dir, then retry"));
+absl::Status ResilientJobStore::Refusal() {
+  absl::Status last;
+  {
+    absl::MutexLock lock(&mu_);
+    last = last_refusal_;
+  }
+  return DescribeRefusal(where_, last);
+}
+
+bool ResilientJobStore::Answers() {
+  if (!inner_->SchemaVersion().ok()) return false;
+  // SQLite's reads go on working on a full disk: only room to write says it takes writes.
+  return !where_.database.empty() || where_.data_dir.empty() ||
+         FreeBytes(where_.data_dir) >= kMinFreeBytes;
 }
 
 absl::Status ResilientJobStore::RetryPendingWrites() {
   absl::MutexLock flush(&flush_mu_);
-  std::map<std::string, JobRecord> pending;
-  {
-    absl::MutexLock lock(&mu_);
-    if (writable_) return absl::OkStatus();
-    pending = pending_;
-  }
-  for (const auto& [id, job] : pending) {
-    absl::Status s =
-        inner_->Finish(id, job.state, job.error_code, job.error, job.result, job.finish_time_ns);
-    // FAILED_PRECONDITION: it is terminal on disk already (a commit that reported failure).
-    if (!s.ok() && s.code() != absl::StatusCode::kFailedPrecondition) {
-      NoteRefused(s);
-      return Unavailable();
+  const std::map<std::string, HeldFinish> held = held_->Finishes();
+  if (held.empty()) {
+    if (!Writable()) {
+      if (!Answers()) return Refusal();
+      SetWritable(true, absl::OkStatus());
     }
-    absl::MutexLock lock(&mu_);
-    pending_.erase(id);
+    return absl::OkStatus();
   }
-  // With the backlog written, the next write tries the disk again: an insert that goes through
-  // proves it writable, one that does not is refused with UNAVAILABLE as before.
-  absl::MutexLock lock(&mu_);
-  if (pending_.empty()) writable_ = true;
-  return absl::OkStatus();
+  for (const auto& [id, finish] : held) {
+    // Its artifacts first: a job recorded SUCCEEDED must have them.
+    if (held_->HoldsArtifactsOf(id)) continue;
+    absl::Status s = inner_->Finish(id, finish.state, finish.error_code, finish.error,
+                                    finish.result, finish.finish_time_ns);
+    if (IsStoreWriteFailure(s)) {
+      NoteRefused(s);
+      return Refusal();
+    }
+    if (s.ok()) {
+      logging::LogJob(Level::kInfo, id, "held terminal state written",
+                      {Field("state", JobStateName(finish.state))});
+    } else {
+      // Terminal already (a commit that reported failure), or taken by another node after this
+      // node's lease lapsed: the store's record stands, and there is never a second one.
+      logging::LogJob(Level::kWarn, id, "held terminal state dropped: the store's record stands",
+                      {Field("state", JobStateName(finish.state)), Field("error", s.ToString())});
+    }
+    held_->ReleaseFinish(id);
+  }
+  if (held_->Count() == 0 && Answers()) SetWritable(true, absl::OkStatus());
+  return Writable() ? absl::OkStatus() : Refusal();
 }
 
 absl::StatusOr<std::pair<JobRecord, bool>> ResilientJobStore::Insert(JobRecord record) {
-  if (!Writable() && !RetryPendingWrites().ok()) return Unavailable();
+  if (!Writable() && !RetryPendingWrites().ok()) return Refusal();
   absl::StatusOr<std::pair<JobRecord, bool>> inserted;
   absl::Status status = WithRetries([&] {
     inserted = inner_->Insert(record);
     return inserted.status();
   });
-  if (IsStoreWriteFailure(status)) return Unavailable();
+  if (IsStoreWriteFailure(status)) return Refusal();
   return inserted;
 }
 
@@ -123,16 +194,22 @@ absl::StatusOr<JobRecord> ResilientJobStore::Get(const std::string& id) {
 }
 
 JobRecord ResilientJobStore::Overlay(JobRecord job) {
-  absl::MutexLock lock(&mu_);
-  auto it = pending_.find(job.id);
-  return it == pending_.end() ? job : it->second;
+  if (std::optional<HeldFinish> held = held_->FinishOf(job.id)) {
+    job.state = held->state;
+    job.error_code = held->error_code;
+    job.error = held->error;
+    job.result = held->result;
+    job.finish_time_ns = held->finish_time_ns;
+  }
+  return job;
 }
 
 absl::Status ResilientJobStore::MarkRunning(const std::string& id, int64_t start_time_ns) {
   absl::Status status = WithRetries([&] { return inner_->MarkRunning(id, start_time_ns); });
   if (IsStoreWriteFailure(status)) {
-    return absl::UnavailableError(
-        absl::StrCat("the job store could not record the job's start: ", status.message()));
+    absl::Status refusal = Refusal();
+    return absl::Status(refusal.code(),
+                        absl::StrCat("the job's start cannot be recorded: ", refusal.message()));
   }
   return status;
 }
@@ -145,28 +222,38 @@ absl::Status ResilientJobStore::Requeue(const std::string& id) {
 absl::Status ResilientJobStore::Finish(const std::string& id, JobState state,
                                        const std::string& error_code, const std::string& error,
                                        const std::string& result, int64_t finish_time_ns) {
-  {
-    absl::MutexLock lock(&mu_);
-    if (pending_.contains(id)) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "job ", id, " is ", JobStateName(pending_.at(id).state), "; cannot finish it again"));
-    }
+  if (std::optional<HeldFinish> held = held_->FinishOf(id)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("job ", id, " is ", JobStateName(held->state), "; cannot finish it again"));
+  }
+  const HeldFinish finish{state, error_code, error, result, finish_time_ns};
+  if (held_->HoldsArtifactsOf(id)) {
+    Hold(id, finish, absl::UnavailableError("its artifacts are held until the store takes them"));
+    return absl::OkStatus();
   }
   absl::Status status = WithRetries(
       [&] { return inner_->Finish(id, state, error_code, error, result, finish_time_ns); });
   if (!IsStoreWriteFailure(status)) return status;
-  KBENCH_ASSIGN_OR_RETURN(JobRecord job, inner_->Get(id));
-  if (IsTerminal(job.state)) return status;
-  job.state = state;
-  job.error_code = error_code;
-  job.error = error;
-  job.result = result;
-  job.finish_time_ns = finish_time_ns;
-  logging::LogJob(Level::kError, id, "terminal state kept in memory: the store refuses writes",
-                  {Field("state", JobStateName(state)), Field("error", status.ToString())});
-  absl::MutexLock lock(&mu_);
-  pending_[id] = std::move(job);
+  Hold(id, finish, status);
   return absl::OkStatus();
+}
+
+void ResilientJobStore::Hold(const std::string& id, const HeldFinish& finish,
+                             const absl::Status& why) {
+  logging::LogJob(Level::kError, id, "terminal state held until the store takes it",
+                  {Field("state", JobStateName(finish.state)), Field("error", why.ToString())});
+  held_->HoldFinish(id, finish);
+  // Held states make the store unwritable until they are written: submits wait for them.
+  if (Writable()) {
+    SetWritable(false, why);
+    return;
+  }
+  std::function<void(bool, const absl::Status&)> callback;
+  {
+    absl::MutexLock lock(&mu_);
+    callback = on_change_;
+  }
+  if (callback) callback(false, why);  // one more held: gauges follow
 }
 
 absl::StatusOr<std::vector<JobRecord>> ResilientJobStore::List(const JobFilter& filter) {

@@ -1,6 +1,6 @@
 // The job state machine on a disk that refuses writes (the failing test VFS under a
-// ResilientJobStore): a job's end still reaches its watchers, a job that cannot be started
-// ends instead of staying queued with nobody to run it, and submits are refused.
+// ResilientJobStore): a job's end still reaches its watchers, a job that cannot be started stays
+// queued, and submits are refused.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -62,27 +62,28 @@ TEST_F(FullDiskTest, WatchersSeeTheEndOfAJobWhoseTerminalStateCannotBeWritten) {
   EXPECT_EQ(now->error, "the kernel faulted");
 }
 
-TEST_F(FullDiskTest, SubmitsAreRefusedWithUnavailableUntilTheDiskTakesWritesAgain) {
+TEST_F(FullDiskTest, SubmitsAreRefusedUntilTheDiskTakesWritesAgain) {
   {
     ScopedFullDisk full;
     store::JobRecord r;
     r.id = "job-2";
     r.device = "cpu";
-    EXPECT_EQ(lifecycle_->Create(r).status().code(), absl::StatusCode::kUnavailable);
+    EXPECT_EQ(lifecycle_->Create(r).status().code(), absl::StatusCode::kResourceExhausted);
   }
   Created();
   EXPECT_TRUE(jobs_->Writable());
 }
 
-TEST_F(FullDiskTest, AJobThatCannotBeMarkedRunningEndsInsteadOfStayingQueued) {
+TEST_F(FullDiskTest, AJobWhoseStartIsRefusedStaysQueued) {
   const store::JobRecord job = Created();
-  ScopedFullDisk full;
-  absl::StatusOr<store::JobRecord> started = lifecycle_->Start(job.id);
-  EXPECT_EQ(started.status().code(), absl::StatusCode::kUnavailable) << started.status();
-  // The scheduler then ends it (device_worker.cc): from memory, for its watchers.
-  lifecycle_->Finish(
-      job, JobEnd::Failed(absl::StatusCode::kUnavailable, std::string(started.status().message())));
-  EXPECT_EQ(lifecycle_->Get(job.id)->state, JobState::kFailed);
+  {
+    ScopedFullDisk full;
+    absl::StatusOr<store::JobRecord> started = lifecycle_->Start(job.id);
+    EXPECT_EQ(started.status().code(), absl::StatusCode::kResourceExhausted) << started.status();
+    // The scheduler puts it back in its place (device_worker.cc) and tries again later.
+    EXPECT_EQ(lifecycle_->Get(job.id)->state, JobState::kQueued);
+  }
+  ASSERT_TRUE(lifecycle_->Start(job.id).ok());
 }
 
 }  // namespace

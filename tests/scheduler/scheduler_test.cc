@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "server/store/resilient_job_store.h"
 #include "tests/scheduler/scheduler_doubles.h"
+#include "tests/store/failing_vfs.h"
 #include "tests/store/store_test_util.h"
 
 namespace kbench::scheduler {
@@ -128,6 +130,43 @@ TEST_F(SchedulerTest, RunsAJobAndPublishesItsProgressBeforeItsEnd) {
   EXPECT_EQ(Job(id).attempts, 1);
   EXPECT_EQ(metrics_.Finished(), std::vector<std::string>{"succeeded"});
   EXPECT_EQ(metrics_.RunDurations(), 1);
+}
+
+TEST_F(SchedulerTest, AJobWhoseStartAFullDiskRefusesStaysQueuedAndRunsOnceItTakesWrites) {
+  store::testing::FailingVfs::Install();
+  auto opened = store::JobStore::Open(data_dir_);
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  auto resilient = std::make_unique<store::ResilientJobStore>(
+      *std::move(opened), store::WriteRetryPolicy{1, absl::Milliseconds(1)},
+      store::StoreWhereabouts{data_dir_, ""});
+  store::ResilientJobStore* store = resilient.get();
+  jobs_ = std::move(resilient);
+  artifacts_ =
+      std::make_unique<store::ArtifactStore>(data_dir_, jobs_.get(), store::RetentionPolicy{0, 0});
+  lifecycle_ = std::make_unique<JobLifecycle>(jobs_.get(), &metrics_, &events_, &clock_);
+  StartScheduler();
+  std::shared_ptr<FakeExecutorState> cpu = launcher_.AwaitExecutor("cpu", 0);
+  const store::JobRecord job = Stored("cpu");
+  {
+    store::testing::ScopedFullDisk full;
+    scheduler_->Enqueue(job);
+    // Three refused starts, the worker waiting longer before each.
+    for (int i = 0; i < 3; ++i) {
+      ASSERT_TRUE(clock_.AdvanceUntil([&] { return !store->Writable(); }));
+      clock_.AdvanceTo(clock_.Now() + absl::Seconds(5));
+    }
+    EXPECT_EQ(Job(job.id).state, store::JobState::kQueued);
+    EXPECT_EQ(Job(job.id).attempts, 0);
+    std::lock_guard lock(cpu->mu);
+    EXPECT_TRUE(cpu->runs.empty());
+  }
+  ASSERT_TRUE(clock_.AdvanceUntil([&] {
+    std::lock_guard lock(cpu->mu);
+    return !cpu->runs.empty();
+  }));
+  cpu->Succeed(job.id);
+  ASSERT_TRUE(AwaitState(job.id, store::JobState::kSucceeded));
+  EXPECT_EQ(Job(job.id).attempts, 1);
 }
 
 TEST_F(SchedulerTest, CountsAFinishedJobBeforeTheStoreSaysItIsFinished) {

@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <memory>
 #include <string>
 #include <utility>
@@ -32,8 +33,11 @@ class ResilientJobStoreTest : public testing::TempDataDirTest {
     absl::StatusOr<std::unique_ptr<JobStore>> inner = JobStore::Open(data_dir_);
     EXPECT_TRUE(inner.ok()) << inner.status();
     if (!inner.ok()) return nullptr;
+    held_ = std::make_unique<HeldWrites>(data_dir_ + "/held");
+    EXPECT_TRUE(held_->Load().ok());
     return std::make_unique<ResilientJobStore>(*std::move(inner),
-                                               WriteRetryPolicy{2, absl::Milliseconds(1)});
+                                               WriteRetryPolicy{2, absl::Milliseconds(1)},
+                                               StoreWhereabouts{data_dir_, ""}, held_.get());
   }
 
   static JobRecord NewJob(const std::string& id) {
@@ -52,6 +56,7 @@ class ResilientJobStoreTest : public testing::TempDataDirTest {
     ASSERT_TRUE(store_->MarkRunning(id, 1).ok());
   }
 
+  std::unique_ptr<HeldWrites> held_;
   std::unique_ptr<ResilientJobStore> store_;
 };
 
@@ -80,7 +85,7 @@ TEST_F(ResilientJobStoreTest, WritesKeptStatesOnceTheDiskTakesWritesAgain) {
   {
     ScopedFullDisk full;
     ASSERT_TRUE(store_->Finish("j1", JobState::kSucceeded, "", "", "result", 7).ok());
-    EXPECT_EQ(store_->RetryPendingWrites().code(), absl::StatusCode::kUnavailable);
+    EXPECT_EQ(store_->RetryPendingWrites().code(), absl::StatusCode::kResourceExhausted);
   }
   ASSERT_TRUE(store_->RetryPendingWrites().ok());
   EXPECT_TRUE(store_->Writable());
@@ -94,12 +99,14 @@ TEST_F(ResilientJobStoreTest, WritesKeptStatesOnceTheDiskTakesWritesAgain) {
   EXPECT_EQ(job->finish_time_ns, 7);
 }
 
-TEST_F(ResilientJobStoreTest, RefusesSubmitsWithUnavailableWhileTheDiskRefusesWrites) {
+TEST_F(ResilientJobStoreTest, RefusesSubmitsNamingTheDataDirectoryWhileTheDiskIsFull) {
   {
     ScopedFullDisk full;
     absl::StatusOr<std::pair<JobRecord, bool>> refused = store_->Insert(NewJob("j1"));
-    ASSERT_EQ(refused.status().code(), absl::StatusCode::kUnavailable) << refused.status();
-    EXPECT_THAT(refused.status().message(), HasSubstr("cannot be written"));
+    ASSERT_EQ(refused.status().code(), absl::StatusCode::kResourceExhausted) << refused.status();
+    EXPECT_THAT(refused.status().message(),
+                HasSubstr("the data directory " + data_dir_ + " is full"));
+    EXPECT_THAT(refused.status().message(), HasSubstr("free at least 4 MiB there"));
     EXPECT_FALSE(store_->Writable());
   }
   // Space came back: the next submit goes through and the store says so.
@@ -129,8 +136,8 @@ TEST_F(ResilientJobStoreTest, RefusedStartLeavesTheJobQueued) {
   {
     ScopedFullDisk full;
     absl::Status started = store_->MarkRunning("j1", 1);
-    EXPECT_EQ(started.code(), absl::StatusCode::kUnavailable) << started;
-    EXPECT_THAT(started.message(), HasSubstr("could not record the job's start"));
+    EXPECT_EQ(started.code(), absl::StatusCode::kResourceExhausted) << started;
+    EXPECT_THAT(started.message(), HasSubstr("the job's start cannot be recorded"));
   }
   EXPECT_EQ(store_->Get("j1")->state, JobState::kQueued);
 }
@@ -192,6 +199,56 @@ TEST_F(ResilientJobStoreTest, SyncsSubmitsAndTerminalStatesOnly) {
   ASSERT_TRUE(raw.ok());
   EXPECT_EQ((*raw)->Get("j1")->state, JobState::kSucceeded);
   EXPECT_EQ((*raw)->Artifacts("j1")->size(), 1u);
+}
+
+TEST_F(ResilientJobStoreTest, AHeldTerminalStateSurvivesARestartAndIsWrittenThen) {
+  InsertRunning("j1");
+  {
+    ScopedFullDisk full;
+    ASSERT_TRUE(store_->Finish("j1", JobState::kSucceeded, "", "", "result", 7).ok());
+  }
+  store_.reset();  // kbenchd stops before the disk takes the state
+  store_ = Open();
+  // Recovery must not see it RUNNING (and run it again): the held state is the job's.
+  absl::StatusOr<std::vector<JobRecord>> running = store_->ListByState(JobState::kRunning);
+  ASSERT_TRUE(running.ok());
+  EXPECT_TRUE(running->empty());
+  EXPECT_EQ(store_->Get("j1")->state, JobState::kSucceeded);
+  ASSERT_TRUE(store_->RetryPendingWrites().ok());
+  absl::StatusOr<std::unique_ptr<JobStore>> raw = JobStore::Open(data_dir_);
+  ASSERT_TRUE(raw.ok());
+  EXPECT_EQ((*raw)->Get("j1")->state, JobState::kSucceeded);
+  EXPECT_EQ((*raw)->Get("j1")->result, "result");
+  EXPECT_EQ(held_->Count(), 0);
+}
+
+TEST_F(ResilientJobStoreTest, AFinishWaitsForTheJobsHeldArtifacts) {
+  InsertRunning("j1");
+  const std::string source = data_dir_ + "/samples.csv";
+  std::ofstream(source) << "1,2\n";
+  ASSERT_TRUE(held_->HoldArtifact("j1", "samples.csv", source, "text/csv").ok());
+  ASSERT_TRUE(store_->Finish("j1", JobState::kSucceeded, "", "", "result", 7).ok());
+  absl::StatusOr<std::unique_ptr<JobStore>> raw = JobStore::Open(data_dir_);
+  ASSERT_TRUE(raw.ok());
+  EXPECT_EQ((*raw)->Get("j1")->state, JobState::kRunning) << "written before its artifact";
+  EXPECT_EQ(store_->Get("j1")->state, JobState::kSucceeded);
+  EXPECT_EQ(store_->Insert(NewJob("j2")).status().code(), absl::StatusCode::kUnavailable);
+
+  held_->ReleaseArtifact("j1", "samples.csv");  // the artifact store wrote it
+  ASSERT_TRUE(store_->RetryPendingWrites().ok());
+  EXPECT_EQ((*raw)->Get("j1")->state, JobState::kSucceeded);
+  EXPECT_TRUE(store_->Insert(NewJob("j2")).ok());
+}
+
+TEST(StoreRefusal, ADatabaseOutageNamesTheDatabaseNotTheDisk) {
+  const absl::Status refusal =
+      DescribeRefusal({"/var/lib/kbench", "postgres://kbench@db.lab:5432/kbench"},
+                      absl::UnavailableError("postgres connect: connection refused"));
+  EXPECT_EQ(refusal.code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(refusal.message(), HasSubstr("the database db.lab:5432/kbench cannot be reached"));
+  EXPECT_THAT(refusal.message(), HasSubstr("connection refused"));
+  EXPECT_THAT(refusal.message(), ::testing::Not(HasSubstr("kbench@")));
+  EXPECT_THAT(refusal.message(), ::testing::Not(HasSubstr("free")));
 }
 
 }  // namespace
