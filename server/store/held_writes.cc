@@ -5,9 +5,9 @@
 #include <sstream>
 #include <system_error>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "common/status_macros.h"
 #include "server/common/logging.h"
@@ -118,8 +118,7 @@ absl::Status HeldWrites::Load() {
 absl::Status HeldWrites::LoadJob(const std::string& job_id) {
   const fs::path job_dir = JobDir(job_id);
   std::error_code error;
-  for (const fs::directory_entry& file :
-       fs::directory_iterator(job_dir / kArtifactsDir, error)) {
+  for (const fs::directory_entry& file : fs::directory_iterator(job_dir / kArtifactsDir, error)) {
     const std::string name = file.path().filename().string();
     // A move or write cut short by a crash: not held, whatever it holds.
     if (absl::EndsWith(name, ".writing")) {

@@ -147,6 +147,10 @@ absl::Status ResilientJobStore::RetryPendingWrites() {
   absl::MutexLock flush(&flush_mu_);
   const std::map<std::string, HeldFinish> held = held_->Finishes();
   if (held.empty()) {
+    if (absl::Status s = WriteHeldIndexRows(); !s.ok()) {
+      NoteRefused(s);
+      return Refusal();
+    }
     if (!Writable()) {
       if (!Answers()) return Refusal();
       SetWritable(true, absl::OkStatus());
@@ -172,6 +176,10 @@ absl::Status ResilientJobStore::RetryPendingWrites() {
                       {Field("state", JobStateName(finish.state)), Field("error", s.ToString())});
     }
     held_->ReleaseFinish(id);
+  }
+  if (absl::Status s = WriteHeldIndexRows(); !s.ok()) {
+    NoteRefused(s);
+    return Refusal();
   }
   if (held_->Count() == 0 && Answers()) SetWritable(true, absl::OkStatus());
   return Writable() ? absl::OkStatus() : Refusal();
@@ -310,7 +318,34 @@ absl::StatusOr<int64_t> ResilientJobStore::ArtifactBytes() { return inner_->Arti
 absl::StatusOr<int> ResilientJobStore::SchemaVersion() { return inner_->SchemaVersion(); }
 
 absl::Status ResilientJobStore::IndexResults(const std::vector<IndexedResult>& rows) {
-  return WithRetries([&] { return inner_->IndexResults(rows); });
+  absl::Status status = WithRetries([&] { return inner_->IndexResults(rows); });
+  if (!IsStoreWriteFailure(status) || rows.empty()) return status;
+  // Held in memory (a restart loses them: history and leaderboards, never a job) and written
+  // after the held terminal states.
+  absl::MutexLock lock(&mu_);
+  held_index_.push_back(rows);
+  return absl::OkStatus();
+}
+
+absl::Status ResilientJobStore::WriteHeldIndexRows() {
+  std::vector<std::vector<IndexedResult>> held;
+  {
+    absl::MutexLock lock(&mu_);
+    held.swap(held_index_);
+  }
+  for (size_t i = 0; i < held.size(); ++i) {
+    absl::Status s = inner_->IndexResults(held[i]);
+    if (IsStoreWriteFailure(s)) {
+      absl::MutexLock lock(&mu_);
+      held_index_.insert(held_index_.begin(), held.begin() + static_cast<ptrdiff_t>(i), held.end());
+      return s;
+    }
+    if (!s.ok()) {
+      logging::LogJob(Level::kError, held[i].front().job_id, "held result index rows dropped",
+                      {Field("error", s.ToString())});
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<IndexedResult>> ResilientJobStore::History(const HistoryFilter& filter) {

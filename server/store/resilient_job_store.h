@@ -103,7 +103,8 @@ class ResilientJobStore final : public JobStore {
   absl::StatusOr<int64_t> PruneFinishedBefore(int64_t cutoff_ns,
                                               std::vector<ArtifactRecord>* removed) override;
   absl::Status DeleteFinished(const std::string& id, std::vector<ArtifactRecord>* removed) override;
-  // The result index: a lost index row loses history, never a job, so no write is held back.
+  // The result index: rows the store refuses are held in memory and written after the held
+  // terminal states (a restart before then loses history rows, never a job).
   absl::Status IndexResults(const std::vector<IndexedResult>& rows) override;
   absl::StatusOr<std::vector<IndexedResult>> History(const HistoryFilter& filter) override;
   absl::StatusOr<std::vector<IndexedResult>> LeaderboardRows(
@@ -119,6 +120,7 @@ class ResilientJobStore final : public JobStore {
   // The job with its held terminal state, if it has one.
   JobRecord Overlay(JobRecord job);
   void Hold(const std::string& id, const HeldFinish& finish, const absl::Status& why);
+  absl::Status WriteHeldIndexRows();
   // Whether the store answers (and, for SQLite, its disk has room): before declaring it
   // writable with nothing held.
   bool Answers();
@@ -134,6 +136,7 @@ class ResilientJobStore final : public JobStore {
   bool writable_ ABSL_GUARDED_BY(mu_) = true;
   absl::Status last_refusal_ ABSL_GUARDED_BY(mu_);
   std::function<void(bool, const absl::Status&)> on_change_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::vector<IndexedResult>> held_index_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace kbench::store

@@ -19,8 +19,8 @@ namespace kbench::store {
 namespace {
 
 namespace fs = std::filesystem;
-using ::testing::HasSubstr;
 using testing::FailingVfs;
+using ::testing::HasSubstr;
 using testing::ScopedFullDisk;
 
 class HeldWritesTest : public testing::TempDataDirTest {
@@ -60,7 +60,8 @@ TEST(HeldFinishEncoding, RoundTripsAnyBytesAndRefusesATruncatedFile) {
 TEST_F(HeldWritesTest, WhatIsHeldSurvivesARestartAndReleasingRemovesIt) {
   {
     HeldWrites held(Held());
-    ASSERT_TRUE(held.HoldArtifact("j1", "samples.csv", WriteFile("s.csv", "1,2\n"), "text/csv").ok());
+    ASSERT_TRUE(
+        held.HoldArtifact("j1", "samples.csv", WriteFile("s.csv", "1,2\n"), "text/csv").ok());
     held.HoldFinish("j1", HeldFinish{JobState::kFailed, "INTERNAL", "the kernel faulted", "", 9});
     EXPECT_EQ(held.Count(), 2);
   }

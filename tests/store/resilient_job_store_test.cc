@@ -240,6 +240,35 @@ TEST_F(ResilientJobStoreTest, AFinishWaitsForTheJobsHeldArtifacts) {
   EXPECT_TRUE(store_->Insert(NewJob("j2")).ok());
 }
 
+TEST_F(ResilientJobStoreTest, ResultIndexRowsTheStoreRefusesAreWrittenOnceItTakesWrites) {
+  InsertRunning("j1");
+  IndexedResult row;
+  row.job_id = "j1";
+  row.variant = "tanh_host";
+  row.kernel = "gelu";
+  row.shape = "1024";
+  row.dtype = "f32";
+  row.mode = "hot";
+  row.device = "cpu";
+  row.device_model = "Some CPU";
+  row.owner = "alice";
+  row.median_seconds = 1e-3;
+  row.samples = 10;
+  row.correct = true;
+  {
+    ScopedFullDisk full;
+    ASSERT_TRUE(store_->IndexResults({row}).ok());
+  }
+  HistoryFilter filter;
+  filter.kernel = "gelu";
+  EXPECT_TRUE(store_->History(filter)->empty());
+  ASSERT_TRUE(store_->RetryPendingWrites().ok());
+  absl::StatusOr<std::vector<IndexedResult>> rows = store_->History(filter);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ((*rows)[0].job_id, "j1");
+}
+
 TEST(StoreRefusal, ADatabaseOutageNamesTheDatabaseNotTheDisk) {
   const absl::Status refusal =
       DescribeRefusal({"/var/lib/kbench", "postgres://kbench@db.lab:5432/kbench"},
