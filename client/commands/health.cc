@@ -10,6 +10,17 @@
 namespace kbench::client {
 namespace {
 
+// The server is NOT_SERVING when its job store refuses writes ("kbench.store", server/scheduler)
+// or when no device is usable: say which.
+std::string WhyNotServing(Session& session) {
+  absl::StatusOr<health::HealthCheckResponse> store =
+      session.connection().CheckHealth("kbench.store");
+  if (store.ok() && store->status() != health::HealthCheckResponse::SERVING) {
+    return ": its job store refuses writes (a database away or a full disk; kbench.store)";
+  }
+  return ": no device is usable (kbctl devices)";
+}
+
 absl::Status RunHealth(Session& session, const std::string& service) {
   KBENCH_ASSIGN_OR_RETURN(health::HealthCheckResponse response,
                           session.connection().CheckHealth(service));
@@ -20,10 +31,11 @@ absl::Status RunHealth(Session& session, const std::string& service) {
     session.out() << status << "\n";
   }
   if (response.status() != health::HealthCheckResponse::SERVING) {
-    return CheckFailedError(absl::StatusCode::kUnavailable,
-                            absl::StrCat(service.empty() ? "server " + session.connection().server()
-                                                         : "service " + service,
-                                         " is ", status));
+    return CheckFailedError(
+        absl::StatusCode::kUnavailable,
+        absl::StrCat(
+            service.empty() ? "server " + session.connection().server() : "service " + service,
+            " is ", status, service.empty() ? WhyNotServing(session) : ""));
   }
   return absl::OkStatus();
 }
