@@ -2,6 +2,7 @@
 // job, read back by any node, and not carried into a later run after the node is lost.
 #include "server/store/fleet_store.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <map>
@@ -95,6 +96,30 @@ TEST_F(FleetStoreProgressTest, ALostNodesProgressIsNotTheNextRuns) {
   EXPECT_EQ(Shared(), "");
   ASSERT_TRUE(fleet_->ShareProgress("b", "j", "second run").ok());
   EXPECT_EQ(Shared(), "second run");
+}
+
+TEST_F(FleetStoreProgressTest, ANodeWhoseLeaseLapsedStartsNothingUntilAHeartbeatRenewsIt) {
+  absl::StatusOr<std::optional<JobRecord>> claimed =
+      fleet_->Claim("a", ClaimableDevice{"cpu", {"cpu:any"}}, 10, kLeaseUntil, absl::Hours(1));
+  ASSERT_TRUE(claimed.ok() && claimed->has_value()) << claimed.status();
+  // Past the lease (the heartbeats failed): another node may reap the claim at any moment.
+  absl::Status refused = jobs_["a"]->MarkRunning("j", kLeaseUntil + 1);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kUnavailable) << refused;
+  EXPECT_THAT(std::string(refused.message()), ::testing::HasSubstr("lease on job j lapsed"));
+  EXPECT_EQ(jobs_["a"]->Get("j")->state, JobState::kQueued);
+  ASSERT_TRUE(fleet_->Heartbeat("a", kLeaseUntil + 2, "", kLeaseUntil + 100).ok());
+  ASSERT_TRUE(jobs_["a"]->MarkRunning("j", kLeaseUntil + 3).ok());
+}
+
+TEST_F(FleetStoreProgressTest, AFinishHeldByANodeWhoseClaimWasReapedAndTakenIsRefused) {
+  ClaimAndRun("a");
+  ASSERT_TRUE(fleet_->ReapExpired(kLeaseUntil + 1, /*max_attempts=*/2).ok());
+  ClaimAndRun("b");
+  // Node a writes back what it held through the outage: node b's run stands.
+  absl::Status late = jobs_["a"]->Finish("j", JobState::kSucceeded, "", "", "a's", 30);
+  EXPECT_EQ(late.code(), absl::StatusCode::kFailedPrecondition) << late;
+  ASSERT_TRUE(jobs_["b"]->Finish("j", JobState::kSucceeded, "", "", "b's", 40).ok());
+  EXPECT_EQ(jobs_["a"]->Get("j")->result, "b's");
 }
 
 }  // namespace
