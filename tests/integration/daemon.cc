@@ -1,6 +1,7 @@
 // A real kbenchd for integration tests.
 #include "tests/integration/daemon.h"
 
+#include <openssl/sha.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -14,11 +15,13 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <sstream>
 #include <thread>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 
@@ -171,8 +174,10 @@ v1::JobSpec LongCpuSpec(double seconds) {
 }
 
 absl::StatusOr<v1::Job> Submit(v1::KbenchService::Stub& stub, const v1::JobSpec& spec,
-                               const std::string& idempotency_key) {
+                               const std::string& idempotency_key,
+                               std::chrono::milliseconds timeout) {
   grpc::ClientContext ctx;
+  if (timeout.count() > 0) ctx.set_deadline(std::chrono::system_clock::now() + timeout);
   v1::SubmitJobRequest req;
   *req.mutable_spec() = spec;
   req.set_idempotency_key(idempotency_key);
@@ -211,6 +216,34 @@ v1::JobSpec CompileSpec(const std::string& op, v1::UserKernelForm form, const st
   uk->set_entry(entry);
   uk->set_arch("sm_90a");
   return spec;
+}
+
+absl::StatusOr<ArtifactRead> ReadArtifact(v1::KbenchService::Stub& stub, const std::string& job_id,
+                                          const std::string& name) {
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+  v1::GetArtifactRequest request;
+  request.set_job_id(job_id);
+  request.set_name(name);
+  auto reader = stub.GetArtifact(&ctx, request);
+  v1::GetArtifactResponse chunk;
+  ArtifactRead read;
+  while (reader->Read(&chunk)) {
+    if (chunk.has_info()) read.info = chunk.info();
+    read.bytes += chunk.data();
+  }
+  const grpc::Status s = reader->Finish();
+  if (!s.ok())
+    return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
+  return read;
+}
+
+std::string Sha256Hex(const std::string& bytes) {
+  unsigned char hash[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), hash);
+  std::string hex;
+  for (unsigned char b : hash) absl::StrAppend(&hex, absl::Hex(b, absl::kZeroPad2));
+  return hex;
 }
 
 std::unique_ptr<grpc::ClientContext> ContextFor(const std::string& token) {
@@ -259,6 +292,32 @@ v1::Job WaitFor(v1::KbenchService::Stub& stub, const std::string& job_id,
   ADD_FAILURE() << "job " << job_id << " did not reach the expected condition; last state "
                 << v1::JobState_Name(job.state()) << " error: " << job.error();
   return job;
+}
+
+std::vector<v1::Job> WaitUntilTerminal(v1::KbenchService::Stub& stub,
+                                       const std::vector<std::string>& job_ids,
+                                       std::chrono::milliseconds timeout) {
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  std::map<std::string, v1::Job> open;
+  for (const std::string& id : job_ids) open[id].set_id(id);
+  while (true) {
+    for (auto it = open.begin(); it != open.end();) {
+      grpc::ClientContext ctx;
+      ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+      v1::GetJobRequest req;
+      req.set_job_id(it->first);
+      v1::GetJobResponse resp;
+      const bool answered = stub.GetJob(&ctx, req, &resp).ok();
+      if (answered) it->second = resp.job();
+      it = answered && IsTerminal(resp.job().state()) ? open.erase(it) : std::next(it);
+    }
+    if (open.empty() || std::chrono::steady_clock::now() >= until) break;
+    // Polling GetJob (not a sleep standing in for an event): bounded by the deadline.
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  std::vector<v1::Job> left;
+  for (auto& [id, job] : open) left.push_back(std::move(job));
+  return left;
 }
 
 KbctlRun RunKbctl(const std::string& address, const std::string& args,

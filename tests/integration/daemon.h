@@ -61,13 +61,18 @@ class Daemon {
   std::unique_ptr<v1::KbenchService::Stub> stub_;
 };
 
+// Rows of a query on a daemon's store (SQLite or PostgreSQL), each value as text.
+using Rows = std::vector<std::vector<std::string>>;
+
 // A benchmark spec on the cpu device that finishes in well under a second.
 v1::JobSpec QuickCpuSpec();
 // A cpu benchmark that samples for `seconds` unless cancelled (its noise target is 0).
 v1::JobSpec LongCpuSpec(double seconds);
 
+// `timeout` bounds the call (no deadline when zero).
 absl::StatusOr<v1::Job> Submit(v1::KbenchService::Stub& stub, const v1::JobSpec& spec,
-                               const std::string& idempotency_key = "");
+                               const std::string& idempotency_key = "",
+                               std::chrono::milliseconds timeout = {});
 // SubmitJob's status alone (a refusal's code and message).
 grpc::Status SubmitStatus(Daemon& daemon, const v1::JobSpec& spec);
 // Submits `spec` and polls it to its end (bounded by `timeout`); the job as GetJob returns it
@@ -85,6 +90,22 @@ v1::Job WaitFor(v1::KbenchService::Stub& stub, const std::string& job_id,
                 const std::function<bool(const v1::Job&)>& predicate,
                 std::chrono::milliseconds timeout = std::chrono::seconds(60));
 bool IsTerminal(v1::JobState state);
+// Polls GetJob for each of `job_ids` until every one is terminal or `timeout` passes; returns
+// those that are not, as last seen.
+std::vector<v1::Job> WaitUntilTerminal(v1::KbenchService::Stub& stub,
+                                       const std::vector<std::string>& job_ids,
+                                       std::chrono::milliseconds timeout);
+
+// An artifact's bytes and the info its stream announced, read with GetArtifact; the stream's
+// status otherwise.
+struct ArtifactRead {
+  std::string bytes;
+  v1::ArtifactInfo info;
+};
+absl::StatusOr<ArtifactRead> ReadArtifact(v1::KbenchService::Stub& stub, const std::string& job_id,
+                                          const std::string& name);
+// Lowercase hex, as the artifacts' sha256 columns hold it.
+std::string Sha256Hex(const std::string& bytes);
 
 // A client context with a 60 s deadline that presents `token` as its bearer (none when empty).
 std::unique_ptr<grpc::ClientContext> ContextFor(const std::string& token);

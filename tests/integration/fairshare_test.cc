@@ -1,7 +1,6 @@
 // Integration: fair share, quotas, queue places and usage against a real kbenchd on loopback
 // serving the cpu device. Users and their limits come from an auth file written here with
 // fixed tokens (their SHA-256 as kbenchd expects).
-#include <openssl/sha.h>
 #include <signal.h>
 
 #include <algorithm>
@@ -11,7 +10,6 @@
 #include <thread>
 #include <vector>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -30,13 +28,6 @@ const std::string kBob = "kbt_" + std::string(64, 'b');
 const std::string kCarol = "kbt_" + std::string(64, 'c');
 const std::string kDave = "kbt_" + std::string(64, 'd');
 const std::string kRoot = "kbt_" + std::string(64, 'f');
-
-std::string Sha256Hex(const std::string& token) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(token.data()), token.size(), digest);
-  return absl::BytesToHexString(
-      std::string(reinterpret_cast<const char*>(digest), SHA256_DIGEST_LENGTH));
-}
 
 // alice: at most 3 jobs queued or running and 60 s timeouts; bob and dave: the defaults;
 // carol: no GPU time today; root: an admin.

@@ -3,20 +3,17 @@
 // state and progress; a sweep's points all run on one device; a node killed mid-job loses its job
 // to another node after the lease; many jobs to cpu:any spread over three nodes with none lost and
 // none ever running on two nodes at once.
-#include <libpq-fe.h>
-#include <openssl/sha.h>
+#include "tests/integration/fleet.h"
+
 #include <signal.h>
 
 #include <atomic>
-#include <cstdio>
 #include <map>
-#include <memory>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/integration/daemon.h"
@@ -28,59 +25,14 @@ namespace {
 // Short, so that the lost-node test waits seconds, not the default 15.
 constexpr char kLeaseSeconds[] = "3";
 
-class FleetTest : public ::testing::Test {
+class FleetTest : public ::testing::Test, public TestFleet {
  protected:
+  FleetTest() : TestFleet(kLeaseSeconds) {}
+
   void SetUp() override {
     KBENCH_REQUIRE_POSTGRES();
-    url_ = PostgresServer::Shared().NewDatabase();
     ASSERT_FALSE(url_.empty()) << PostgresServer::Shared().reason();
   }
-
-  Daemon& StartNode(const std::string& name, const std::vector<std::string>& extra = {}) {
-    dirs_.push_back(std::make_unique<TempDir>());
-    std::vector<std::string> args = {"--store",   url_,           "--node",     name,
-                                     "--no-cuda", "--node-lease", kLeaseSeconds};
-    args.insert(args.end(), extra.begin(), extra.end());
-    nodes_[name] = std::make_unique<Daemon>(dirs_.back()->path(), args);
-    return *nodes_[name];
-  }
-
-  // The node a job's device names ("b/cpu" -> "b").
-  static std::string NodeOf(const v1::Job& job) {
-    return job.device().substr(0, job.device().find('/'));
-  }
-
-  // kbctl's stdout against a node.
-  static std::string Kbctl(Daemon& node, const std::string& args) {
-    const std::string cmd = std::string(KBCTL_PATH) + " --server " + node.address() + " " + args;
-    std::string out;
-    FILE* pipe = popen(cmd.c_str(), "r");
-    if (pipe == nullptr) return out;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof(buf), pipe)) > 0) out.append(buf, n);
-    EXPECT_EQ(pclose(pipe), 0) << cmd << "\n" << out;
-    return out;
-  }
-
-  // Rows of a query on the fleet's database, as text.
-  std::vector<std::vector<std::string>> Query(const std::string& sql) {
-    std::vector<std::vector<std::string>> rows;
-    PGconn* conn = PQconnectdb(url_.c_str());
-    PGresult* result = PQexec(conn, sql.c_str());
-    EXPECT_EQ(PQresultStatus(result), PGRES_TUPLES_OK) << PQerrorMessage(conn);
-    for (int r = 0; r < PQntuples(result); ++r) {
-      rows.emplace_back();
-      for (int c = 0; c < PQnfields(result); ++c) rows.back().push_back(PQgetvalue(result, r, c));
-    }
-    PQclear(result);
-    PQfinish(conn);
-    return rows;
-  }
-
-  std::string url_;
-  std::vector<std::unique_ptr<TempDir>> dirs_;
-  std::map<std::string, std::unique_ptr<Daemon>> nodes_;
 };
 
 TEST_F(FleetTest, AJobForAnotherNodesCpuRunsThereAndTheFirstNodeWatchesIt) {
@@ -240,36 +192,6 @@ TEST_F(FleetTest, QuotasCountTheWholeFleetAndCancelsReachTheNodeRunningTheJob) {
   }
 }
 
-// The artifact's bytes and their sha256, read through `node`; the stream's status otherwise.
-absl::StatusOr<std::pair<std::string, v1::ArtifactInfo>> ReadArtifact(Daemon& node,
-                                                                      const std::string& job,
-                                                                      const std::string& name) {
-  grpc::ClientContext ctx;
-  v1::GetArtifactRequest request;
-  request.set_job_id(job);
-  request.set_name(name);
-  auto reader = node.stub().GetArtifact(&ctx, request);
-  v1::GetArtifactResponse chunk;
-  std::string bytes;
-  v1::ArtifactInfo info;
-  while (reader->Read(&chunk)) {
-    if (chunk.has_info()) info = chunk.info();
-    bytes += chunk.data();
-  }
-  const grpc::Status s = reader->Finish();
-  if (!s.ok())
-    return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
-  return std::make_pair(bytes, info);
-}
-
-std::string Sha256Hex(const std::string& bytes) {
-  unsigned char hash[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), hash);
-  std::string hex;
-  for (unsigned char b : hash) absl::StrAppend(&hex, absl::Hex(b, absl::kZeroPad2));
-  return hex;
-}
-
 TEST_F(FleetTest, AnyNodeServesAnArtifactEvenAfterItsProducerDied) {
   Daemon& a = StartNode("node-a");
   Daemon& b = StartNode("node-b");
@@ -284,28 +206,24 @@ TEST_F(FleetTest, AnyNodeServesAnArtifactEvenAfterItsProducerDied) {
   const v1::ArtifactInfo recorded = done.artifacts(0);
   b.Stop(SIGKILL);
 
-  absl::StatusOr<std::pair<std::string, v1::ArtifactInfo>> read =
-      ReadArtifact(a, job->id(), recorded.name());
+  absl::StatusOr<ArtifactRead> read = ReadArtifact(a.stub(), job->id(), recorded.name());
   ASSERT_TRUE(read.ok()) << read.status();
-  EXPECT_EQ(static_cast<int64_t>(read->first.size()), recorded.size_bytes());
-  EXPECT_EQ(Sha256Hex(read->first), recorded.sha256());
-  EXPECT_EQ(read->second.sha256(), recorded.sha256());
+  EXPECT_EQ(static_cast<int64_t>(read->bytes.size()), recorded.size_bytes());
+  EXPECT_EQ(Sha256Hex(read->bytes), recorded.sha256());
+  EXPECT_EQ(read->info.sha256(), recorded.sha256());
   EXPECT_EQ(Query("SELECT relative_path FROM artifacts WHERE job_id = '" + job->id() + "'")[0][0],
             "");  // the bytes are rows, not a file on node-b
 
   // Altered rows never reach a user as the artifact.
   Query("UPDATE artifact_chunks SET data = data || '\\x00'::bytea WHERE job_id = '" + job->id() +
         "' RETURNING idx");
-  absl::StatusOr<std::pair<std::string, v1::ArtifactInfo>> tampered =
-      ReadArtifact(a, job->id(), recorded.name());
+  absl::StatusOr<ArtifactRead> tampered = ReadArtifact(a.stub(), job->id(), recorded.name());
   EXPECT_EQ(tampered.status().code(), absl::StatusCode::kDataLoss) << tampered.status();
 }
 
 TEST_F(FleetTest, ManyJobsToCpuAnySpreadOverThreeNodesNoneLostNoneRunTwice) {
   constexpr int kJobs = 1000;
-  // Quotas count the whole fleet: raised out of the way of the burst.
-  const std::vector<std::string> quotas = {"--default-max-queued-jobs", "100000",
-                                           "--max-queued-jobs", "100000"};
+  const std::vector<std::string>& quotas = QuotasOutOfTheWay();
   std::vector<Daemon*> nodes = {&StartNode("node-a", quotas), &StartNode("node-b", quotas),
                                 &StartNode("node-c", quotas)};
   v1::JobSpec spec = QuickCpuSpec();

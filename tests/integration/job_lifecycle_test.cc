@@ -1,10 +1,8 @@
 // Integration: a job's life through a real kbenchd on the cpu device — submit, watch, get,
 // artifacts, listing and paging, idempotency, priorities.
-#include <openssl/sha.h>
 
 #include <set>
 
-#include "absl/strings/escaping.h"
 #include "gtest/gtest.h"
 #include "tests/integration/daemon.h"
 
@@ -92,10 +90,7 @@ TEST_F(JobLifecycleTest, SubmitWatchGetProducesCheckedResultAndArtifact) {
     bytes += chunk.data();
   }
   ASSERT_TRUE(reader->Finish().ok());
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), digest);
-  EXPECT_EQ(absl::BytesToHexString(std::string(reinterpret_cast<char*>(digest), sizeof(digest))),
-            sha);
+  EXPECT_EQ(Sha256Hex(bytes), sha);
   EXPECT_EQ(static_cast<int64_t>(bytes.size()), done.artifacts(0).size_bytes());
   EXPECT_NE(bytes.find("variant,sample,seconds"), std::string::npos);
 }

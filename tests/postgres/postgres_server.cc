@@ -56,7 +56,7 @@ PostgresServer& PostgresServer::Shared() {
 }
 
 PostgresServer::PostgresServer() {
-  available_ = Start();
+  available_ = Initialize() && Start();
   if (available_) {
     std::atexit([] { Shared().~PostgresServer(); });
   }
@@ -71,7 +71,9 @@ bool PostgresServer::RunAsServerUser(const std::string& command) {
 
 std::string PostgresServer::LogPath() const { return root_ + "/server.log"; }
 
-bool PostgresServer::Start() {
+std::string PostgresServer::DataDir() const { return root_ + "/data"; }
+
+bool PostgresServer::Initialize() {
   bin_dir_ = FindBinDir();
   if (bin_dir_.empty()) {
     reason_ = "no initdb/pg_ctl under /usr/lib/postgresql/*/bin (set KBENCH_PG_BIN)";
@@ -95,18 +97,29 @@ bool PostgresServer::Start() {
   }
   port_ = FreeLoopbackPort();
   // fsync off: a test database need not survive power loss, and the tests run faster.
-  const std::string data = root_ + "/data";
-  if (!RunAsServerUser(bin_dir_ + "/initdb -D " + data +
+  if (!RunAsServerUser(bin_dir_ + "/initdb -D " + DataDir() +
                        " -U kbench --auth=trust -E UTF8 --no-sync --no-instructions")) {
     reason_ = "initdb failed; see " + LogPath();
     return false;
   }
+  return true;
+}
+
+bool PostgresServer::Start() {
   const std::string options = "-p " + std::to_string(port_) + " -k " + root_ +
                               " -c listen_addresses=127.0.0.1 -c fsync=off "
                               "-c max_connections=200";
-  if (!RunAsServerUser(bin_dir_ + "/pg_ctl -D " + data + " -l " + root_ +
+  if (!RunAsServerUser(bin_dir_ + "/pg_ctl -D " + DataDir() + " -l " + root_ +
                        "/postgres.log -w -t 30 -o \"" + options + "\" start")) {
     reason_ = "pg_ctl start failed; see " + root_ + "/postgres.log";
+    return false;
+  }
+  return true;
+}
+
+bool PostgresServer::Stop() {
+  if (!RunAsServerUser(bin_dir_ + "/pg_ctl -D " + DataDir() + " -m fast -w -t 30 stop")) {
+    reason_ = "pg_ctl stop failed; see " + LogPath();
     return false;
   }
   return true;
@@ -136,7 +149,7 @@ std::string PostgresServer::NewDatabase() {
 PostgresServer::~PostgresServer() {
   if (root_.empty()) return;
   if (available_) {
-    RunAsServerUser(bin_dir_ + "/pg_ctl -D " + root_ + "/data -m immediate -w stop");
+    RunAsServerUser(bin_dir_ + "/pg_ctl -D " + DataDir() + " -m immediate -w stop");
     available_ = false;
   }
   std::error_code error;

@@ -1,7 +1,8 @@
 // A real PostgreSQL for tests: Debian's server binaries run initdb in a temporary directory and
 // start a private server on a free loopback port (as the unprivileged `postgres` user when the
 // tests run as root: PostgreSQL refuses to run as root). One server per test process, started on
-// first use and stopped at exit; each test takes a fresh database from it.
+// first use and stopped at exit; each test takes a fresh database from it. A chaos test may stop
+// and start it again (every test of the process shares it).
 #pragma once
 
 #include <string>
@@ -21,6 +22,13 @@ class PostgresServer {
   // Empty (with reason() set) when the server is unavailable or the database was not created.
   std::string NewDatabase();
 
+  // pg_ctl stop -m fast: every client loses its connection and new ones are refused. Waits for
+  // the server to exit; false (reason() says why) when pg_ctl failed.
+  bool Stop();
+  // Starts the stopped server again, on the same data directory and port (its databases intact).
+  // Waits until it accepts connections; false (reason() says why) when pg_ctl failed.
+  bool Start();
+
   int port() const { return port_; }
   // The server's log (startup errors land here).
   std::string LogPath() const;
@@ -29,8 +37,10 @@ class PostgresServer {
 
  private:
   PostgresServer();
-  bool Start();
+  // Finds the binaries, picks the port and runs initdb; false (reason_ set) on failure.
+  bool Initialize();
   bool RunAsServerUser(const std::string& command);
+  std::string DataDir() const;
 
   bool available_ = false;
   std::string reason_;
