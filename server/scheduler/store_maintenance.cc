@@ -46,15 +46,18 @@ StoreMaintenance::StoreMaintenance(MaintenanceOptions options, Clock* clock,
 
 StoreMaintenance::~StoreMaintenance() { Stop(); }
 
-MaintenanceReport StoreMaintenance::RunOnce() {
-  MaintenanceReport report;
+bool StoreMaintenance::WriteHeldWrites() {
   // Held artifacts before held terminal states: a job recorded SUCCEEDED must have them.
   if (absl::StatusOr<int64_t> written = artifacts_->WriteHeldArtifacts(); !written.ok()) {
-    report.store_writable = false;
-    return report;
+    return false;
   }
-  if (absl::Status s = jobs_->RetryPendingWrites(); !s.ok()) {
-    // Pruning writes too: nothing more to do until the disk takes writes.
+  return jobs_->RetryPendingWrites().ok();
+}
+
+MaintenanceReport StoreMaintenance::RunOnce() {
+  MaintenanceReport report;
+  if (!WriteHeldWrites()) {
+    // Pruning writes too: nothing more to do until the store takes writes.
     report.store_writable = false;
     return report;
   }
@@ -100,12 +103,19 @@ void StoreMaintenance::Stop() {
 
 void StoreMaintenance::Loop() {
   std::unique_lock lock(mu_);
-  absl::Duration wait = options_.interval;
-  while (!clock_->WaitUntil(cv_, lock, clock_->Now() + wait, [&] { return stopping_; })) {
+  absl::Time next_pass = clock_->Now() + options_.interval;
+  // Wakes every unwritable_interval: a store that started refusing writes since (a database
+  // outage, a full disk) gets its held writes retried within seconds, not at the next pass.
+  while (!clock_->WaitUntil(cv_, lock, clock_->Now() + options_.unwritable_interval,
+                            [&] { return stopping_; })) {
     lock.unlock();
-    const MaintenanceReport report = RunOnce();
+    if (clock_->Now() >= next_pass) {
+      RunOnce();
+      next_pass = clock_->Now() + options_.interval;
+    } else if (!jobs_->Writable() || jobs_->PendingWrites() > 0) {
+      WriteHeldWrites();
+    }
     lock.lock();
-    wait = report.store_writable ? options_.interval : options_.unwritable_interval;
   }
 }
 

@@ -25,7 +25,7 @@ struct MaintenanceOptions {
   absl::Duration interval = absl::Minutes(10);
   // Jobs that finished longer ago than this are deleted with their artifacts (0: kept forever).
   absl::Duration job_retention = absl::Hours(24 * 90);
-  // How soon a pass comes again while the store refuses writes.
+  // How soon held writes are retried while the store refuses writes (or holds any).
   absl::Duration unwritable_interval = absl::Seconds(2);
 };
 
@@ -54,6 +54,8 @@ class StoreMaintenance {
 
  private:
   void Loop();
+  // Held artifacts, then held terminal states; false while the store refuses them.
+  bool WriteHeldWrites();
 
   const MaintenanceOptions options_;
   Clock* const clock_;

@@ -233,6 +233,11 @@ UPDATE sweeps SET owner_idempotency_key = idempotency_key, idempotency_key = NUL
   WHERE idempotency_key IS NOT NULL;
 CREATE UNIQUE INDEX sweeps_by_owner_key ON sweeps (owner, owner_idempotency_key);
 )sql",
+    // 11: SQLite's jobs log their transitions (schema_sqlite.cc's migration 11); PostgreSQL's
+    // have since migration 5. Nothing to change here: the versions stay aligned.
+    R"sql(
+SELECT 1;
+)sql",
 };
 
 }  // namespace

@@ -32,7 +32,8 @@ struct Table {
   const char* identity;  // the seq column, or null
 };
 
-// In foreign-key order. job_transitions, nodes and artifact_chunks start empty on one host.
+// In foreign-key order. nodes and artifact_chunks are empty on one host; job_transitions is
+// not copied (PostgreSQL's trigger logs each copied job's insert in the target).
 const std::vector<Table>& Tables() {
   static const std::vector<Table> tables = {
       {"jobs",
