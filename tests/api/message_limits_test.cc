@@ -5,6 +5,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "server/api/stream_requests.h"
 
 namespace kbench::api {
 namespace {
@@ -31,10 +32,22 @@ TEST(ReceiveLimits, RefusalNamesTheMethodTheSizeAndTheLimit) {
 
 TEST(ReceiveLimits, EveryUnaryMethodIsServedWithinItsLimit) {
   // Both directions: the mixin's list is the service's unary methods, no more, no fewer.
-  WithReceiveLimits<v1::KbenchService::Service> service;
+  WithReceiveLimits<StreamingBase> service;
   std::vector<std::string> limited(service.listed_methods().begin(),
                                    service.listed_methods().end());
   EXPECT_THAT(limited, UnorderedElementsAreArray(UnaryMethods()));
+}
+
+TEST(ReceiveLimits, EveryStreamingMethodParsesItsOwnRequest) {
+  // gRPC's callback handlers would answer a malformed request UNIMPLEMENTED with no message.
+  std::vector<std::string> streams;
+  const google::protobuf::ServiceDescriptor& service =
+      *google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(
+          v1::KbenchService::service_full_name());
+  for (int i = 0; i < service.method_count(); ++i) {
+    if (service.method(i)->server_streaming()) streams.push_back(service.method(i)->name());
+  }
+  EXPECT_THAT(StreamingBase().listed_streams(), UnorderedElementsAreArray(streams));
 }
 
 }  // namespace
