@@ -36,8 +36,9 @@ std::vector<std::string> UnaryMethods();
 // aborts on a name the service lacks, a mistake in the list below.
 int MethodIndex(absl::string_view method);
 
-// OK when a `bytes`-long request fits `method`'s limit, else RESOURCE_EXHAUSTED naming both.
-grpc::Status CheckReceiveLimit(absl::string_view method, size_t bytes);
+// OK when request `raw` fits `method`'s limit, else RESOURCE_EXHAUSTED naming both and the
+// request's largest field (read without parsing the request).
+grpc::Status CheckReceiveLimit(absl::string_view method, const grpc::ByteBuffer& raw);
 
 // Reads one request as bytes, checks its size, parses it (a malformed one is INVALID_ARGUMENT
 // naming its defect) and calls `handle`; the reply is sent with the status, as a unary call's.
@@ -47,7 +48,7 @@ grpc::Status ServeWithinLimit(
     const std::function<grpc::Status(const Request*, Response*)>& handle) {
   grpc::ByteBuffer raw;
   if (!stream->Read(&raw)) return grpc::Status(grpc::StatusCode::INTERNAL, "no request message");
-  if (grpc::Status s = CheckReceiveLimit(method, raw.Length()); !s.ok()) return s;
+  if (grpc::Status s = CheckReceiveLimit(method, raw); !s.ok()) return s;
   Request request;
   if (grpc::Status s = ParseRequest(raw, &request); !s.ok()) return s;
   Response response;

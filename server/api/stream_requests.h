@@ -46,7 +46,7 @@ class WithParsedStreamRequests : public Base {
             [this, method, handler](grpc::CallbackServerContext* context,
                                     const grpc::ByteBuffer* raw) {
               Request request;
-              grpc::Status received = CheckReceiveLimit(method, raw->Length());
+              grpc::Status received = CheckReceiveLimit(method, *raw);
               if (received.ok()) received = ParseRequest(*raw, &request);
               if (!received.ok()) {
                 return static_cast<grpc::ServerWriteReactor<Response>*>(

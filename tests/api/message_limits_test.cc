@@ -21,13 +21,24 @@ TEST(ReceiveLimits, OnlyUploadMethodsTakeLargeRequests) {
   EXPECT_EQ(ReceiveLimitOf("ListJobs"), kSmallRequestBytes);
 }
 
-TEST(ReceiveLimits, RefusalNamesTheMethodTheSizeAndTheLimit) {
-  EXPECT_TRUE(CheckReceiveLimit("GetJob", kSmallRequestBytes).ok());
-  EXPECT_TRUE(CheckReceiveLimit("SubmitJob", size_t{35} << 20).ok());
-  const grpc::Status s = CheckReceiveLimit("GetJob", kSmallRequestBytes + 1);
+// A serialized GetJobRequest of `bytes` bytes, nearly all of them its job_id.
+grpc::ByteBuffer GetJobOf(size_t bytes) {
+  v1::GetJobRequest request;
+  request.set_job_id(std::string(bytes - 4, 'j'));  // its tag and a 3-byte length
+  const std::string serialized = request.SerializeAsString();
+  EXPECT_EQ(serialized.size(), bytes);
+  grpc::Slice slice(serialized);
+  return grpc::ByteBuffer(&slice, 1);
+}
+
+TEST(ReceiveLimits, RefusalNamesTheMethodTheSizeTheLimitAndTheLargestField) {
+  EXPECT_TRUE(CheckReceiveLimit("GetJob", GetJobOf(kSmallRequestBytes)).ok());
+  EXPECT_TRUE(CheckReceiveLimit("SubmitJob", GetJobOf(size_t{1} << 20)).ok());
+  const grpc::Status s = CheckReceiveLimit("GetJob", GetJobOf(kSmallRequestBytes + 1));
   EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_THAT(s.error_message(), HasSubstr("GetJob request is 65537 bytes"));
   EXPECT_THAT(s.error_message(), HasSubstr("limit of 65536 bytes"));
+  EXPECT_THAT(s.error_message(), HasSubstr("; the largest field is job_id (65537 bytes)"));
 }
 
 TEST(ReceiveLimits, EveryUnaryMethodIsServedWithinItsLimit) {
