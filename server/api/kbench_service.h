@@ -17,6 +17,7 @@
 #include "server/api/server_options.h"
 #include "server/api/stream_limiter.h"
 #include "server/api/stream_reactors.h"
+#include "server/api/stream_requests.h"
 #include "server/api/sweep_reporter.h"
 #include "server/api/watch_hub.h"
 #include "server/auth/authorizer.h"
@@ -31,10 +32,8 @@
 
 namespace kbench::api {
 
-using StreamingBase = v1::KbenchService::WithCallbackMethod_WatchJob<
-    v1::KbenchService::WithCallbackMethod_GetArtifact<v1::KbenchService::Service>>;
-
-// Unary requests are size-checked per method before they are parsed (message_limits.h).
+// Unary requests are size-checked per method before they are parsed (message_limits.h); every
+// request is parsed by kbench, a malformed one refused naming its defect (request_parsing.h).
 class KbenchService final : public WithReceiveLimits<StreamingBase> {
  public:
   // Every handler asks `authorizer` first (who calls, may they); open streams are counted

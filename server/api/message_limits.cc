@@ -2,11 +2,13 @@
 #include "server/api/message_limits.h"
 
 #include <google/protobuf/descriptor.h>
+#include <grpcpp/support/proto_buffer_reader.h>
 
 #include <cstdio>
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
+#include "server/api/field_sizes.h"
 
 namespace kbench::api {
 namespace {
@@ -14,6 +16,20 @@ namespace {
 const google::protobuf::ServiceDescriptor& KbenchServiceDescriptor() {
   return *google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(
       v1::KbenchService::service_full_name());
+}
+
+// Far more fields than any real request has: the walk over a refused request stays short.
+constexpr int kMaxFieldsToSize = 1000;
+
+// "; the largest field is job_id (65540 bytes)" of request `raw` of `method`, read in place.
+std::string LargestFieldOf(absl::string_view method, const grpc::ByteBuffer& raw) {
+  const google::protobuf::MethodDescriptor* m =
+      KbenchServiceDescriptor().FindMethodByName(std::string(method));
+  if (m == nullptr) return "";
+  grpc::ByteBuffer shared(raw);  // the same slices, referenced: the reader needs its own
+  grpc::ProtoBufferReader reader(&shared);
+  if (!reader.status().ok()) return "";
+  return LargestField(FieldSizesOnTheWire(&reader, *m->input_type(), kMaxFieldsToSize), "");
 }
 
 }  // namespace
@@ -44,13 +60,15 @@ int MethodIndex(absl::string_view method) {
   return m->index();
 }
 
-grpc::Status CheckReceiveLimit(absl::string_view method, size_t bytes) {
+grpc::Status CheckReceiveLimit(absl::string_view method, const grpc::ByteBuffer& raw) {
   const size_t limit = ReceiveLimitOf(method);
+  const size_t bytes = raw.Length();
   if (limit == 0 || bytes <= limit) return grpc::Status::OK;
   return grpc::Status(
       grpc::StatusCode::RESOURCE_EXHAUSTED,
       absl::StrCat(method, " request is ", bytes, " bytes, over its limit of ", limit,
-                   " bytes (only SubmitJob, SubmitSweep and AddVariant take large requests)"));
+                   " bytes (only SubmitJob, SubmitSweep and AddVariant take large requests)",
+                   LargestFieldOf(method, raw)));
 }
 
 }  // namespace kbench::api

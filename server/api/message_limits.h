@@ -2,7 +2,8 @@
 // transport's cap (--max-receive-message-bytes, 40 MiB) must fit a user kernel, but only the
 // upload methods carry one: every other kbench.v1 method refuses a request over
 // kSmallRequestBytes with RESOURCE_EXHAUSTED naming the limit, before a byte of it is parsed or
-// copied into a message. Authentication comes earlier still (early_auth.h).
+// copied into a message. Then the request is parsed by kbench, so that a malformed one is
+// refused with a reason (request_parsing.h). Authentication comes earlier still (early_auth.h).
 #pragma once
 
 #include <grpcpp/grpcpp.h>
@@ -16,6 +17,7 @@
 
 #include "absl/strings/string_view.h"
 #include "kbench/v1/service.grpc.pb.h"
+#include "server/api/request_parsing.h"
 
 namespace kbench::api {
 
@@ -34,22 +36,21 @@ std::vector<std::string> UnaryMethods();
 // aborts on a name the service lacks, a mistake in the list below.
 int MethodIndex(absl::string_view method);
 
-// OK when a `bytes`-long request fits `method`'s limit, else RESOURCE_EXHAUSTED naming both.
-grpc::Status CheckReceiveLimit(absl::string_view method, size_t bytes);
+// OK when request `raw` fits `method`'s limit, else RESOURCE_EXHAUSTED naming both and the
+// request's largest field (read without parsing the request).
+grpc::Status CheckReceiveLimit(absl::string_view method, const grpc::ByteBuffer& raw);
 
-// Reads one request as bytes, checks its size, parses it and calls `handle`; the reply is sent
-// with the status, as a unary call's.
+// Reads one request as bytes, checks its size, parses it (a malformed one is INVALID_ARGUMENT
+// naming its defect) and calls `handle`; the reply is sent with the status, as a unary call's.
 template <class Request, class Response>
 grpc::Status ServeWithinLimit(
     absl::string_view method, grpc::ServerReaderWriter<Response, grpc::ByteBuffer>* stream,
     const std::function<grpc::Status(const Request*, Response*)>& handle) {
   grpc::ByteBuffer raw;
   if (!stream->Read(&raw)) return grpc::Status(grpc::StatusCode::INTERNAL, "no request message");
-  if (grpc::Status s = CheckReceiveLimit(method, raw.Length()); !s.ok()) return s;
+  if (grpc::Status s = CheckReceiveLimit(method, raw); !s.ok()) return s;
   Request request;
-  if (grpc::Status s = grpc::SerializationTraits<Request>::Deserialize(&raw, &request); !s.ok()) {
-    return s;
-  }
+  if (grpc::Status s = ParseRequest(raw, &request); !s.ok()) return s;
   Response response;
   const grpc::Status status = handle(&request, &response);
   if (status.ok()) stream->WriteLast(response, grpc::WriteOptions());
@@ -57,10 +58,11 @@ grpc::Status ServeWithinLimit(
 }
 
 // Mixes per-method limits into the kbench.v1 service `Base` (like gRPC's generated
-// WithCallbackMethod_X): each unary method with a limit is served by a handler that reads its
-// request as bytes first (gRPC's "streamed" sync handler, still on the sync thread pool), then
-// calls the same virtual method as the generated handler would. A unary method missing from the
-// list below is served by gRPC's handler, without a limit; message_limits_test checks the list.
+// WithCallbackMethod_X): each unary method is served by a handler that reads its request as
+// bytes first (gRPC's "streamed" sync handler, still on the sync thread pool), then calls the
+// same virtual method as the generated handler would. A unary method missing from the list
+// below is served by gRPC's handler, without a limit and refusing a malformed request with
+// INTERNAL and no message; message_limits_test checks the list.
 template <class Base>
 class WithReceiveLimits : public Base {
  public:
@@ -97,9 +99,6 @@ class WithReceiveLimits : public Base {
   void Limit(const char* method,
              grpc::Status (Service::*handler)(grpc::ServerContext*, const Request*, Response*)) {
     const std::string& name = listed_.emplace_back(method);
-    // The upload methods keep gRPC's own unary handler: the transport's cap is their only
-    // limit, and it parses the request straight from the transport's buffer.
-    if (ReceiveLimitOf(name) == 0) return;
     Service* service = this;
     this->MarkMethodStreamed(
         MethodIndex(name),

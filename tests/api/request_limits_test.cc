@@ -71,6 +71,34 @@ TEST(CheckRequestSize, RefusesASpecOverItsByteCapEvenWithShortStrings) {
   const absl::Status s = CheckRequestSize(r);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(s.message()), HasSubstr("spec: "));
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("; the largest field is unknown field spec.999 (16389 bytes)"));
+}
+
+TEST(CheckRequestSize, ASpecOverItsByteCapNamesItsLargestField) {
+  v1::SubmitJobRequest r = Request();
+  r.mutable_spec()->set_confirms_job(std::string(kMaxSpecBytes, 'j'));
+  EXPECT_EQ(std::string(CheckRequestSize(r).message()),
+            "spec: 16416 bytes serialized; at most 16384 are accepted; the largest field is "
+            "spec.confirms_job (16389 bytes)");
+}
+
+TEST(CheckRequestSize, TheLargestFieldLeavesOutUserKernelsCodeAsTheCapDoes) {
+  v1::SubmitJobRequest r = Request();
+  r.mutable_spec()->add_user_kernels()->set_code(std::string(1 << 20, 'c'));
+  for (int i = 0; i < 3; ++i) r.mutable_spec()->add_code_owners(std::string(6000, 'o'));
+  EXPECT_THAT(std::string(CheckRequestSize(r).message()),
+              HasSubstr("; the largest field is spec.code_owners (18012 bytes)"));
+}
+
+TEST(CheckRequestSize, AVariantsKernelOverItsByteCapNamesItsLargestFieldButCode) {
+  v1::AddVariantRequest r;
+  r.set_operation("softmax");
+  r.mutable_kernel()->set_name("@mine");
+  r.mutable_kernel()->set_code(std::string(1 << 20, 'c'));
+  r.mutable_kernel()->set_entry(std::string(kMaxSpecBytes, 'e'));
+  EXPECT_THAT(std::string(CheckRequestSize(r).message()),
+              HasSubstr("; the largest field is kernel.entry (16388 bytes)"));
 }
 
 TEST(CheckRequestSize, RefusesLongListFiltersAndArtifactNames) {

@@ -215,6 +215,7 @@ TEST_F(BadInputTest, HostileVariantNamesAreRefusedNamingTheFieldAndTheRule) {
 }
 
 TEST_F(BadInputTest, ANonUploadRequestOverItsLimitIsRefusedBeforeParsingNamingTheLimit) {
+  // ...and its largest field, read in place.
   const std::string huge(1 << 20, 'j');
   grpc::ClientContext ctx;
   v1::GetJobRequest req;
@@ -232,6 +233,9 @@ TEST_F(BadInputTest, ANonUploadRequestOverItsLimitIsRefusedBeforeParsingNamingTh
   s = daemon_.stub().ListJobs(&lctx, lreq, &lresp);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_NE(s.error_message().find("ListJobs request is"), std::string::npos) << s.error_message();
+  EXPECT_NE(s.error_message().find("; the largest field is kernel (1048580 bytes)"),
+            std::string::npos)
+      << s.error_message();
   EXPECT_EQ(StoredJobs(), 0);
 }
 

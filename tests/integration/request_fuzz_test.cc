@@ -1,8 +1,9 @@
 // Property test against a real kbenchd: up to 10,000 random, mutated and mistyped requests
 // (every method, every field, boundary values, raw bytes of another message or none) within
-// a bounded time. Every reply must be OK or a documented error code, the daemon must keep
-// serving (a job submitted afterwards succeeds), and its store must pass SQLite's
-// integrity_check once it stops. The seed is printed: a failure replays with KBENCH_FUZZ_SEED.
+// a bounded time. Every reply must be OK or a documented error code with a message (a request
+// that does not parse is refused, never accepted), the daemon must keep serving (a job
+// submitted afterwards succeeds), and its store must pass SQLite's integrity_check once it
+// stops. The seed is printed: a failure replays with KBENCH_FUZZ_SEED.
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
@@ -22,6 +23,7 @@
 
 #include "kbench/v1/service.grpc.pb.h"
 #include "tests/integration/daemon.h"
+#include "tests/integration/raw_call.h"
 
 namespace kbench::testing {
 namespace {
@@ -29,6 +31,9 @@ namespace {
 constexpr int kMaxRequests = 10000;
 // CI bound on the whole loop, whatever the machine's speed.
 constexpr auto kTimeBudget = std::chrono::seconds(60);
+// Each call's deadline: a stream of a running job would go on to its end.
+constexpr auto kUnaryTimeout = std::chrono::milliseconds(5000);
+constexpr auto kStreamTimeout = std::chrono::milliseconds(300);
 
 using Rng = std::mt19937_64;
 
@@ -199,8 +204,7 @@ bool Documented(grpc::StatusCode code) {
   return kDocumented.contains(code);
 }
 
-// gRPC answers bytes that do not parse as the method's request with INTERNAL before our code
-// runs: documented gRPC behaviour, allowed only for such bytes.
+// Whether `bytes` parse as `method`'s request: those that do not must be refused.
 bool ParsesAs(const std::string& method, const std::string& bytes) {
   std::unique_ptr<google::protobuf::Message> request;
   if (method.ends_with("SubmitJob"))
@@ -216,73 +220,6 @@ bool ParsesAs(const std::string& method, const std::string& bytes) {
   else
     request = std::make_unique<v1::GetJobRequest>();
   return request->ParseFromString(bytes);
-}
-
-grpc::ByteBuffer ToBuffer(const std::string& bytes) {
-  grpc::Slice slice(bytes);
-  return grpc::ByteBuffer(&slice, 1);
-}
-
-// A server-streaming call through the typed stub, read to its end or the test's deadline. The
-// generic stub's raw bytes reach only the unary methods: a generic call to these callback
-// methods is answered UNIMPLEMENTED by gRPC itself, before any of our code runs.
-grpc::Status CallStreaming(v1::KbenchService::Stub& stub, const Method& method,
-                           const std::string& bytes) {
-  grpc::ClientContext ctx;
-  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(300));
-  if (method.path.ends_with("WatchJob")) {
-    v1::WatchJobRequest request;
-    request.ParseFromString(bytes);
-    v1::WatchJobResponse response;
-    auto reader = stub.WatchJob(&ctx, request);
-    while (reader->Read(&response)) {
-    }
-    return reader->Finish();
-  }
-  v1::GetArtifactRequest request;
-  request.ParseFromString(bytes);
-  v1::GetArtifactResponse response;
-  auto reader = stub.GetArtifact(&ctx, request);
-  while (reader->Read(&response)) {
-  }
-  return reader->Finish();
-}
-
-// One call through the generic stub; returns its status and the first reply's bytes. Streams
-// are read to their end (or the test's deadline).
-grpc::Status Call(grpc::GenericStub& stub, const Method& method, const std::string& bytes,
-                  std::string* first_reply) {
-  grpc::ClientContext ctx;
-  ctx.set_deadline(std::chrono::system_clock::now() +
-                   std::chrono::milliseconds(method.streaming ? 300 : 5000));
-  grpc::CompletionQueue cq;
-  std::unique_ptr<grpc::GenericClientAsyncReaderWriter> call =
-      stub.PrepareCall(&ctx, method.path, &cq);
-  void* tag = nullptr;
-  bool ok = false;
-  call->StartCall(reinterpret_cast<void*>(1));
-  cq.Next(&tag, &ok);
-  const grpc::ByteBuffer request = ToBuffer(bytes);
-  call->WriteLast(request, grpc::WriteOptions(), reinterpret_cast<void*>(2));
-  cq.Next(&tag, &ok);
-  grpc::ByteBuffer reply;
-  first_reply->clear();
-  do {
-    call->Read(&reply, reinterpret_cast<void*>(3));
-    cq.Next(&tag, &ok);
-    if (ok && first_reply->empty()) {
-      std::vector<grpc::Slice> slices;
-      if (reply.Dump(&slices).ok()) {
-        for (const grpc::Slice& s : slices) {
-          first_reply->append(reinterpret_cast<const char*>(s.begin()), s.size());
-        }
-      }
-    }
-  } while (ok);
-  grpc::Status status;
-  call->Finish(&status, reinterpret_cast<void*>(4));
-  cq.Next(&tag, &ok);
-  return status;
 }
 
 std::string IntegrityCheck(const std::string& db_path) {
@@ -336,9 +273,9 @@ TEST(RequestFuzz, EveryReplyIsDocumentedAndTheDaemonAndItsStoreSurvive) {
   grpc::GenericStub stub(daemon.channel());
 
   std::vector<std::string> ids;
-  std::map<std::string, int> undocumented;
+  std::map<std::string, int> unexplained;
   std::map<grpc::StatusCode, int> codes;
-  int undecodable_requests = 0;
+  int malformed_requests = 0;
   const auto start = std::chrono::steady_clock::now();
   int sent = 0;
   for (; sent < kMaxRequests && std::chrono::steady_clock::now() - start < kTimeBudget; ++sent) {
@@ -350,21 +287,22 @@ TEST(RequestFuzz, EveryReplyIsDocumentedAndTheDaemonAndItsStoreSurvive) {
     if (shape == 2) bytes = TypedRequest(rng, Methods()[rng() % Methods().size()].path, ids);
     if (shape == 3 && rng() % 2) bytes = Mutate(rng, std::string(rng() % 64, '\x08'));
     std::string reply;
-    const grpc::Status status = method.streaming ? CallStreaming(daemon.stub(), method, bytes)
-                                                 : Call(stub, method, bytes, &reply);
+    const grpc::Status status = RawCall(stub, method.path, bytes,
+                                        method.streaming ? kStreamTimeout : kUnaryTimeout, &reply);
     ++codes[status.error_code()];
-    // Bytes that do not parse as the method's request (proto3 strings must be UTF-8) are
-    // answered by gRPC before kbench's handler runs: INTERNAL for the unary methods, and
-    // UNIMPLEMENTED with no message for the callback (streaming) ones (gRPC's
-    // CallbackServerStreamingHandler answers a request it cannot deserialize that way).
-    const grpc::StatusCode undecodable =
-        method.streaming ? grpc::StatusCode::UNIMPLEMENTED : grpc::StatusCode::INTERNAL;
-    const bool parse_error = status.error_code() == undecodable && !ParsesAs(method.path, bytes);
-    if (parse_error) ++undecodable_requests;
-    if (!Documented(status.error_code()) && !parse_error) {
-      const std::string key = method.path + " " + std::to_string(status.error_code()) + ": " +
-                              status.error_message().substr(0, 200);
-      if (++undocumented[key] == 1) ADD_FAILURE() << "request " << sent << " -> " << key;
+    // Every refusal is explained (issue 25): bytes that do not parse as the method's request
+    // (proto3 strings must be UTF-8) are INVALID_ARGUMENT naming the defect, never gRPC's
+    // INTERNAL (or, on a callback stream, UNIMPLEMENTED) with no message.
+    const bool malformed = !ParsesAs(method.path, bytes);
+    if (malformed) ++malformed_requests;
+    std::string wrong;
+    if (!Documented(status.error_code())) wrong = "an undocumented code";
+    if (!status.ok() && status.error_message().empty()) wrong = "no message";
+    if (malformed && status.ok()) wrong = "a malformed request accepted";
+    if (!wrong.empty()) {
+      const std::string key = method.path + " " + std::to_string(status.error_code()) + " (" +
+                              wrong + "): " + status.error_message().substr(0, 200);
+      if (++unexplained[key] == 1) ADD_FAILURE() << "request " << sent << " -> " << key;
     }
     // Real job ids feed later GetJob, WatchJob, CancelJob and GetArtifact calls.
     v1::SubmitJobResponse submitted;
@@ -376,7 +314,7 @@ TEST(RequestFuzz, EveryReplyIsDocumentedAndTheDaemonAndItsStoreSurvive) {
   std::printf("%d requests in %.1f s; codes:", sent,
               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   for (const auto& [code, n] : codes) std::printf(" %d:%d", static_cast<int>(code), n);
-  std::printf("\nrequests gRPC could not decode: %d\n", undecodable_requests);
+  std::printf("\nmalformed requests: %d\n", malformed_requests);
 
   // Still serving: the fuzzing's own jobs (some with long timeouts) are cancelled, then a
   // well-formed job succeeds.
