@@ -302,6 +302,16 @@ class HeldCall {
     bool ok = false;
     queue_.Next(&tag, &ok);
   }
+  // How the call ended, once the server has ended it.
+  grpc::Status Finish() {
+    grpc::Status status;
+    call_->Finish(&status, this);
+    void* tag = nullptr;
+    bool ok = false;
+    queue_.Next(&tag, &ok);
+    return status;
+  }
+
   ~HeldCall() {
     context_.TryCancel();
     queue_.Shutdown();
@@ -347,6 +357,8 @@ TEST(KbenchdDrain, WhileACallIsInFlightNewCallsAreRefusedAndHealthIsNotServing) 
   EXPECT_GE(stop_seconds, 1.9);
   EXPECT_LT(stop_seconds, 5.0);
   std::printf("SIGTERM to exit with a call held: %.2f s (bound 2 s)\n", stop_seconds);
+  const grpc::Status cut = held.Finish();
+  EXPECT_EQ(cut.error_code(), grpc::StatusCode::UNAVAILABLE) << cut.error_message();
 }
 
 }  // namespace
