@@ -41,6 +41,10 @@ Connection::Connection(const std::string& server, absl::Duration timeout,
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(kMaxReceiveBytes);
   args.SetUserAgentPrefix(absl::StrCat("kbctl/", KBENCH_VERSION));
+  // A submit retried across a restart (submit_retry.h) must find the channel trying to connect
+  // again, not failing at once while it waits out gRPC's own back-off (1 s, growing 1.6x).
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 200);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);
   channel_ = grpc::CreateCustomChannel(server_, CredentialsFor(security), args);
   stub_ = v1::KbenchService::NewStub(channel_);
 }

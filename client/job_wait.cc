@@ -6,6 +6,7 @@
 #include "client/errors.h"
 #include "client/format/job_view.h"
 #include "client/format/progress.h"
+#include "client/submit_retry.h"
 #include "common/status_macros.h"
 
 namespace kbench::client {
@@ -40,7 +41,11 @@ absl::StatusOr<std::optional<v1::Job>> SubmitAndWait(Session& session, const Spe
           // With credentials the server names the owner; $USER would only mislabel an admin's job.
           session.options().security.token.empty() ? session.GetEnv("USER").value_or("") : ""));
   KBENCH_RETURN_IF_ERROR(ResolveDefaults(session, &request));
-  KBENCH_ASSIGN_OR_RETURN(v1::SubmitJobResponse response, session.connection().SubmitJob(request));
+  KBENCH_ASSIGN_OR_RETURN(
+      v1::SubmitJobResponse response,
+      SubmitRetryingUnavailable<v1::SubmitJobResponse>(session, request.idempotency_key(), [&] {
+        return session.connection().SubmitJob(request);
+      }));
   const v1::Job& job = response.job();
   if (response.deduplicated()) {
     session.Note(absl::StrCat("kbctl: idempotency key \"", request.idempotency_key(),

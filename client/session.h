@@ -9,6 +9,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "client/connection.h"
 #include "google/protobuf/message.h"
@@ -25,6 +26,8 @@ struct Io {
   int err_columns = 0;
   std::function<std::optional<std::string>(const std::string&)> getenv;
   std::function<absl::Time()> now;
+  // Waits between retries (absl::SleepFor when unset).
+  std::function<void(absl::Duration)> sleep;
 };
 
 enum class OutputFormat { kTable, kJson };
@@ -46,6 +49,7 @@ class Session {
   std::ostream& err() const { return *io_.err; }
   bool json() const { return options_.output == OutputFormat::kJson; }
   absl::Time Now() const { return io_.now ? io_.now() : absl::Now(); }
+  void Sleep(absl::Duration wait) const { io_.sleep ? io_.sleep(wait) : absl::SleepFor(wait); }
   std::optional<std::string> GetEnv(const std::string& name) const {
     return io_.getenv ? io_.getenv(name) : std::nullopt;
   }

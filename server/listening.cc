@@ -4,19 +4,25 @@
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/health_check_service_interface.h>
 
+#include <vector>
+
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "server/api/call_counting.h"
 
 namespace kbench {
 
 absl::StatusOr<Listening> StartServer(const Endpoint& endpoint,
                                       std::shared_ptr<grpc::ServerCredentials> credentials,
                                       auth::UnixPeers* unix_peers, const api::ApiOptions& api,
-                                      grpc::Service* service) {
+                                      grpc::Service* service, auth::CallGate* gate) {
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   api::ConfigureServerBuilder(api, &builder);
+  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> counting;
+  counting.push_back(api::CountCallsInto(gate));
+  builder.experimental().SetInterceptorCreators(std::move(counting));
   Listening listening;
   int port = 0;
   if (!endpoint.unix_socket.empty()) {

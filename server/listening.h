@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "server/api/server_options.h"
+#include "server/auth/call_gate.h"
 #include "server/auth/unix_peers.h"
 #include "server/auth/unix_socket_listener.h"
 
@@ -34,11 +35,12 @@ struct Listening {
 };
 
 // Builds and starts the server with `service` (which must outlive it), the health service and
-// reflection. `unix_peers` receives the Unix socket's connections (needed with unix_socket).
+// reflection; its kbench.v1 calls in flight are counted into `gate` (which must outlive it).
+// `unix_peers` receives the Unix socket's connections (needed with unix_socket).
 // UNAVAILABLE or FAILED_PRECONDITION naming the flag when the address cannot be served.
 absl::StatusOr<Listening> StartServer(const Endpoint& endpoint,
                                       std::shared_ptr<grpc::ServerCredentials> credentials,
                                       auth::UnixPeers* unix_peers, const api::ApiOptions& api,
-                                      grpc::Service* service);
+                                      grpc::Service* service, auth::CallGate* gate);
 
 }  // namespace kbench

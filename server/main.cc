@@ -30,6 +30,7 @@
 #include "server/auth/unix_socket_listener.h"
 #include "server/common/idle_gate_flag.h"
 #include "server/common/logging.h"
+#include "server/draining.h"
 #include "server/fleet/fleet_queue.h"
 #include "server/listening.h"
 #include "server/metrics/metrics.h"
@@ -92,6 +93,8 @@ struct Flags {
   double node_lease_seconds = 15;
   // Registered user variants each owner may keep (kbctl variants add).
   int64_t max_variants_per_owner = 50;
+  // How long a stop (SIGTERM, SIGINT) waits for the calls in flight (server/draining.h).
+  double drain_seconds = 10;
 };
 
 std::string HostName() {
@@ -305,6 +308,25 @@ void FollowStoreState(kbench::store::ResilientJobStore& jobs, kbench::store::Hel
   });
 }
 
+// The lines operators and the tests wait for on stdout (the addresses, then "ready"), and the
+// log's own.
+void AnnounceReady(const Flags& flags, const kbench::store::StoreLocation& location,
+                   const std::string& address, const std::string& metrics_address,
+                   const std::vector<kbench::v1::DeviceInfo>& devices) {
+  std::printf("kbenchd: listening on %s\n", address.c_str());
+  if (!metrics_address.empty()) std::printf("kbenchd: metrics on %s\n", metrics_address.c_str());
+  for (const auto& d : devices) {
+    kbench::logging::Log(Level::kInfo, "device", {Field("id", d.id()), Field("name", d.name())});
+  }
+  std::printf("kbenchd: ready\n");
+  std::fflush(stdout);
+  kbench::logging::Log(Level::kInfo, "kbenchd ready",
+                       {Field("listen", address), Field("data_dir", location.data_dir),
+                        Field("store", std::string(location.is_postgres() ? "postgres" : "sqlite")),
+                        Field("node", location.node),
+                        Field("security", kbench::auth::DescribeSecurity(flags.security))});
+}
+
 int Serve(const Flags& flags) {
   sigset_t stop_signals = StopSignals();
   absl::StatusOr<Security> security = SetUpSecurity(flags);
@@ -401,7 +423,9 @@ int Serve(const Flags& flags) {
 
   kbench::api::ApiOptions api = flags.api;
   api.limits.cpu_max_bytes = flags.cpu_max_bytes;
-  kbench::auth::Authorizer authorizer(security->authenticator.get(), jobs.get());
+  // Open until SIGTERM; then it turns calls away while those in flight finish.
+  kbench::auth::CallGate gate;
+  kbench::auth::Authorizer authorizer(security->authenticator.get(), jobs.get(), &gate);
   std::unique_ptr<kbench::store::FleetStore> fleet_store;
   std::unique_ptr<kbench::fleet::FleetQueue> fleet_queue;
   kbench::scheduler::JobQueue* queue = &scheduler;
@@ -451,11 +475,12 @@ int Serve(const Flags& flags) {
     stop_queue();
     return Fail(s.ToString());
   }
-  absl::StatusOr<kbench::Listening> listening = kbench::StartServer(
-      EndpointOf(flags, data_dir, *security),
-      kbench::api::AuthenticateBeforeReading(
-          security->credentials, !flags.security.tls_cert.empty(), security->authenticator.get()),
-      security->unix_peers.get(), api, &service);
+  absl::StatusOr<kbench::Listening> listening =
+      kbench::StartServer(EndpointOf(flags, data_dir, *security),
+                          kbench::api::AuthenticateBeforeReading(
+                              security->credentials, !flags.security.tls_cert.empty(),
+                              security->authenticator.get(), &gate),
+                          security->unix_peers.get(), api, &service, &gate);
   if (!listening.ok()) {
     maintenance.Stop();
     stop_queue();
@@ -468,32 +493,27 @@ int Serve(const Flags& flags) {
       [health = server->GetHealthCheckService()](const std::string& service, bool serving) {
         health->SetServingStatus(service, serving);
       });
-  std::printf("kbenchd: listening on %s\n", listening->address.c_str());
   if (fleet_queue) fleet_queue->ListeningOn(listening->address);
-  if (!(*metrics)->BoundAddress().empty()) {
-    std::printf("kbenchd: metrics on %s\n", (*metrics)->BoundAddress().c_str());
-  }
-  for (const auto& d : scheduler.Devices()) {
-    kbench::logging::Log(Level::kInfo, "device", {Field("id", d.id()), Field("name", d.name())});
-  }
-  std::printf("kbenchd: ready\n");
-  std::fflush(stdout);
-  kbench::logging::Log(
-      Level::kInfo, "kbenchd ready",
-      {Field("listen", listening->address), Field("data_dir", data_dir),
-       Field("store", std::string(fleet ? "postgres" : "sqlite")), Field("node", location->node),
-       Field("security", kbench::auth::DescribeSecurity(flags.security))});
+  AnnounceReady(flags, *location, listening->address, (*metrics)->BoundAddress(),
+                scheduler.Devices());
 
   const int sig =
       WaitForStop(stop_signals, *security->authenticator, flags.metrics_owner_labels, **metrics);
-  kbench::logging::Log(Level::kInfo, "shutting down", {Field("signal", strsignal(sig))});
-  service.StopStreams();
-  service.StopSweeps();
-  if (listening->unix_socket) listening->unix_socket->Stop();
-  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
-  maintenance.Stop();
-  stop_queue();
-  server->Wait();
+  kbench::logging::Log(Level::kInfo, "draining", {Field("signal", strsignal(sig))});
+  kbench::DrainAndStop({.gate = &gate,
+                        .server = server.get(),
+                        .unix_socket = listening->unix_socket.get(),
+                        .end_streams =
+                            [&] {
+                              service.StopStreams();
+                              service.StopSweeps();
+                            },
+                        .stop_work =
+                            [&] {
+                              maintenance.Stop();
+                              stop_queue();
+                            }},
+                       absl::Seconds(flags.drain_seconds));
   kbench::logging::Log(Level::kInfo, "stopped");
   return 0;
 }
@@ -580,6 +600,11 @@ static int Main(int argc, char** argv) {
                  "Seconds a fleet's node may miss heartbeats before its jobs are re-queued on "
                  "other nodes")
       ->check(CLI::Range(2.0, 3600.0))
+      ->capture_default_str();
+  app.add_option("--drain-seconds", flags.drain_seconds,
+                 "On SIGTERM or SIGINT: new calls are refused (UNAVAILABLE) at once; how long the "
+                 "calls in flight may take to finish before the rest of the stop")
+      ->check(CLI::Range(0.0, 3600.0))
       ->capture_default_str();
   app.add_option("--max-variants-per-owner", flags.max_variants_per_owner,
                  "Registered user variants (kbctl variants add) each owner may keep")

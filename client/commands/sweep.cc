@@ -15,6 +15,7 @@
 #include "client/errors.h"
 #include "client/format/table.h"
 #include "client/spec_options.h"
+#include "client/submit_retry.h"
 #include "client/sweep_wait.h"
 #include "common/status_macros.h"
 #include "report/html_report.h"
@@ -76,8 +77,11 @@ absl::Status RunSweep(Session& session, SweepFlags flags) {
   *request.mutable_spec() = spec;
   *request.mutable_spec()->mutable_base() = base.spec();
   request.set_idempotency_key(base.idempotency_key());
-  KBENCH_ASSIGN_OR_RETURN(v1::SubmitSweepResponse response,
-                          session.connection().SubmitSweep(request));
+  KBENCH_ASSIGN_OR_RETURN(
+      v1::SubmitSweepResponse response,
+      SubmitRetryingUnavailable<v1::SubmitSweepResponse>(session, request.idempotency_key(), [&] {
+        return session.connection().SubmitSweep(request);
+      }));
   const v1::Sweep& sweep = response.sweep();
   if (flags.spec.no_wait) {
     if (session.json()) return session.PrintJson(sweep);

@@ -77,7 +77,11 @@ grpc::Status EarlyAuthProcessor::Process(const InputMetadata& metadata, grpc::Au
                                          OutputMetadata* /*response*/) {
   // Without a path there is nothing to exempt: authenticate (fail closed).
   const std::optional<absl::string_view> path = Find(metadata, ":path");
-  if (path && !NeedsCredentials(*path)) return grpc::Status::OK;
+  const bool kbench_call = !path || NeedsCredentials(*path);
+  const absl::Status admitted =
+      gate_->Admit(kbench_call ? auth::CallKind::kKbench : auth::CallKind::kOther);
+  if (!admitted.ok()) return ToGrpcStatus(admitted);
+  if (!kbench_call) return grpc::Status::OK;
   // Nothing is consumed: the handlers read the same header to learn who calls.
   auth::CallCredentials call;
   call.authorization = Find(metadata, "authorization");
@@ -88,10 +92,9 @@ grpc::Status EarlyAuthProcessor::Process(const InputMetadata& metadata, grpc::Au
 
 std::shared_ptr<grpc::ServerCredentials> AuthenticateBeforeReading(
     std::shared_ptr<grpc::ServerCredentials> credentials, bool tls,
-    const auth::Authenticator* authenticator) {
-  if (authenticator->open()) return credentials;
+    const auth::Authenticator* authenticator, const auth::CallGate* gate) {
   if (!tls) credentials = std::make_shared<PlaintextCredentials>();
-  credentials->SetAuthMetadataProcessor(std::make_shared<EarlyAuthProcessor>(authenticator));
+  credentials->SetAuthMetadataProcessor(std::make_shared<EarlyAuthProcessor>(authenticator, gate));
   return credentials;
 }
 

@@ -3,6 +3,8 @@
 // gRPC never asks the transport for an unauthenticated caller's message. Without it, up to the
 // 40 MiB receive cap of every call was read and parsed before its handler refused the token.
 // The handlers still authenticate (authorizer.h) to learn who calls; this only refuses earlier.
+// It also refuses calls while kbenchd drains (auth/call_gate.h): before gRPC has taken the call,
+// so that a call arriving during gRPC's own shutdown gets UNAVAILABLE, not CANCELLED.
 #pragma once
 
 #include <grpcpp/security/auth_metadata_processor.h>
@@ -12,6 +14,7 @@
 
 #include "absl/strings/string_view.h"
 #include "server/auth/authenticator.h"
+#include "server/auth/call_gate.h"
 
 namespace kbench::api {
 
@@ -19,13 +22,14 @@ namespace kbench::api {
 // services stay open (Kubernetes' probes and `kbctl health` send no token).
 bool NeedsCredentials(absl::string_view path);
 
-// Refuses a kbench.v1 call whose `authorization` header or client certificate does not
-// authenticate, with the handlers' own UNAUTHENTICATED message. Non-blocking: a token check is a
-// SHA-256 and a few comparisons, done on the transport's thread. `authenticator` must outlive it.
+// Refuses a call that `gate` refuses (UNAVAILABLE while kbenchd drains), then a kbench.v1 call
+// whose `authorization` header or client certificate does not authenticate, with the handlers'
+// own UNAUTHENTICATED message. Non-blocking: a token check is a SHA-256 and a few comparisons,
+// done on the transport's thread. Both must outlive it.
 class EarlyAuthProcessor final : public grpc::AuthMetadataProcessor {
  public:
-  explicit EarlyAuthProcessor(const auth::Authenticator* authenticator)
-      : authenticator_(authenticator) {}
+  EarlyAuthProcessor(const auth::Authenticator* authenticator, const auth::CallGate* gate)
+      : authenticator_(authenticator), gate_(gate) {}
 
   bool IsBlocking() const override { return false; }
   // `context` is the connection's (its verified client certificate); null in plaintext.
@@ -34,14 +38,15 @@ class EarlyAuthProcessor final : public grpc::AuthMetadataProcessor {
 
  private:
   const auth::Authenticator* authenticator_;
+  const auth::CallGate* gate_;
 };
 
-// `credentials` (TLS when `tls`, else plaintext) with an EarlyAuthProcessor, unless the
-// daemon is open (no auth file nor client CA: nothing to check). gRPC's plaintext credentials
-// refuse a processor (they assert), so plaintext gets credentials of ours over gRPC core's
-// insecure ones, which run the same server auth filter as TLS.
+// `credentials` (TLS when `tls`, else plaintext) with an EarlyAuthProcessor, open daemons
+// included (they authenticate nobody, but drain). gRPC's plaintext credentials refuse a
+// processor (they assert), so plaintext gets credentials of ours over gRPC core's insecure ones,
+// which run the same server auth filter as TLS.
 std::shared_ptr<grpc::ServerCredentials> AuthenticateBeforeReading(
     std::shared_ptr<grpc::ServerCredentials> credentials, bool tls,
-    const auth::Authenticator* authenticator);
+    const auth::Authenticator* authenticator, const auth::CallGate* gate);
 
 }  // namespace kbench::api

@@ -46,6 +46,7 @@ absl::StatusOr<std::string> OwnerOf(store::JobStore& jobs, const std::string& jo
 
 absl::StatusOr<Identity> Authorizer::Authenticate(const grpc::ServerContextBase& context,
                                                   absl::string_view method) const {
+  KBENCH_RETURN_IF_ERROR(gate_->Admit(CallKind::kKbench));
   absl::StatusOr<Identity> caller = authenticator_->Authenticate(context);
   if (caller.ok()) return caller;
   const std::string peer = context.peer();

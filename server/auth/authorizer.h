@@ -3,7 +3,9 @@
 // job's owner is its submitter; only the owner or an admin cancels; only an admin submits on
 // behalf of someone else. Denials are PERMISSION_DENIED naming what was refused and why, and
 // are written to the audit log with cancels and admin actions. Authentication failures are
-// audited too, rate-limited per peer (audit_limiter.h) since anyone can cause them.
+// audited too, rate-limited per peer (audit_limiter.h) since anyone can cause them. While
+// kbenchd drains (call_gate.h) every call is refused with UNAVAILABLE before anything else: on
+// the Unix socket this is the only place that can (its connections bypass early_auth.h).
 //
 // Why the handlers call it rather than a gRPC AuthMetadataProcessor: a processor runs only on
 // TLS credentials (the loopback port with an auth file has none) and never sees the method, so
@@ -18,6 +20,7 @@
 #include "kbench/v1/service.pb.h"
 #include "server/auth/audit_limiter.h"
 #include "server/auth/authenticator.h"
+#include "server/auth/call_gate.h"
 #include "server/store/job_store.h"
 
 namespace grpc {
@@ -28,10 +31,10 @@ namespace kbench::auth {
 
 class Authorizer {
  public:
-  // Both must outlive this object.
-  Authorizer(const Authenticator* authenticator, store::JobStore* jobs,
+  // All three must outlive this object.
+  Authorizer(const Authenticator* authenticator, store::JobStore* jobs, const CallGate* gate,
              AuditLimiter::Options failure_audit = {})
-      : authenticator_(authenticator), jobs_(jobs), failure_audit_(failure_audit) {}
+      : authenticator_(authenticator), jobs_(jobs), gate_(gate), failure_audit_(failure_audit) {}
 
   // Reading methods (ListKernels, ListDevices, GetJob, WatchJob, ListJobs, GetArtifact): any
   // authenticated caller.
@@ -72,6 +75,7 @@ class Authorizer {
 
   const Authenticator* authenticator_;
   store::JobStore* jobs_;
+  const CallGate* gate_;
   mutable AuditLimiter failure_audit_;
 };
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -86,6 +87,20 @@ absl::Status RestrictAccess(const std::string& path, const std::string& group) {
   return absl::OkStatus();
 }
 
+// Whether `fd` is a connection accepted on the socket bound at `path` (not the listener).
+bool IsConnectionTo(int fd, const std::string& path) {
+  sockaddr_un local{};
+  socklen_t length = sizeof(local);
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&local), &length) != 0) return false;
+  if (local.sun_family != AF_UNIX || length <= offsetof(sockaddr_un, sun_path)) return false;
+  int listening = 0;
+  socklen_t size = sizeof(listening);
+  if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &size) != 0 || listening != 0) {
+    return false;
+  }
+  return std::strncmp(local.sun_path, path.c_str(), sizeof(local.sun_path)) == 0;
+}
+
 }  // namespace
 
 std::string DefaultUnixSocketPath(const std::string& data_dir) {
@@ -136,6 +151,15 @@ void UnixSocketListener::Stop() {
   unlink(path_.c_str());
 }
 
+void UnixSocketListener::Disconnect() {
+  if (acceptor_.joinable()) return;  // still accepting: Stop first
+  for (const int fd : handed_over_) {
+    // gRPC may have closed it and the number gone to another descriptor since: only a
+    // connection to this socket is ours to end (an accepted socket is named after it).
+    if (IsConnectionTo(fd, path_)) shutdown(fd, SHUT_RDWR);
+  }
+}
+
 void UnixSocketListener::AcceptLoop(grpc::Server* server) {
   while (true) {
     pollfd fds[2] = {{fd_, POLLIN, 0}, {wake_read_, POLLIN, 0}};
@@ -155,6 +179,7 @@ void UnixSocketListener::AcceptLoop(grpc::Server* server) {
     }
     // Recorded before gRPC reads the first call from it.
     peers_->Accepted(connection, peer.uid);
+    handed_over_.insert(connection);
     grpc::AddInsecureChannelFromFd(server, connection);
   }
 }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -37,6 +38,10 @@ class UnixSocketListener {
   void Start(grpc::Server* server);
   // Stops accepting and removes the socket file; connections already handed over stay gRPC's.
   void Stop();
+  // After Stop: ends every connection handed to gRPC that is still open, so that its client
+  // sees the connection close (UNAVAILABLE) before gRPC's shutdown could answer one of its
+  // calls CANCELLED (see call_gate.h). gRPC still owns and closes the descriptors.
+  void Disconnect();
   const std::string& path() const { return path_; }
 
  private:
@@ -54,6 +59,9 @@ class UnixSocketListener {
   const int wake_write_;
   UnixPeers* const peers_;
   std::thread acceptor_;
+  // Descriptors handed to gRPC (by the acceptor, read by Disconnect after Stop joined it). A
+  // number is kept once however often the kernel reuses it, so the set stays small.
+  std::set<int> handed_over_;
 };
 
 }  // namespace kbench::auth

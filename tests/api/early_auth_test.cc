@@ -31,7 +31,7 @@ class EarlyAuthProcessorTest : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
   grpc::Status Process(const Metadata& metadata) {
-    EarlyAuthProcessor processor(authenticator_.get());
+    EarlyAuthProcessor processor(authenticator_.get(), &gate_);
     grpc::AuthMetadataProcessor::OutputMetadata consumed, response;
     const grpc::Status s = processor.Process(metadata, nullptr, &consumed, &response);
     EXPECT_TRUE(consumed.empty()) << "the handlers still read the token";
@@ -40,6 +40,7 @@ class EarlyAuthProcessorTest : public ::testing::Test {
 
   std::string dir_;
   std::unique_ptr<auth::Authenticator> authenticator_;
+  auth::CallGate gate_;
 };
 
 TEST(EarlyAuth, OnlyKbenchMethodsNeedCredentials) {
@@ -67,6 +68,23 @@ TEST_F(EarlyAuthProcessorTest, LetsHealthChecksThroughWithoutCredentials) {
 
 TEST_F(EarlyAuthProcessorTest, FailsClosedWithoutAPath) {
   EXPECT_EQ(Process({}).error_code(), grpc::StatusCode::UNAUTHENTICATED);
+}
+
+TEST_F(EarlyAuthProcessorTest, RefusesAKbenchCallUnavailableWhileDrainingEvenWithAGoodToken) {
+  gate_.Drain();
+  const grpc::Status s = Process(
+      {{":path", "/kbench.v1.KbenchService/SubmitJob"}, {"authorization", "Bearer alice-token"}});
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_EQ(s.error_message(), auth::kShuttingDownMessage);
+  EXPECT_EQ(Process({}).error_code(), grpc::StatusCode::UNAVAILABLE);
+}
+
+TEST_F(EarlyAuthProcessorTest, ServesHealthChecksWhileDrainingButNotOnceClosed) {
+  gate_.Drain();
+  EXPECT_TRUE(Process({{":path", "/grpc.health.v1.Health/Check"}}).ok());
+  gate_.Close();
+  EXPECT_EQ(Process({{":path", "/grpc.health.v1.Health/Check"}}).error_code(),
+            grpc::StatusCode::UNAVAILABLE);
 }
 
 }  // namespace

@@ -133,9 +133,10 @@ void FakeKbenchServer::AddArtifact(const std::string& job_id, const std::string&
   if (it != states_.end()) *it->second.back().add_artifacts() = a.info;
 }
 
-void FakeKbenchServer::FailSubmitWith(grpc::Status status) {
+void FakeKbenchServer::FailSubmitWith(grpc::Status status, int times) {
   absl::MutexLock lock(&mu_);
   submit_error_ = std::move(status);
+  submit_errors_left_ = times;
 }
 
 std::vector<v1::SubmitJobRequest> FakeKbenchServer::submits() const {
@@ -184,7 +185,10 @@ grpc::Status FakeKbenchServer::SubmitJob(grpc::ServerContext*, const v1::SubmitJ
   Count();
   absl::MutexLock lock(&mu_);
   submits_.push_back(*request);
-  if (!submit_error_.ok()) return submit_error_;
+  if (!submit_error_.ok() && submit_errors_left_ != 0) {
+    if (submit_errors_left_ > 0) --submit_errors_left_;
+    return submit_error_;
+  }
   if (!request->idempotency_key().empty()) {
     auto it = idempotency_.find(request->idempotency_key());
     if (it != idempotency_.end()) {

@@ -43,8 +43,8 @@ class FakeKbenchServer final : public v1::KbenchService::Service {
   // The artifact's bytes; `announced_sha256` overrides the true hash (to test a mismatch).
   void AddArtifact(const std::string& job_id, const std::string& name, const std::string& bytes,
                    const std::string& announced_sha256 = "");
-  // SubmitJob answers this error instead of accepting the job.
-  void FailSubmitWith(grpc::Status status);
+  // SubmitJob answers this error instead of accepting the job, `times` times (-1: always).
+  void FailSubmitWith(grpc::Status status, int times = -1);
 
   std::vector<v1::SubmitJobRequest> submits() const;
   std::vector<v1::ListJobsRequest> list_requests() const;
@@ -94,6 +94,7 @@ class FakeKbenchServer final : public v1::KbenchService::Service {
   std::vector<v1::SubmitJobRequest> submits_ ABSL_GUARDED_BY(mu_);
   std::vector<v1::ListJobsRequest> list_requests_ ABSL_GUARDED_BY(mu_);
   grpc::Status submit_error_ ABSL_GUARDED_BY(mu_);
+  int submit_errors_left_ ABSL_GUARDED_BY(mu_) = -1;  // -1: every submit
   int rpcs_ ABSL_GUARDED_BY(mu_) = 0;
   int next_id_ ABSL_GUARDED_BY(mu_) = 1;
 

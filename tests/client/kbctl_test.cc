@@ -363,6 +363,43 @@ TEST_F(KbctlTest, RetriedSubmitWithSameIdempotencyKeyFollowsTheFirstJob) {
   EXPECT_THAT(again.out, ContainsRegex("Job: +job-1"));
 }
 
+// A restarting kbenchd (issue 25): its drain answers UNAVAILABLE, and a keyed submit is safe to
+// send again.
+const grpc::Status kShuttingDown(grpc::StatusCode::UNAVAILABLE,
+                                 "kbenchd is shutting down; retry in a few seconds");
+
+TEST_F(KbctlTest, SubmitWithAnIdempotencyKeyIsRetriedWhileKbenchdIsUnavailable) {
+  server_.FailSubmitWith(kShuttingDown, 2);
+  const Result r = Run({"bench", "copy", "--variant", "host_memcpy", "--shape", "4",
+                        "--idempotency-key", "k", "--no-wait"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "job-1\n");
+  ASSERT_EQ(server_.submits().size(), 3u);
+  for (const v1::SubmitJobRequest& sent : server_.submits()) EXPECT_EQ(sent.idempotency_key(), "k");
+  EXPECT_THAT(r.err, HasSubstr("kbctl: kbenchd is shutting down; retry in a few seconds"));
+  EXPECT_THAT(r.err, HasSubstr("submitting again with idempotency key \"k\" in 250ms (attempt 2 "
+                               "of 10)"));
+  EXPECT_THAT(r.err, HasSubstr("in 500ms (attempt 3 of 10)"));
+}
+
+TEST_F(KbctlTest, SubmitWithAnIdempotencyKeyGivesUpAfterTenAttempts) {
+  server_.FailSubmitWith(kShuttingDown);
+  const Result r = Run({"bench", "copy", "--variant", "host_memcpy", "--shape", "4",
+                        "--idempotency-key", "k", "--no-wait"});
+  EXPECT_EQ(r.code, 3);
+  EXPECT_EQ(server_.submits().size(), 10u);
+  EXPECT_THAT(r.err, HasSubstr("in 4s (attempt 10 of 10)"));
+  EXPECT_THAT(r.err, HasSubstr("kbctl: UNAVAILABLE: kbenchd is shutting down"));
+}
+
+TEST_F(KbctlTest, SubmitWithoutAnIdempotencyKeyIsNotRetried) {
+  server_.FailSubmitWith(kShuttingDown, 1);
+  const Result r = Run({"bench", "copy", "--variant", "host_memcpy", "--shape", "4", "--no-wait"});
+  EXPECT_EQ(r.code, 3);
+  EXPECT_EQ(server_.submits().size(), 1u);
+  EXPECT_THAT(r.err, Not(HasSubstr("submitting again")));
+}
+
 TEST_F(KbctlTest, CompareSubmitsOneJobWithAllVariantsAndPrintsThemSideBySide) {
   const Result r = Run({"compare", "softmax", "--variants", "naive,fused", "--shape", "64x64",
                         "--device", "cuda:0"});

@@ -6,6 +6,7 @@
 #include "tests/integration/fleet.h"
 
 #include <signal.h>
+#include <sys/wait.h>
 
 #include <atomic>
 #include <map>
@@ -32,6 +33,22 @@ class FleetTest : public ::testing::Test, public TestFleet {
   void SetUp() override {
     KBENCH_REQUIRE_POSTGRES();
     ASSERT_FALSE(url_.empty()) << PostgresServer::Shared().reason();
+  }
+
+  // Starts node-a and node-b and a two-second job for cpu:any; returns its id and the node
+  // running it (empty ids when it did not start).
+  std::pair<std::string, std::string> RunALongJobOnOneOfTwoNodes() {
+    Daemon& a = StartNode("node-a");
+    StartNode("node-b");
+    v1::JobSpec spec = LongCpuSpec(2.0);
+    spec.set_device("cpu:any");
+    absl::StatusOr<v1::Job> job = Submit(a.stub(), spec);
+    EXPECT_TRUE(job.ok()) << job.status();
+    if (!job.ok()) return {};
+    const v1::Job running = WaitFor(
+        a.stub(), job->id(), [](const v1::Job& j) { return j.state() == v1::JOB_STATE_RUNNING; });
+    if (running.state() != v1::JOB_STATE_RUNNING) return {};
+    return {job->id(), NodeOf(running)};
   }
 };
 
@@ -124,18 +141,10 @@ TEST_F(FleetTest, ASweepForCpuAnyRunsEveryPointOnOneDevice) {
 }
 
 TEST_F(FleetTest, AKilledNodesJobRunsElsewhereAfterTheLease) {
-  Daemon& a = StartNode("node-a");
-  Daemon& b = StartNode("node-b");
-  v1::JobSpec spec = LongCpuSpec(2.0);
-  spec.set_device("cpu:any");
-  absl::StatusOr<v1::Job> job = Submit(a.stub(), spec);
-  ASSERT_TRUE(job.ok()) << job.status();
-  const v1::Job running = WaitFor(
-      a.stub(), job->id(), [](const v1::Job& j) { return j.state() == v1::JOB_STATE_RUNNING; });
-  ASSERT_EQ(running.state(), v1::JOB_STATE_RUNNING);
-  const std::string first = NodeOf(running);
-  Daemon& victim = first == "node-a" ? a : b;
-  Daemon& survivor = first == "node-a" ? b : a;
+  const auto [job, first] = RunALongJobOnOneOfTwoNodes();
+  ASSERT_FALSE(job.empty());
+  Daemon& victim = *nodes_[first];
+  Daemon& survivor = *nodes_[first == "node-a" ? "node-b" : "node-a"];
   victim.Stop(SIGKILL);
 
   // A job for the dead node's own device waits for it, and says so.
@@ -145,7 +154,7 @@ TEST_F(FleetTest, AKilledNodesJobRunsElsewhereAfterTheLease) {
   ASSERT_TRUE(waiting.ok()) << waiting.status().ToString();
 
   const v1::Job done =
-      WaitFor(survivor.stub(), job->id(), [](const v1::Job& j) { return IsTerminal(j.state()); });
+      WaitFor(survivor.stub(), job, [](const v1::Job& j) { return IsTerminal(j.state()); });
   EXPECT_EQ(done.state(), v1::JOB_STATE_SUCCEEDED) << done.error();
   EXPECT_NE(NodeOf(done), first) << done.device();
   EXPECT_EQ(done.attempts(), 2);
@@ -157,6 +166,25 @@ TEST_F(FleetTest, AKilledNodesJobRunsElsewhereAfterTheLease) {
   EXPECT_EQ(still.state(), v1::JOB_STATE_QUEUED);
   EXPECT_NE(still.queue_place().waiting_for().find(first), std::string::npos)
       << still.queue_place().DebugString();
+}
+
+TEST_F(FleetTest, ASigtermedNodesRunningJobGoesBackToTheSharedQueueAtOnce) {
+  const auto [job, first] = RunALongJobOnOneOfTwoNodes();
+  ASSERT_FALSE(job.empty());
+  Daemon& other = *nodes_[first == "node-a" ? "node-b" : "node-a"];
+  const int status = nodes_[first]->Stop(SIGTERM);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "wait status " << status;
+
+  // Released by the stop itself (a killed node's job waits for its lease): unclaimed now, or
+  // claimed already by the other node.
+  const auto rows = Query("SELECT state, node FROM jobs WHERE id = '" + job + "'");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_NE(rows[0][1], first) << rows[0][0];
+  const v1::Job done =
+      WaitFor(other.stub(), job, [](const v1::Job& j) { return IsTerminal(j.state()); });
+  EXPECT_EQ(done.state(), v1::JOB_STATE_SUCCEEDED) << done.error();
+  EXPECT_NE(NodeOf(done), first) << done.device();
+  EXPECT_EQ(done.attempts(), 2);
 }
 
 TEST_F(FleetTest, QuotasCountTheWholeFleetAndCancelsReachTheNodeRunningTheJob) {
