@@ -2,6 +2,7 @@
 #include "server/executor/benchmark_job.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <fstream>
 #include <memory>
 #include <random>
@@ -18,6 +19,7 @@
 #include "common/status_macros.h"
 #include "kernels/catalogue.h"
 #include "kernels/check.h"
+#include "server/common/artifact_write_error.h"
 #include "server/common/spec_problem.h"
 #include "server/executor/cheat_checks.h"
 #include "server/executor/measure/statistics.h"
@@ -101,7 +103,7 @@ struct SampleStream {
 
 absl::Status WriteSamplesCsv(const std::string& path, const std::vector<SampleStream>& all) {
   std::ofstream f(path);
-  if (!f) return absl::InternalError(absl::StrCat("cannot write ", path));
+  if (!f) return ArtifactWriteError(path, errno);
   f << "variant,sample,seconds,launches,seconds_per_launch,sm_clock_mhz,host_enqueue_seconds,"
        "placement\n";
   for (const SampleStream& stream : all) {
@@ -114,7 +116,7 @@ absl::Status WriteSamplesCsv(const std::string& path, const std::vector<SampleSt
     }
   }
   f.close();
-  if (!f) return absl::InternalError(absl::StrCat("write failed: ", path));
+  if (!f) return ArtifactWriteError(path, errno);  // ENOSPC: re-run once the disk has room
   return absl::OkStatus();
 }
 

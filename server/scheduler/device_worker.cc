@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "server/common/artifact_write_error.h"
 #include "server/common/logging.h"
 #include "server/common/run_budget.h"
 #include "server/scheduler/long_errors.h"
@@ -273,9 +274,13 @@ void Scheduler::RecordOutcome(Device* device, const AdmittedJob& job, const RunR
     return;
   }
   const internal::v1::JobOutcome& outcome = *run.outcome;
+  const auto code = static_cast<absl::StatusCode>(outcome.code());
+  if (IsNoSpaceForArtifacts(code, outcome.message())) {
+    RequeueWhenTheDiskHasRoom(device, job, run);
+    return;
+  }
   ImportArtifacts(job.record.id, job.spec.owner(), outcome);
   const std::string result = outcome.result().SerializeAsString();
-  const auto code = static_cast<absl::StatusCode>(outcome.code());
   ChargeRun(job, run.ran, code == absl::StatusCode::kOk);
   const std::string message = code == absl::StatusCode::kOk
                                   ? ""
@@ -300,6 +305,34 @@ void Scheduler::RecordOutcome(Device* device, const AdmittedJob& job, const RunR
   }
 }
 
+void Scheduler::RequeueWhenTheDiskHasRoom(Device* device, const AdmittedJob& job,
+                                          const RunResult& run) {
+  // The run's artifacts found no space: a full disk pauses the queue, it does not fail the job.
+  // The job goes back once the store takes the re-queue (a full disk refuses that too); the
+  // device has nothing else it could start meanwhile (its starts would be refused the same).
+  ChargeRun(job, run.ran, false);
+  logging::LogJob(Level::kWarn, job.record.id,
+                  "no space for its artifacts: re-queued once the disk takes writes",
+                  {Field("owner", job.spec.owner()), Field("device", device->id),
+                   Field("error", run.outcome->message())});
+  absl::Duration wait = absl::Milliseconds(500);
+  std::unique_lock lock(mu_);
+  while (!stopping_) {
+    lock.unlock();
+    const absl::Status requeued =
+        lifecycle_.Requeue(job.record.id, "its artifacts found no space on the disk");
+    lock.lock();
+    if (requeued.ok()) {
+      device->queue.Push(QueuedJobOf(job.record));
+      UpdateQueueGauge(*device);
+      return;
+    }
+    clock_->WaitUntil(cv_, lock, clock_->Now() + wait, [&] { return stopping_; });
+    wait = std::min(wait * 2, options_.max_backoff);
+  }
+  // Stopping: the job stays RUNNING in the store, and recovery re-queues it at the next start.
+}
+
 void Scheduler::RecordLostExecutor(Device* device, const AdmittedJob& job, const RunResult& run) {
   bool interrupted = false;
   bool cancelled = run.failure == ExecutorFailure::kCancelKill;
@@ -318,7 +351,7 @@ void Scheduler::RecordLostExecutor(Device* device, const AdmittedJob& job, const
       old = std::move(device->executor);
     }
     old.reset();
-    lifecycle_.Requeue(job.record.id);
+    (void)lifecycle_.Requeue(job.record.id);  // refused: recovery at the next start re-queues it
     return;
   }
   logging::LogJob(Level::kError, job.record.id, "executor lost",

@@ -106,16 +106,17 @@ void JobLifecycle::IndexResults(const store::JobRecord& job, const std::string& 
   }
 }
 
-void JobLifecycle::Requeue(const std::string& id) {
+absl::Status JobLifecycle::Requeue(const std::string& id, const std::string& why) {
   absl::StatusOr<store::JobRecord> job = jobs_->Get(id);
   const std::string owner = job.ok() ? OwnerOf(*job) : "";
   if (absl::Status s = jobs_->Requeue(id); !s.ok()) {
     logging::LogJob(Level::kError, id, "cannot be re-queued",
                     {Field("owner", owner), Field("error", s.ToString())});
-    return;
+    return s;
   }
   events_->Publish(id);
-  logging::LogJob(Level::kInfo, id, "interrupted by shutdown; re-queued", {Field("owner", owner)});
+  logging::LogJob(Level::kInfo, id, absl::StrCat(why, "; re-queued"), {Field("owner", owner)});
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<store::JobRecord>> JobLifecycle::Recover() {

@@ -57,8 +57,9 @@ class JobLifecycle {
   // A job already terminal is left as it is (and not counted twice).
   void Finish(const store::JobRecord& job, const JobEnd& end,
               std::optional<absl::Duration> ran = std::nullopt);
-  // RUNNING -> QUEUED: interrupted by a shutdown, not failed.
-  void Requeue(const std::string& id);
+  // RUNNING -> QUEUED: interrupted (a shutdown, a full disk), not failed. The store's error
+  // when it refused (logged too).
+  absl::Status Requeue(const std::string& id, const std::string& why = "interrupted by shutdown");
   // At start: a RUNNING job (the daemon died under it) is re-queued once, then failed. Returns
   // every QUEUED job, oldest first.
   absl::StatusOr<std::vector<store::JobRecord>> Recover();

@@ -207,6 +207,7 @@ class Scheduler final : public JobQueue {
   std::optional<ExecutorFailure> DeadlinePassed(Device* device, const AdmittedJob& job);
   void RecordOutcome(Device* device, const AdmittedJob& job, const RunResult& run);
   void RecordLostExecutor(Device* device, const AdmittedJob& job, const RunResult& run);
+  void RequeueWhenTheDiskHasRoom(Device* device, const AdmittedJob& job, const RunResult& run);
   void ImportArtifacts(const std::string& job_id, const std::string& owner,
                        const internal::v1::JobOutcome& outcome);
   void ReplaceExecutor(Device* device, ExecutorFailure cause);

@@ -15,8 +15,9 @@
 
 namespace kbench::testing {
 
-// A node the test stopped (SIGKILL or SIGTERM) and when, in CLOCK_REALTIME nanoseconds: the
-// clock of job_transitions.time_ns, which the store's server on this host stamps.
+// A node the test stopped (SIGKILL or SIGTERM), or whose disk it filled (a single host: node
+// ""), and when, in CLOCK_REALTIME nanoseconds: the clock of job_transitions.time_ns, which the
+// store's server on this host stamps.
 struct NodeStop {
   std::string node;
   int64_t time_ns = 0;

@@ -88,7 +88,7 @@ TEST_F(JobLifecycleTest, FinishCancelsAQueuedJob) {
 TEST_F(JobLifecycleTest, RequeuePutsARunningJobBack) {
   const std::string id = lifecycle_->Create(New())->first.id;
   ASSERT_TRUE(lifecycle_->Start(id).ok());
-  lifecycle_->Requeue(id);
+  ASSERT_TRUE(lifecycle_->Requeue(id).ok());
   EXPECT_EQ(StateOf(id), JobState::kQueued);
   EXPECT_EQ(jobs_->Get(id)->attempts, 1);
 }

@@ -4,6 +4,7 @@
 #include "server/executor/profile/chrome_trace.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "server/common/artifact_write_error.h"
 #include "server/executor/profile/demangle.h"
 #include "server/executor/profile/trace_clock.h"
 
@@ -372,10 +374,10 @@ json BuildChromeTrace(const ActivityLog& log, const AttributedLog& attribution,
 absl::Status WriteChromeTrace(const ActivityLog& log, const AttributedLog& attribution,
                               const TraceOptions& options, const std::string& path) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return absl::InternalError(absl::StrCat("cannot write ", path));
+  if (!out) return ArtifactWriteError(path, errno);
   TraceBuilder(log, attribution, options).Write(out);
   out.close();
-  if (!out) return absl::InternalError(absl::StrCat("write failed: ", path));
+  if (!out) return ArtifactWriteError(path, errno);
   return absl::OkStatus();
 }
 

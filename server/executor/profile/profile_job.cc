@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -18,6 +19,7 @@
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
 #include "kernels/catalogue.h"
+#include "server/common/artifact_write_error.h"
 #include "server/common/spec_problem.h"
 #include "server/executor/benchmark_job.h"
 #include "server/executor/measure/statistics.h"
@@ -53,10 +55,10 @@ double SecondsSince(Clock::time_point t) {
 
 absl::Status WriteFile(const std::string& path, const std::string& content) {
   std::ofstream f(path, std::ios::binary);
-  if (!f) return absl::InternalError(absl::StrCat("cannot write ", path));
+  if (!f) return ArtifactWriteError(path, errno);
   f << content;
   f.close();
-  if (!f) return absl::InternalError(absl::StrCat("write failed: ", path));
+  if (!f) return ArtifactWriteError(path, errno);  // ENOSPC: re-run once the disk has room
   return absl::OkStatus();
 }
 
