@@ -233,6 +233,12 @@ UPDATE sweeps SET owner_idempotency_key = idempotency_key, idempotency_key = NUL
   WHERE idempotency_key IS NOT NULL;
 CREATE UNIQUE INDEX sweeps_by_owner_key ON sweeps (owner, owner_idempotency_key);
 )sql",
+    // 11: stored bytes per owner (see schema_sqlite.cc's migration 11).
+    R"sql(
+ALTER TABLE jobs ADD COLUMN spec_bytes BIGINT NOT NULL DEFAULT 0;
+UPDATE jobs SET spec_bytes = octet_length(spec);
+CREATE INDEX jobs_stored_by_owner ON jobs (owner, spec_bytes, id);
+)sql",
 };
 
 }  // namespace

@@ -231,6 +231,14 @@ UPDATE sweeps SET owner_idempotency_key = idempotency_key, idempotency_key = NUL
   WHERE idempotency_key IS NOT NULL;
 CREATE UNIQUE INDEX sweeps_by_owner_key ON sweeps (owner, owner_idempotency_key);
 )sql",
+    // 11: stored bytes per owner (issue 24, item 8): a job's spec carries its user kernels' code
+    // inline (up to 32 MiB), so an owner's bound on stored bytes sums spec_bytes. The index
+    // answers that sum, and the ids its artifacts join on, without reading a row.
+    R"sql(
+ALTER TABLE jobs ADD COLUMN spec_bytes INTEGER NOT NULL DEFAULT 0;
+UPDATE jobs SET spec_bytes = length(spec);
+CREATE INDEX jobs_stored_by_owner ON jobs (owner, spec_bytes, id);
+)sql",
 };
 
 }  // namespace
