@@ -44,6 +44,7 @@
 #include "server/store/job_store.h"
 #include "server/store/resilient_job_store.h"
 #include "server/store/store_migration.h"
+#include "server/store/stored_bytes.h"
 #include "server/store/sweep_store.h"
 #include "server/store/usage_store.h"
 #include "server/store/variant_store.h"
@@ -368,6 +369,9 @@ int Serve(const Flags& flags) {
   absl::StatusOr<std::unique_ptr<kbench::store::VariantStore>> variants =
       kbench::store::VariantStore::Open(*location);
   if (!variants.ok()) return Fail(variants.status().ToString());
+  absl::StatusOr<std::unique_ptr<kbench::store::StoredBytes>> stored =
+      kbench::store::StoredBytes::Open(*location);
+  if (!stored.ok()) return Fail(stored.status().ToString());
   // A fleet keeps artifact bytes in the database, where every node reads them.
   std::unique_ptr<kbench::store::ArtifactChunks> chunks;
   if (fleet) {
@@ -459,8 +463,8 @@ int Serve(const Flags& flags) {
     if (fleet_queue) fleet_queue->Shutdown();
     scheduler.Shutdown();
   };
-  kbench::api::KbenchService service(jobs.get(), &artifacts, queue, &events, metrics->get(), api,
-                                     &authorizer);
+  kbench::api::KbenchService service(jobs.get(), &artifacts, stored->get(), queue, &events,
+                                     metrics->get(), api, &authorizer);
   service.EnableVariants(variants->get(), flags.max_variants_per_owner);
   // Ranked runs are confirmed by kbenchd's own re-run (issue 23) before a rank is final.
   scheduler.SetRankedObserver([&service](const std::string& id, const kbench::v1::JobSpec& spec,

@@ -85,11 +85,12 @@ absl::StatusOr<store::JobFilter> FilterOf(const v1::ListJobsRequest& request) {
 }  // namespace
 
 KbenchService::KbenchService(store::JobStore* jobs, store::ArtifactStore* artifacts,
-                             scheduler::JobQueue* scheduler, scheduler::JobEvents* events,
-                             metrics::Metrics* metrics, const ApiOptions& options,
-                             const auth::Authorizer* authorizer)
+                             store::StoredBytes* stored, scheduler::JobQueue* scheduler,
+                             scheduler::JobEvents* events, metrics::Metrics* metrics,
+                             const ApiOptions& options, const auth::Authorizer* authorizer)
     : jobs_(jobs),
       artifacts_(artifacts),
+      stored_(stored),
       scheduler_(scheduler),
       events_(events),
       metrics_(metrics),
@@ -189,6 +190,8 @@ absl::Status KbenchService::Submit(const auth::Identity& caller,
   spec.SerializeToString(&record.spec);
   std::unique_lock admission(admission_mu_);
   KBENCH_RETURN_IF_ERROR(CheckOwnerQuota(caller, spec));
+  KBENCH_RETURN_IF_ERROR(CheckStoredBytesQuota(caller, "SubmitJob", spec.owner(),
+                                               static_cast<int64_t>(record.spec.size())));
   KBENCH_ASSIGN_OR_RETURN(auto inserted, jobs_->Insert(record));
   if (!inserted.second) {
     return Deduplicate(request.idempotency_key(), inserted.first, spec, response);

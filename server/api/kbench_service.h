@@ -26,6 +26,7 @@
 #include "server/scheduler/job_queue.h"
 #include "server/store/artifact_store.h"
 #include "server/store/job_store.h"
+#include "server/store/stored_bytes.h"
 #include "server/store/sweep_store.h"
 #include "server/store/variant_store.h"
 #include "sweep/axes.h"
@@ -37,8 +38,9 @@ namespace kbench::api {
 class KbenchService final : public WithReceiveLimits<StreamingBase> {
  public:
   // Every handler asks `authorizer` first (who calls, may they); open streams are counted
-  // against the caller's identity.
-  KbenchService(store::JobStore* jobs, store::ArtifactStore* artifacts,
+  // against the caller's identity. `stored` counts what each owner keeps, for their bound on
+  // stored bytes.
+  KbenchService(store::JobStore* jobs, store::ArtifactStore* artifacts, store::StoredBytes* stored,
                 scheduler::JobQueue* scheduler, scheduler::JobEvents* events,
                 metrics::Metrics* metrics, const ApiOptions& options,
                 const auth::Authorizer* authorizer);
@@ -119,6 +121,11 @@ class KbenchService final : public WithReceiveLimits<StreamingBase> {
   // Call under admission_mu_, up to the job's Enqueue, so two submits cannot both take the
   // last slot.
   absl::Status CheckOwnerQuota(const auth::Identity& caller, const v1::JobSpec& spec);
+  // RESOURCE_EXHAUSTED when storing `adding` more bytes for `owner` would pass their bound on
+  // stored bytes (audited as `action`). Submits call it under admission_mu_, registrations
+  // under variants_mu_, so that two on one node cannot both take the last bytes.
+  absl::Status CheckStoredBytesQuota(const auth::Identity& caller, absl::string_view action,
+                                     const std::string& owner, int64_t adding);
   absl::Status Usage(const v1::GetUsageRequest& request, v1::GetUsageResponse* response);
   // Sets each queued job's queue_place from `places` (Scheduler::QueuePlaces).
   static void SetQueuePlace(const std::map<std::string, scheduler::QueuePlaceEstimate>& places,
@@ -166,6 +173,7 @@ class KbenchService final : public WithReceiveLimits<StreamingBase> {
 
   store::JobStore* jobs_;
   store::ArtifactStore* artifacts_;
+  store::StoredBytes* stored_;
   scheduler::JobQueue* scheduler_;
   scheduler::JobEvents* events_;
   metrics::Metrics* metrics_;

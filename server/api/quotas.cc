@@ -9,11 +9,13 @@
 namespace kbench::api {
 
 OwnerQuota QuotaFor(const QuotaDefaults& defaults, const std::optional<auth::Limits>& listed) {
-  OwnerQuota q{defaults.max_queued_jobs, defaults.max_timeout_seconds, defaults.daily_gpu_seconds};
+  OwnerQuota q{defaults.max_queued_jobs, defaults.max_timeout_seconds, defaults.daily_gpu_seconds,
+               defaults.max_stored_bytes};
   if (!listed) return q;
   q.max_queued_jobs = listed->max_queued_jobs.value_or(q.max_queued_jobs);
   q.max_timeout_seconds = listed->max_timeout_seconds.value_or(q.max_timeout_seconds);
   q.daily_gpu_seconds = listed->daily_gpu_seconds.value_or(q.daily_gpu_seconds);
+  q.max_stored_bytes = listed->max_stored_bytes.value_or(q.max_stored_bytes);
   return q;
 }
 
@@ -49,6 +51,33 @@ absl::Status CheckQuota(const std::string& owner, const OwnerQuota& quota,
   return absl::OkStatus();
 }
 
+namespace {
+
+// "512.0 KiB", "3.8 MiB", "2.0 GiB": for a person; the exact count is given beside it.
+std::string Readable(int64_t bytes) {
+  const double b = static_cast<double>(bytes);
+  if (bytes >= int64_t{1} << 30) return absl::StrFormat("%.1f GiB", b / (1 << 30));
+  if (bytes >= int64_t{1} << 20) return absl::StrFormat("%.1f MiB", b / (1 << 20));
+  return absl::StrFormat("%.1f KiB", b / (1 << 10));
+}
+
+}  // namespace
+
+absl::Status CheckStoredBytes(const std::string& owner, const OwnerQuota& quota,
+                              const store::OwnerStoredBytes& kept, int64_t adding) {
+  if (quota.max_stored_bytes == 0 || kept.total() + adding <= quota.max_stored_bytes) {
+    return absl::OkStatus();
+  }
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "limit max_stored_bytes of '", owner, "' is ", quota.max_stored_bytes, " bytes (",
+      Readable(quota.max_stored_bytes), ") and '", owner, "' keeps ", kept.total(), " bytes (",
+      Readable(kept.total()), ": job specs ", Readable(kept.job_specs), ", their artifacts ",
+      Readable(kept.artifacts), ", registered variants ", Readable(kept.variants), ", sweeps ",
+      Readable(kept.sweeps), "); this needs ", adding, " bytes (", Readable(adding),
+      ") more; it frees up as finished jobs are removed (kbctl jobs rm JOB_ID; a sweep keeps its "
+      "points) and registered variants too (kbctl variants rm OPERATION NAME)"));
+}
+
 void AddQuotaFlags(CLI::App* app, QuotaDefaults* defaults) {
   app->add_option("--max-queued-jobs", defaults->max_queued_jobs_total,
                   "Jobs queued or running on this kbenchd (in a fleet: on every node), all "
@@ -65,6 +94,12 @@ void AddQuotaFlags(CLI::App* app, QuotaDefaults* defaults) {
       ->capture_default_str();
   app->add_option("--default-daily-gpu-seconds", defaults->daily_gpu_seconds,
                   "Per owner, unless the auth file says otherwise: GPU seconds per UTC day")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app->add_option("--default-max-stored-bytes", defaults->max_stored_bytes,
+                  "Per owner, unless the auth file says otherwise: bytes kept in the store (jobs' "
+                  "specs with their kernels' code, jobs' artifacts, registered variants, sweeps); "
+                  "0: no bound")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
 }

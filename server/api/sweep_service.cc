@@ -75,6 +75,13 @@ void AddProgress(const std::vector<store::JobRecord>& jobs, v1::Sweep* sweep) {
   }
 }
 
+// What a sweep stores: its spec, and each point's job spec (each a copy of the kernels' code).
+int64_t StoredBytesOf(const std::string& sweep_spec, const std::vector<v1::JobSpec>& points) {
+  int64_t bytes = static_cast<int64_t>(sweep_spec.size());
+  for (const v1::JobSpec& point : points) bytes += static_cast<int64_t>(point.ByteSizeLong());
+  return bytes;
+}
+
 }  // namespace
 
 absl::Status KbenchService::EnableSweeps(store::SweepStore* sweeps, SweepReporterOptions options,
@@ -207,6 +214,10 @@ absl::Status KbenchService::DoSubmitSweep(const v1::SubmitSweepRequest& request,
   record.idempotency_key = request.idempotency_key();
   record.create_time_ns = absl::GetCurrentTimeNanos();
   spec.SerializeToString(&record.spec);
+  // The whole sweep, before its first point is queued: a point refused part-way would leave the
+  // points before it cancelled but stored.
+  KBENCH_RETURN_IF_ERROR(
+      CheckStoredBytesQuota(caller, "SubmitSweep", owner, StoredBytesOf(record.spec, specs)));
   for (size_t i = 0; i < specs.size(); ++i) {
     v1::SubmitJobRequest job_request;
     *job_request.mutable_spec() = specs[i];

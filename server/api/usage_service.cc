@@ -1,5 +1,5 @@
-// kbench.v1 fair share and quotas: the quota check of a submit, GetUsage, and queued jobs'
-// places in their device's line.
+// kbench.v1 fair share and quotas: the quota checks of a submit (and of a registration's
+// stored bytes), GetUsage, and queued jobs' places in their device's line.
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
@@ -56,6 +56,19 @@ absl::Status KbenchService::CheckOwnerQuota(const auth::Identity& caller, const 
                                                                : kDefaultTimeoutSeconds;
   absl::Status status = CheckQuota(owner, quota, quotas_.max_queued_jobs_total, timeout, use);
   if (!status.ok()) auth::Authorizer::AuditDenied(caller, "SubmitJob over quota", owner, status);
+  return status;
+}
+
+absl::Status KbenchService::CheckStoredBytesQuota(const auth::Identity& caller,
+                                                  absl::string_view action,
+                                                  const std::string& owner, int64_t adding) {
+  const OwnerQuota quota = QuotaFor(quotas_, authorizer_->LimitsOf(owner));
+  if (quota.max_stored_bytes == 0) return absl::OkStatus();  // no bound: nothing to count
+  KBENCH_ASSIGN_OR_RETURN(const store::OwnerStoredBytes kept, stored_->OwnedBy(owner));
+  absl::Status status = CheckStoredBytes(owner, quota, kept, adding);
+  if (!status.ok()) {
+    auth::Authorizer::AuditDenied(caller, absl::StrCat(action, " over quota"), owner, status);
+  }
   return status;
 }
 

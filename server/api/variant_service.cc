@@ -59,6 +59,8 @@ absl::Status KbenchService::DoAddVariant(const auth::Identity& caller,
   }
   const store::VariantRecord record =
       RecordOf(op->name, kernel, caller.name, absl::GetCurrentTimeNanos());
+  KBENCH_RETURN_IF_ERROR(CheckStoredBytesQuota(caller, "AddVariant", caller.name,
+                                               static_cast<int64_t>(record.kernel.size())));
   KBENCH_RETURN_IF_ERROR(variants_->Add(record));
   auth::Authorizer::AuditOutcome(caller, "AddVariant", absl::StrCat(op->name, "/", kernel.name()),
                                  absl::OkStatus());

@@ -82,6 +82,8 @@ absl::StatusOr<User> ReadUser(const YAML::Node& node, const std::string& path) {
                             ReadLimit(limits, "max_timeout_seconds", path, user.name));
     KBENCH_ASSIGN_OR_RETURN(user.limits.daily_gpu_seconds,
                             ReadLimit(limits, "daily_gpu_seconds", path, user.name));
+    KBENCH_ASSIGN_OR_RETURN(user.limits.max_stored_bytes,
+                            ReadLimit(limits, "max_stored_bytes", path, user.name));
   }
   return user;
 }
@@ -116,7 +118,10 @@ absl::StatusOr<AuthFile> ParseAuthFile(const YAML::Node& root, const std::string
 }
 
 void EmitLimits(YAML::Emitter& out, const Limits& limits) {
-  if (!limits.max_queued_jobs && !limits.max_timeout_seconds && !limits.daily_gpu_seconds) return;
+  if (!limits.max_queued_jobs && !limits.max_timeout_seconds && !limits.daily_gpu_seconds &&
+      !limits.max_stored_bytes) {
+    return;
+  }
   out << YAML::Key << "limits" << YAML::Value << YAML::BeginMap;
   if (limits.max_queued_jobs) out << YAML::Key << "max_queued_jobs" << *limits.max_queued_jobs;
   if (limits.max_timeout_seconds) {
@@ -125,6 +130,7 @@ void EmitLimits(YAML::Emitter& out, const Limits& limits) {
   if (limits.daily_gpu_seconds) {
     out << YAML::Key << "daily_gpu_seconds" << *limits.daily_gpu_seconds;
   }
+  if (limits.max_stored_bytes) out << YAML::Key << "max_stored_bytes" << *limits.max_stored_bytes;
   out << YAML::EndMap;
 }
 

@@ -5,7 +5,8 @@
 //     - name: alice
 //       role: user            # user | admin
 //       token_sha256: [9f86d081...]   # several while a token is being rotated
-//       limits: {max_queued_jobs: 100, max_timeout_seconds: 600, daily_gpu_seconds: 36000}
+//       limits: {max_queued_jobs: 100, max_timeout_seconds: 600, daily_gpu_seconds: 36000,
+//                max_stored_bytes: 4294967296}
 //       certificate_names: [alice, alice@lab.example]  # client certificates that are alice
 //
 // A client certificate (with --tls-client-ca) is a user only through certificate_names: the CA
@@ -33,6 +34,8 @@ struct Limits {
   std::optional<int64_t> max_queued_jobs;
   std::optional<int64_t> max_timeout_seconds;
   std::optional<int64_t> daily_gpu_seconds;
+  // Bytes of job specs, their artifacts, registered variants and sweeps kept; 0: no bound.
+  std::optional<int64_t> max_stored_bytes;
 };
 
 struct User {

@@ -146,8 +146,8 @@ class SqlJobStore final : public JobStore {
         &insert_job_,
         "INSERT INTO jobs (id, state, device, kernel, kind, priority, owner_idempotency_key, "
         "create_time_ns, start_time_ns, finish_time_ns, attempts, error, error_code, spec, "
-        "result, target, node, owner) "
-        "VALUES (?1, 'queued', ?2, ?3, ?4, ?5, ?6, ?7, 0, 0, 0, '', '', ?8, ?9, ?2, '', ?10) "
+        "result, target, node, owner, spec_bytes) "
+        "VALUES (?1, 'queued', ?2, ?3, ?4, ?5, ?6, ?7, 0, 0, 0, '', '', ?8, ?9, ?2, '', ?10, ?11) "
         "RETURNING seq",
         "insert job"));
     KBENCH_RETURN_IF_ERROR(
@@ -250,6 +250,7 @@ class SqlJobStore final : public JobStore {
       KBENCH_RETURN_IF_ERROR(insert.BindBlob(8, record.spec));
       KBENCH_RETURN_IF_ERROR(insert.BindBlob(9, ""));
       KBENCH_RETURN_IF_ERROR(insert.BindText(10, record.owner));
+      KBENCH_RETURN_IF_ERROR(insert.BindInt64(11, static_cast<int64_t>(record.spec.size())));
       absl::StatusOr<bool> inserted = insert.Step();
       if (internal::SqlFailureOf(inserted.status()) == internal::SqlFailure::kUniqueViolation) {
         // The idempotency key was checked above under the write lock, so this is the id.

@@ -238,6 +238,12 @@ CREATE UNIQUE INDEX sweeps_by_owner_key ON sweeps (owner, owner_idempotency_key)
     R"sql(
 SELECT 1;
 )sql",
+    // 12: stored bytes per owner (see schema_sqlite.cc's migration 12).
+    R"sql(
+ALTER TABLE jobs ADD COLUMN spec_bytes BIGINT NOT NULL DEFAULT 0;
+UPDATE jobs SET spec_bytes = octet_length(spec);
+CREATE INDEX jobs_stored_by_owner ON jobs (owner, spec_bytes, id);
+)sql",
 };
 
 }  // namespace

@@ -248,6 +248,14 @@ CREATE TRIGGER jobs_changed AFTER UPDATE OF state, node ON jobs
             CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER) * 1000000);
 END;
 )sql",
+    // 12: stored bytes per owner (issue 24, item 8): a job's spec carries its user kernels' code
+    // inline (up to 32 MiB), so an owner's bound on stored bytes sums spec_bytes. The index
+    // answers that sum, and the ids its artifacts join on, without reading a row.
+    R"sql(
+ALTER TABLE jobs ADD COLUMN spec_bytes INTEGER NOT NULL DEFAULT 0;
+UPDATE jobs SET spec_bytes = length(spec);
+CREATE INDEX jobs_stored_by_owner ON jobs (owner, spec_bytes, id);
+)sql",
 };
 
 }  // namespace

@@ -53,6 +53,7 @@ TEST(AuthFile, RoundTripsUsersRolesHashesAndLimits) {
   AddToken(&users, "root", Role::kAdmin, Sha256Hex("t2"));
   AddToken(&users, "root", std::nullopt, Sha256Hex("t3"));  // a second token keeps the role
   users.users[0].limits.max_queued_jobs = 7;
+  users.users[0].limits.max_stored_bytes = int64_t{5} << 30;
   ASSERT_TRUE(SaveAuthFile(file.path(), users).ok());
   struct stat st {};
   ASSERT_EQ(stat(file.path().c_str(), &st), 0);
@@ -62,6 +63,7 @@ TEST(AuthFile, RoundTripsUsersRolesHashesAndLimits) {
   ASSERT_EQ(loaded->users.size(), 2u);
   EXPECT_EQ(loaded->users[0].role, Role::kUser);
   EXPECT_EQ(loaded->users[0].limits.max_queued_jobs, 7);
+  EXPECT_EQ(loaded->users[0].limits.max_stored_bytes, int64_t{5} << 30);
   EXPECT_FALSE(loaded->users[0].limits.daily_gpu_seconds.has_value());
   EXPECT_EQ(loaded->users[1].role, Role::kAdmin);
   EXPECT_EQ(loaded->users[1].token_sha256.size(), 2u);

@@ -44,6 +44,15 @@ def flags_of(args):
     return out
 
 
+def mentions(data, word):
+    """Whether `word` is a key or within a value anywhere in parsed YAML (comments are gone)."""
+    if isinstance(data, dict):
+        return any(mentions(k, word) or mentions(v, word) for k, v in data.items())
+    if isinstance(data, list):
+        return any(mentions(v, word) for v in data)
+    return isinstance(data, str) and word in data
+
+
 def main():
     deploy = pathlib.Path(sys.argv[1])
     kbenchd = sys.argv[2] if len(sys.argv) > 2 else None
@@ -218,6 +227,21 @@ def main():
         check(all(p.startswith("127.0.0.1:") for p in service.get("ports", [])),
               "compose: an --insecure node publishes its port beyond the loopback")
     check(len(names) == len(nodes), "compose: two nodes share a --node name")
+    # Issue 24: the database password reaches each node as a libpq password file on a read-only
+    # volume, never through the environment.
+    for service in nodes:
+        password_file = flags_of(service["command"]).get("--store-password-file", "")
+        mounted = [v for v in service.get("volumes", [])
+                   if password_file.startswith(v.split(":")[1] + "/")]
+        check(len(mounted) == 1 and mounted[0].endswith(":ro"),
+              "compose: a node has no --store-password-file on a read-only volume")
+        check(not any("PASSWORD" in name for name in (service.get("environment") or {})),
+              "compose: a node has a password in its environment")
+    # Nowhere, in any service or manifest: PGPASSWORD is inherited by every child process.
+    check(not mentions(compose, "PGPASSWORD"), "compose: PGPASSWORD is set")
+    for path in sorted(k8s.rglob("*.yaml")):
+        check(not any(mentions(d, "PGPASSWORD") for d in yaml.safe_load_all(path.read_text())),
+              f"k8s: {path.relative_to(k8s)} sets PGPASSWORD")
     dropin = (deploy / "systemd" / "fleet.conf").read_text()
     extra = re.search(r'KBENCH_EXTRA_ARGS=([^"]*)"', dropin)
     check(extra is not None, "systemd/fleet.conf sets no KBENCH_EXTRA_ARGS")

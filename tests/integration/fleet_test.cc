@@ -2,7 +2,7 @@
 // real PostgreSQL: a job for another node's device runs there while the first node watches its
 // state and progress; a sweep's points all run on one device; a node killed mid-job loses its job
 // to another node after the lease; many jobs to cpu:any spread over three nodes with none lost and
-// none ever running on two nodes at once.
+// none ever running on two nodes at once; quotas (jobs queued, bytes stored) count every node's.
 #include "tests/integration/fleet.h"
 
 #include <signal.h>
@@ -218,6 +218,25 @@ TEST_F(FleetTest, QuotasCountTheWholeFleetAndCancelsReachTheNodeRunningTheJob) {
         std::chrono::seconds(20));
     EXPECT_EQ(done.state(), v1::JOB_STATE_CANCELLED) << id << " " << done.error();
   }
+}
+
+TEST_F(FleetTest, StoredBytesCountTheWholeFleet) {
+  const std::vector<std::string> bound = {"--default-max-stored-bytes", "2500000"};
+  Daemon& a = StartNode("node-a", bound);
+  Daemon& b = StartNode("node-b", bound);
+  // 900 kB of CUDA source: two such jobs fit under the bound, a third does not.
+  std::string source = "extern \"C\" __global__ void sq(float* y) { y[threadIdx.x] = 1; }\n";
+  source.resize(900'000, ' ');
+  v1::JobSpec spec = CompileSpec("square", v1::USER_KERNEL_FORM_CUDA, source, "sq");
+  spec.set_device("node-a/cpu");
+  for (int i = 0; i < 2; ++i) {
+    absl::StatusOr<v1::Job> job = Submit(a.stub(), spec);
+    ASSERT_TRUE(job.ok()) << job.status();
+  }
+  // Both specs are node-a's submits; node-b counts them too.
+  absl::StatusOr<v1::Job> third = Submit(b.stub(), spec);
+  EXPECT_EQ(third.status().code(), absl::StatusCode::kResourceExhausted) << third.status();
+  EXPECT_NE(third.status().message().find("max_stored_bytes"), std::string::npos) << third.status();
 }
 
 TEST_F(FleetTest, AnyNodeServesAnArtifactEvenAfterItsProducerDied) {

@@ -1,0 +1,39 @@
+// What each owner keeps in the store, for the per-owner bound on stored bytes (issue 24, item 8):
+// their jobs' specs (a user kernel's code travels inline in its job's spec), their jobs'
+// artifacts, their registered variants, and their sweeps (spec and report). Summed from the
+// store on every call, so every node of a fleet counts the same bytes; indexed sums that read no
+// job row. A connection of its own to kbench.db (or the fleet's PostgreSQL); JobStore::Open
+// migrates first.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "server/store/store_location.h"
+
+namespace kbench::store {
+
+// One owner's stored bytes, by what holds them.
+struct OwnerStoredBytes {
+  int64_t job_specs = 0;
+  int64_t artifacts = 0;  // of the owner's jobs
+  int64_t variants = 0;   // registered variants' stored kernels
+  int64_t sweeps = 0;     // sweeps' specs and reports (their points are jobs, counted above)
+
+  int64_t total() const { return job_specs + artifacts + variants + sweeps; }
+};
+
+// Thread-safe.
+class StoredBytes {
+ public:
+  // FAILED_PRECONDITION when the database predates the schema version that counts specs.
+  static absl::StatusOr<std::unique_ptr<StoredBytes>> Open(const StoreLocation& location);
+  virtual ~StoredBytes() = default;
+
+  // Zeros for an owner who keeps nothing.
+  virtual absl::StatusOr<OwnerStoredBytes> OwnedBy(const std::string& owner) = 0;
+};
+
+}  // namespace kbench::store
