@@ -1,5 +1,5 @@
 // StoredBytes on SQLite or PostgreSQL: one statement of four sums, each served by an index on
-// the owner (jobs_stored_by_owner of migration 11, user_variants_by_owner, sweeps_by_owner_key)
+// the owner (jobs_stored_by_owner of migration 12, user_variants_by_owner, sweeps_by_owner_key)
 // and the artifacts' primary keys.
 #include "server/store/stored_bytes.h"
 
@@ -12,7 +12,7 @@
 namespace kbench::store {
 namespace {
 
-// jobs.spec_bytes arrived in migration 11.
+// jobs.spec_bytes arrived in migration 12.
 constexpr int kStoredBytesSchemaVersion = 11;
 
 using internal::Database;

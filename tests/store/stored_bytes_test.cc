@@ -1,6 +1,6 @@
 // StoredBytes on both engines: an owner's job specs, their jobs' artifacts, registered variants
 // and sweeps (spec and report) are counted, nobody else's; removing a finished job frees its
-// bytes; a database from before migration 11 has its specs counted by the migration.
+// bytes; a database from before migration 12 has its specs counted by the migration.
 #include "server/store/stored_bytes.h"
 
 #include <gtest/gtest.h>
