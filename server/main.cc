@@ -301,11 +301,14 @@ int WaitForStop(const sigset_t& signals, kbench::auth::Authenticator& authentica
 // Health ("kbench.store", and "" while the store refuses writes) and the store's gauges follow
 // the job store's writability.
 void FollowStoreState(kbench::store::ResilientJobStore& jobs, kbench::store::HeldWrites& held,
-                      kbench::scheduler::Scheduler& scheduler, kbench::metrics::Metrics& metrics) {
+                      kbench::scheduler::Scheduler& scheduler, kbench::metrics::Metrics& metrics,
+                      kbench::scheduler::StoreMaintenance& maintenance) {
+  scheduler.SetStoreWritable(jobs.Writable());
   metrics.SetStoreState(jobs.Writable(), held.Count());
   jobs.OnWritabilityChange([&](bool writable, const absl::Status&) {
     scheduler.SetStoreWritable(writable);
     metrics.SetStoreState(writable, held.Count());
+    if (!writable) maintenance.Wake();
   });
 }
 
@@ -416,12 +419,12 @@ int Serve(const Flags& flags) {
                                          metrics->get(), &events);
   WireTenancy(*security->authenticator, flags.metrics_owner_labels, usage->get(), **metrics,
               scheduler);
-  FollowStoreState(*jobs, held, scheduler, **metrics);
   if (absl::Status s = scheduler.Start(); !s.ok()) return Fail(s.ToString());
   kbench::scheduler::MaintenanceOptions maintenance_options;
   maintenance_options.job_retention = *job_retention;
   kbench::scheduler::StoreMaintenance maintenance(maintenance_options, clock, jobs.get(),
                                                   &artifacts);
+  FollowStoreState(*jobs, held, scheduler, **metrics, maintenance);
   maintenance.RunOnce();
   maintenance.Start();
 

@@ -128,7 +128,10 @@ void FleetQueue::Beat() {
                                         now + absl::ToInt64Nanoseconds(options_.lease));
   if (!beat.ok()) {
     logging::Log(Level::kWarn, "heartbeat not written", {Field("error", beat.ToString())});
-    if (options_.on_store_unreachable && store::IsStoreWriteFailure(beat)) {
+    // Connection lost or refused (not a deadlock or a serialization failure, which the next
+    // beat gets past): the database is away.
+    if (options_.on_store_unreachable && store::IsStoreWriteFailure(beat) &&
+        beat.code() == absl::StatusCode::kUnavailable) {
       options_.on_store_unreachable(beat);
     }
   }

@@ -1,6 +1,8 @@
 // The maintenance pass and its timer.
 #include "server/scheduler/store_maintenance.h"
 
+#include <algorithm>
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "server/common/logging.h"
@@ -101,13 +103,27 @@ void StoreMaintenance::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+void StoreMaintenance::Wake() {
+  {
+    std::lock_guard lock(mu_);
+    woken_ = true;
+  }
+  cv_.notify_all();
+}
+
 void StoreMaintenance::Loop() {
   std::unique_lock lock(mu_);
   absl::Time next_pass = clock_->Now() + options_.interval;
-  // Wakes every unwritable_interval: a store that started refusing writes since (a database
-  // outage, a full disk) gets its held writes retried within seconds, not at the next pass.
-  while (!clock_->WaitUntil(cv_, lock, clock_->Now() + options_.unwritable_interval,
-                            [&] { return stopping_; })) {
+  while (true) {
+    // While the store refuses writes or holds any, its held writes are retried every
+    // unwritable_interval; otherwise the loop sleeps to the next pass, or until Wake.
+    const bool holding = !jobs_->Writable() || jobs_->PendingWrites() > 0;
+    const absl::Time until =
+        holding ? std::min(next_pass, clock_->Now() + options_.unwritable_interval) : next_pass;
+    if (clock_->WaitUntil(cv_, lock, until, [&] { return stopping_ || woken_; }) && stopping_) {
+      return;
+    }
+    woken_ = false;
     lock.unlock();
     if (clock_->Now() >= next_pass) {
       RunOnce();

@@ -51,6 +51,8 @@ class StoreMaintenance {
   // Passes every interval on a thread of its own, until Stop.
   void Start();
   void Stop();
+  // The store started refusing writes: retry its held writes from now on, not at the next pass.
+  void Wake();
 
  private:
   void Loop();
@@ -64,6 +66,7 @@ class StoreMaintenance {
   std::mutex mu_;
   std::condition_variable cv_;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  bool woken_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;
 };
 

@@ -471,9 +471,11 @@ TEST_F(CudaHarnessTest, TimedLaunchThatSkipsWorkFailsTheJobInEveryMode) {
     absl::StatusOr<JobRun> run = RunBench(runner(), "copy", {1 << 16}, o);
     EXPECT_EQ(run.status().code(), absl::StatusCode::kFailedPrecondition)
         << ModeName(mode) << ": " << run.status();
-    EXPECT_TRUE(absl::StrContains(run.status().message(), "timed launch"))
+    // The sealed checks of issue 23: a secret subset of timed samples is read back; a launch
+    // that skipped its work left the sample's output pattern there.
+    EXPECT_TRUE(absl::StrContains(run.status().message(), "timed sample"))
         << ModeName(mode) << ": " << run.status();
-    EXPECT_TRUE(absl::StrContains(run.status().message(), "never written"))
+    EXPECT_TRUE(absl::StrContains(run.status().message(), "still held the sample's output pattern"))
         << ModeName(mode) << ": " << run.status();
     EXPECT_FALSE(runner().NeedsRestart());
   }
