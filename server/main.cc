@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "common/status_macros.h"
@@ -425,6 +426,8 @@ int Serve(const Flags& flags) {
   kbench::scheduler::StoreMaintenance maintenance(maintenance_options, clock, jobs.get(),
                                                   &artifacts);
   FollowStoreState(*jobs, held, scheduler, **metrics, maintenance);
+  // Forgotten before maintenance, the scheduler or the metrics go (locals die in reverse).
+  absl::Cleanup forget_store_state = [&jobs] { jobs->OnWritabilityChange(nullptr); };
   maintenance.RunOnce();
   maintenance.Start();
 
