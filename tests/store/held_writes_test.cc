@@ -26,14 +26,9 @@ using testing::ScopedFullDisk;
 class HeldWritesTest : public testing::TempDataDirTest {
  protected:
   std::string Held() const { return data_dir_ + "/held"; }
-  std::string WriteFile(const std::string& name, const std::string& bytes) {
-    const std::string path = data_dir_ + "/" + name;
-    std::ofstream(path, std::ios::binary) << bytes;
-    return path;
-  }
-  static std::string Read(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
+  // A file of `bytes` named `name` in the data directory.
+  std::string Source(const std::string& name, const std::string& bytes) {
+    return WriteFile(fs::path(data_dir_) / name, bytes);
   }
 };
 
@@ -60,8 +55,7 @@ TEST(HeldFinishEncoding, RoundTripsAnyBytesAndRefusesATruncatedFile) {
 TEST_F(HeldWritesTest, WhatIsHeldSurvivesARestartAndReleasingRemovesIt) {
   {
     HeldWrites held(Held());
-    ASSERT_TRUE(
-        held.HoldArtifact("j1", "samples.csv", WriteFile("s.csv", "1,2\n"), "text/csv").ok());
+    ASSERT_TRUE(held.HoldArtifact("j1", "samples.csv", Source("s.csv", "1,2\n"), "text/csv").ok());
     held.HoldFinish("j1", HeldFinish{JobState::kFailed, "INTERNAL", "the kernel faulted", "", 9});
     EXPECT_EQ(held.Count(), 2);
   }
@@ -71,7 +65,7 @@ TEST_F(HeldWritesTest, WhatIsHeldSurvivesARestartAndReleasingRemovesIt) {
   const HeldArtifact artifact = again.Artifacts()[0];
   EXPECT_EQ(artifact.name, "samples.csv");
   EXPECT_EQ(artifact.content_type, "text/csv");
-  EXPECT_EQ(Read(artifact.path), "1,2\n");
+  EXPECT_EQ(ReadFile(artifact.path), "1,2\n");
   ASSERT_TRUE(again.FinishOf("j1").has_value());
   EXPECT_EQ(again.FinishOf("j1")->error, "the kernel faulted");
   again.ReleaseArtifact("j1", "samples.csv");
@@ -110,7 +104,7 @@ TEST_F(HeldWritesTest, AnArtifactTheStoreRefusesIsHeldThenStoredWithItsBytes) {
   job.spec = "spec";
   ASSERT_TRUE(jobs.Insert(job).ok());
   const std::string bytes(100000, 'x');
-  const std::string source = WriteFile("samples.csv", bytes);
+  const std::string source = Source("samples.csv", bytes);
   {
     ScopedFullDisk full;
     absl::StatusOr<ArtifactRecord> imported =
@@ -126,7 +120,7 @@ TEST_F(HeldWritesTest, AnArtifactTheStoreRefusesIsHeldThenStoredWithItsBytes) {
   absl::StatusOr<ArtifactRecord> stored = jobs.GetArtifact("j1", "samples.csv");
   ASSERT_TRUE(stored.ok()) << stored.status();
   EXPECT_EQ(stored->content_type, "text/csv");
-  EXPECT_EQ(Read(artifacts.PathOf(*stored)), bytes);
+  EXPECT_EQ(ReadFile(artifacts.PathOf(*stored)), bytes);
   EXPECT_EQ(*Sha256OfFile(artifacts.PathOf(*stored)), stored->sha256);
   EXPECT_EQ(held.Count(), 0);
 }

@@ -6,12 +6,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <fstream>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <utility>
 
 #include "tests/store/failing_vfs.h"
+#include "tests/store/result_rows.h"
 #include "tests/store/store_test_util.h"
 
 namespace kbench::store {
@@ -224,8 +225,7 @@ TEST_F(ResilientJobStoreTest, AHeldTerminalStateSurvivesARestartAndIsWrittenThen
 
 TEST_F(ResilientJobStoreTest, AFinishWaitsForTheJobsHeldArtifacts) {
   InsertRunning("j1");
-  const std::string source = data_dir_ + "/samples.csv";
-  std::ofstream(source) << "1,2\n";
+  const std::string source = WriteFile(std::filesystem::path(data_dir_) / "samples.csv", "1,2\n");
   ASSERT_TRUE(held_->HoldArtifact("j1", "samples.csv", source, "text/csv").ok());
   ASSERT_TRUE(store_->Finish("j1", JobState::kSucceeded, "", "", "result", 7).ok());
   absl::StatusOr<std::unique_ptr<JobStore>> raw = JobStore::Open(data_dir_);
@@ -242,19 +242,7 @@ TEST_F(ResilientJobStoreTest, AFinishWaitsForTheJobsHeldArtifacts) {
 
 TEST_F(ResilientJobStoreTest, ResultIndexRowsTheStoreRefusesAreWrittenOnceItTakesWrites) {
   InsertRunning("j1");
-  IndexedResult row;
-  row.job_id = "j1";
-  row.variant = "tanh_host";
-  row.kernel = "gelu";
-  row.shape = "1024";
-  row.dtype = "f32";
-  row.mode = "hot";
-  row.device = "cpu";
-  row.device_model = "Some CPU";
-  row.owner = "alice";
-  row.median_seconds = 1e-3;
-  row.samples = 10;
-  row.correct = true;
+  const IndexedResult row = testing::ResultRow("j1", "tanh_host", "1024", 1e-3);
   {
     ScopedFullDisk full;
     ASSERT_TRUE(store_->IndexResults({row}).ok());

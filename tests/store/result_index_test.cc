@@ -9,6 +9,7 @@
 #include "server/store/job_store.h"
 #include "server/store/schema.h"
 #include "server/store/store_location.h"
+#include "tests/store/result_rows.h"
 #include "tests/store/store_engines.h"
 
 namespace kbench::store {
@@ -36,20 +37,7 @@ class ResultIndexTest : public testing::StoreEngineTest {
 
   static IndexedResult Row(const std::string& job, const std::string& variant,
                            const std::string& shape, double median) {
-    IndexedResult r;
-    r.job_id = job;
-    r.variant = variant;
-    r.kernel = "gelu";
-    r.shape = shape;
-    r.dtype = "f32";
-    r.mode = "hot";
-    r.device = "cpu";
-    r.device_model = "Some CPU";
-    r.owner = "alice";
-    r.median_seconds = median;
-    r.samples = 10;
-    r.correct = true;
-    return r;
+    return testing::ResultRow(job, variant, shape, median);
   }
 
   std::unique_ptr<JobStore> store_;
