@@ -216,6 +216,11 @@ int64_t HeldWrites::Count() {
   return count;
 }
 
+int64_t HeldWrites::FinishCount() {
+  absl::MutexLock lock(&mu_);
+  return static_cast<int64_t>(finishes_.size());
+}
+
 void HeldWrites::ReleaseArtifact(const std::string& job_id, const std::string& name) {
   absl::MutexLock lock(&mu_);
   auto job = artifacts_.find(job_id);

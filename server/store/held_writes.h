@@ -69,6 +69,8 @@ class HeldWrites {
   bool HoldsArtifactsOf(const std::string& job_id);
   // Held entries (artifacts and terminal states).
   int64_t Count();
+  // Held terminal states alone.
+  int64_t FinishCount();
 
   // The entry reached the store (or no longer needs to): forget it, on disk too.
   void ReleaseArtifact(const std::string& job_id, const std::string& name);

@@ -123,9 +123,7 @@ bool ResilientJobStore::Writable() {
   return writable_;
 }
 
-int64_t ResilientJobStore::PendingWrites() {
-  return static_cast<int64_t>(held_->Finishes().size());
-}
+int64_t ResilientJobStore::PendingWrites() { return held_->FinishCount(); }
 
 absl::Status ResilientJobStore::Refusal() {
   absl::Status last;
