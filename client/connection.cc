@@ -168,6 +168,15 @@ absl::StatusOr<v1::CancelSweepResponse> Connection::CancelSweep(const std::strin
   return response;
 }
 
+absl::StatusOr<v1::DeleteSweepResponse> Connection::DeleteSweep(const std::string& sweep_id) {
+  v1::DeleteSweepRequest request;
+  request.set_sweep_id(sweep_id);
+  v1::DeleteSweepResponse response;
+  const grpc::Status s = stub_->DeleteSweep(UnaryContext().get(), request, &response);
+  if (!s.ok()) return Check(s);
+  return response;
+}
+
 absl::StatusOr<v1::ListSweepsResponse> Connection::ListSweeps(int32_t page_size) {
   v1::ListSweepsRequest request;
   request.set_page_size(page_size);

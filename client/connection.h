@@ -59,6 +59,7 @@ class Connection {
   absl::StatusOr<v1::SubmitSweepResponse> SubmitSweep(const v1::SubmitSweepRequest& request);
   absl::StatusOr<v1::GetSweepResponse> GetSweep(const std::string& sweep_id, bool with_jobs);
   absl::StatusOr<v1::CancelSweepResponse> CancelSweep(const std::string& sweep_id);
+  absl::StatusOr<v1::DeleteSweepResponse> DeleteSweep(const std::string& sweep_id);
   absl::StatusOr<v1::ListSweepsResponse> ListSweeps(int32_t page_size);
   // grpc.health.v1.Health/Check; an empty service asks about the server as a whole.
   absl::StatusOr<health::HealthCheckResponse> CheckHealth(const std::string& service);

@@ -101,6 +101,15 @@ absl::Status RunSweepGet(Session& session, const std::string& id, const std::str
   return SaveSweepArtifacts(session, got.sweep(), dir);
 }
 
+absl::Status RunSweepRm(Session& session, const std::string& id) {
+  KBENCH_ASSIGN_OR_RETURN(v1::DeleteSweepResponse deleted, session.connection().DeleteSweep(id));
+  if (session.json()) return session.PrintJson(deleted);
+  session.out() << "sweep " << id << " deleted with its " << deleted.jobs_removed()
+                << " point job(s), " << deleted.artifacts_removed()
+                << " artifact(s) and history rows\n";
+  return absl::OkStatus();
+}
+
 absl::Status RunSweeps(Session& session) {
   KBENCH_ASSIGN_OR_RETURN(v1::ListSweepsResponse list, session.connection().ListSweeps(0));
   if (session.json()) return session.PrintJson(list);
@@ -177,8 +186,14 @@ void AddSweepCommands(CLI::App& app, Action* action) {
   get->callback([get_id, get_dir, action] {
     *action = [get_id, get_dir](Session& s) { return RunSweepGet(s, *get_id, *get_dir); };
   });
-  sweep->callback([sweep, get, flags, action] {
-    if (sweep->got_subcommand(get)) return;
+  auto rm_id = std::make_shared<std::string>();
+  CLI::App* rm = sweep->add_subcommand(
+      "rm", "Delete a sweep that ended, with its points' jobs and its report (owner or admin)");
+  rm->add_option("SWEEP", *rm_id, "Sweep id")->required();
+  rm->callback(
+      [rm_id, action] { *action = [rm_id](Session& s) { return RunSweepRm(s, *rm_id); }; });
+  sweep->callback([sweep, get, rm, flags, action] {
+    if (sweep->got_subcommand(get) || sweep->got_subcommand(rm)) return;
     *action = [flags](Session& s) {
       if (flags->spec.kernel.empty()) return UsageError("sweep: OP is required");
       return RunSweep(s, *flags);

@@ -98,6 +98,9 @@ class KbenchService final : public WithReceiveLimits<StreamingBase> {
                            v1::CancelSweepResponse*) override;
   grpc::Status ListSweeps(grpc::ServerContext*, const v1::ListSweepsRequest*,
                           v1::ListSweepsResponse*) override;
+  // Removes a sweep that ended with its points' jobs and its report (sweep_deletion.cc).
+  grpc::Status DeleteSweep(grpc::ServerContext*, const v1::DeleteSweepRequest*,
+                           v1::DeleteSweepResponse*) override;
   grpc::Status ListHistory(grpc::ServerContext*, const v1::ListHistoryRequest*,
                            v1::ListHistoryResponse*) override;
   grpc::Status GetLeaderboard(grpc::ServerContext*, const v1::GetLeaderboardRequest*,

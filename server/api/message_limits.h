@@ -82,6 +82,7 @@ class WithReceiveLimits : public Base {
     Limit("GetSweep", &Service::GetSweep);
     Limit("CancelSweep", &Service::CancelSweep);
     Limit("ListSweeps", &Service::ListSweeps);
+    Limit("DeleteSweep", &Service::DeleteSweep);
     Limit("ListHistory", &Service::ListHistory);
     Limit("GetLeaderboard", &Service::GetLeaderboard);
     Limit("AddVariant", &Service::AddVariant);

@@ -73,9 +73,11 @@ absl::Status CheckStoredBytes(const std::string& owner, const OwnerQuota& quota,
       Readable(quota.max_stored_bytes), ") and '", owner, "' keeps ", kept.total(), " bytes (",
       Readable(kept.total()), ": job specs ", Readable(kept.job_specs), ", their artifacts ",
       Readable(kept.artifacts), ", registered variants ", Readable(kept.variants), ", sweeps ",
-      Readable(kept.sweeps), "); this needs ", adding, " bytes (", Readable(adding),
-      ") more; it frees up as finished jobs are removed (kbctl jobs rm JOB_ID; a sweep keeps its "
-      "points) and registered variants too (kbctl variants rm OPERATION NAME)"));
+      Readable(kept.sweeps), ", kernels' code kept once ", Readable(kept.code), "); this needs ",
+      adding, " bytes (", Readable(adding),
+      ") more; it frees up as finished jobs are removed (kbctl jobs rm JOB_ID; a sweep's points go "
+      "with it: kbctl sweep rm SWEEP) and registered variants too (kbctl variants rm OPERATION "
+      "NAME)"));
 }
 
 void AddQuotaFlags(CLI::App* app, QuotaDefaults* defaults) {

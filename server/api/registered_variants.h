@@ -1,7 +1,8 @@
 // Registered user variants between the API and the store: a variant's record from a request,
 // its API form, and the resolution of `@name` variants at submit. A job lists a registered
 // variant by name; kbenchd copies its kernel into the job's spec, so the executor sees an
-// ordinary user kernel and the job stays reproducible after the variant is removed.
+// ordinary user kernel and the job stays reproducible after the variant is removed. The store
+// keeps a large code once for the variant and all its jobs (server/store/code_blobs.h).
 #pragma once
 
 #include <map>

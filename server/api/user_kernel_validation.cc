@@ -16,6 +16,7 @@
 #include "kernels/include_rules.h"
 #include "kernels/launch_expr.h"
 #include "kernels/user_kernel_rules.h"
+#include "server/auth/token.h"
 #include "server/common/spec_problem.h"
 
 namespace kbench::api {
@@ -231,11 +232,16 @@ absl::StatusOr<kernels::SmArch> TargetArch(const v1::DeviceInfo& device, v1::Use
   return arch;
 }
 
+// The hash the store keeps a large kernel's code under is kbenchd's to compute (a client's
+// value is replaced): a retried submit then compares equal to the stored spec, which has it.
+void StampCodeSha256(v1::UserKernel* uk) { uk->set_code_sha256(auth::Sha256Hex(uk->code())); }
+
 absl::Status ValidateOne(const v1::DeviceInfo& device, const kernels::Operation& op, int i,
                          v1::JobSpec* spec) {
   const std::string f = absl::StrCat("user_kernels[", i, "]");
   v1::UserKernel* uk = spec->mutable_user_kernels(i);
   KBENCH_RETURN_IF_ERROR(ValidateCode(f, *uk));
+  StampCodeSha256(uk);
   const bool compile = spec->kind() == v1::JOB_KIND_COMPILE;
   KBENCH_ASSIGN_OR_RETURN(const kernels::SmArch arch, TargetArch(device, uk, compile));
   if (IsBinaryForm(uk->form()))
@@ -312,6 +318,7 @@ absl::Status ValidateUserKernels(const v1::DeviceInfo& device, v1::JobSpec* spec
 absl::Status ValidateRegisteredKernel(const kernels::Operation& op, v1::UserKernel* uk) {
   KBENCH_RETURN_IF_ERROR(CheckUserVariantName("kernel.name", uk->name()));
   KBENCH_RETURN_IF_ERROR(ValidateCode("kernel", *uk));
+  StampCodeSha256(uk);
   // Its architecture and a Triton kernel's divisibility are checked per job; the launch
   // expressions are checked here, at the operation's default shape, so a typo fails now.
   v1::JobSpec probe;

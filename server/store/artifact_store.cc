@@ -161,6 +161,32 @@ absl::StatusOr<int32_t> ArtifactStore::DeleteFinishedJob(const std::string& job_
   return static_cast<int32_t>(removed.size());
 }
 
+absl::StatusOr<ArtifactStore::DeletedSweep> ArtifactStore::DeleteSweep(
+    const std::string& sweep_id) {
+  absl::MutexLock lock(&mu_);
+  std::vector<ArtifactRecord> removed;
+  std::vector<ArtifactRecord> report;
+  KBENCH_ASSIGN_OR_RETURN(const int64_t jobs, jobs_->DeleteSweep(sweep_id, &removed, &report));
+  absl::Status status = RemoveArtifactFiles(removed);
+  // The report's files sit under <data-dir>/sweeps/<id>/ (their paths relative to the data
+  // directory), or in the fleet's rows keyed by the sweep's id.
+  for (const ArtifactRecord& file : report) {
+    absl::Status s = absl::OkStatus();
+    if (chunks_ && file.relative_path.empty()) {
+      s = chunks_->Remove(file.job_id, file.name);
+    } else if (const std::string path = (fs::path(root_) / file.relative_path).string();
+               ::unlink(path.c_str()) != 0 && errno != ENOENT) {
+      s = ErrnoError(errno, absl::StrCat("remove a deleted sweep's report file '", path, "'"));
+    }
+    if (status.ok()) status = s;
+  }
+  std::error_code ignored;  // not empty: a file that could not go, whose error is returned
+  fs::remove(fs::path(root_) / "sweeps" / sweep_id, ignored);
+  KBENCH_RETURN_IF_ERROR(status);
+  return DeletedSweep{static_cast<int32_t>(jobs),
+                      static_cast<int32_t>(removed.size() + report.size())};
+}
+
 absl::Status ArtifactStore::RemoveArtifactFiles(const std::vector<ArtifactRecord>& removed) {
   // The records are gone: a file that cannot be removed now is an orphan (wasted bytes, never a
   // record without bytes), so one failure does not stop the others.

@@ -63,6 +63,15 @@ class ArtifactStore {
   // Deletes one finished job with its artifacts, records, history rows and files
   // (JobStore::DeleteFinished's errors). Returns how many artifacts went with it.
   absl::StatusOr<int32_t> DeleteFinishedJob(const std::string& job_id);
+  // What DeleteSweep removed.
+  struct DeletedSweep {
+    int32_t jobs = 0;
+    int32_t artifacts = 0;  // the jobs' and the report's
+  };
+  // Deletes a sweep with its points' jobs (their artifacts, records, history rows and files) and
+  // its report's records and bytes (files under <data-dir>/sweeps/<id>, or rows in a fleet);
+  // JobStore::DeleteSweep's errors.
+  absl::StatusOr<DeletedSweep> DeleteSweep(const std::string& sweep_id);
 
   // Absolute path of a stored artifact's file (files only: see Open).
   std::string PathOf(const ArtifactRecord& record) const;

@@ -1,4 +1,5 @@
-// A job row as every job query selects it, shared by the job store and the fleet store.
+// A job row (and an artifact row) as every query selects it, shared by the job store, the fleet
+// store and the sweep rows.
 #pragma once
 
 #include "absl/status/statusor.h"
@@ -13,5 +14,9 @@ extern const char kJobColumns[];
 // The current row of a query that selected kJobColumns first. DATA_LOSS for a corrupt state or
 // kind (a database edited by hand).
 absl::StatusOr<JobRecord> ReadJob(Statement& row);
+
+// The current row of a query that selected an artifact's columns (job_id or sweep_id, name,
+// relative_path, content_type, size_bytes, sha256, create_time_ns), in that order.
+ArtifactRecord ReadArtifact(Statement& row);
 
 }  // namespace kbench::store::internal

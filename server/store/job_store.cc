@@ -12,10 +12,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "server/store/code_blobs.h"
 #include "server/store/database.h"
 #include "server/store/job_rows.h"
 #include "server/store/schema.h"
 #include "server/store/store_location.h"
+#include "server/store/sweep_rows.h"
 
 namespace kbench::store {
 
@@ -92,6 +94,18 @@ absl::StatusOr<JobRecord> ReadJob(Statement& row) {
   return job;
 }
 
+ArtifactRecord ReadArtifact(Statement& row) {
+  ArtifactRecord artifact;
+  artifact.job_id = row.ColumnText(0);
+  artifact.name = row.ColumnText(1);
+  artifact.relative_path = row.ColumnText(2);
+  artifact.content_type = row.ColumnText(3);
+  artifact.size_bytes = row.ColumnInt64(4);
+  artifact.sha256 = row.ColumnText(5);
+  artifact.create_time_ns = row.ColumnInt64(6);
+  return artifact;
+}
+
 }  // namespace internal
 
 namespace {
@@ -106,17 +120,7 @@ using internal::Transaction;
 constexpr char kArtifactColumns[] =
     "job_id, name, relative_path, content_type, size_bytes, sha256, create_time_ns";
 
-ArtifactRecord ReadArtifact(Statement& row) {
-  ArtifactRecord artifact;
-  artifact.job_id = row.ColumnText(0);
-  artifact.name = row.ColumnText(1);
-  artifact.relative_path = row.ColumnText(2);
-  artifact.content_type = row.ColumnText(3);
-  artifact.size_bytes = row.ColumnInt64(4);
-  artifact.sha256 = row.ColumnText(5);
-  artifact.create_time_ns = row.ColumnInt64(6);
-  return artifact;
-}
+using internal::ReadArtifact;
 
 absl::Status JobNotFound(const std::string& id) {
   return absl::NotFoundError(absl::StrCat("job '", id, "' not found"));
@@ -216,6 +220,7 @@ class SqlJobStore final : public JobStore {
                                    "SELECT COALESCE(MAX(version), 0) FROM schema_version",
                                    "read schema version"));
     KBENCH_ASSIGN_OR_RETURN(results_, internal::ResultIndexQueries::Prepare(db_.get()));
+    KBENCH_ASSIGN_OR_RETURN(code_, internal::CodeBlobs::Prepare(db_.get()));
     return absl::OkStatus();
   }
 
@@ -237,6 +242,9 @@ class SqlJobStore final : public JobStore {
         return std::make_pair(*std::move(existing), false);
       }
     }
+    // A large kernel's code goes to code_blobs, once whatever the number of jobs that run it.
+    KBENCH_ASSIGN_OR_RETURN(const internal::CodeBlobs::KeptSpec kept,
+                            code_->KeepJobCode(record.spec, record.owner, record.create_time_ns));
     {
       Statement& insert = *insert_job_;
       ScopedReset reset(&insert);
@@ -247,10 +255,10 @@ class SqlJobStore final : public JobStore {
       KBENCH_RETURN_IF_ERROR(insert.BindInt64(5, record.priority));
       KBENCH_RETURN_IF_ERROR(insert.BindTextOrNull(6, record.idempotency_key));
       KBENCH_RETURN_IF_ERROR(insert.BindInt64(7, record.create_time_ns));
-      KBENCH_RETURN_IF_ERROR(insert.BindBlob(8, record.spec));
+      KBENCH_RETURN_IF_ERROR(insert.BindBlob(8, kept.spec));
       KBENCH_RETURN_IF_ERROR(insert.BindBlob(9, ""));
       KBENCH_RETURN_IF_ERROR(insert.BindText(10, record.owner));
-      KBENCH_RETURN_IF_ERROR(insert.BindInt64(11, static_cast<int64_t>(record.spec.size())));
+      KBENCH_RETURN_IF_ERROR(insert.BindInt64(11, static_cast<int64_t>(kept.spec.size())));
       absl::StatusOr<bool> inserted = insert.Step();
       if (internal::SqlFailureOf(inserted.status()) == internal::SqlFailure::kUniqueViolation) {
         // The idempotency key was checked above under the write lock, so this is the id.
@@ -260,6 +268,7 @@ class SqlJobStore final : public JobStore {
       if (!*inserted) return absl::InternalError("insert job: RETURNING gave no row");
       record.seq = insert.ColumnInt64(0);
     }
+    KBENCH_RETURN_IF_ERROR(code_->ReferJob(record.id, record.owner, kept.sha256s));
     KBENCH_RETURN_IF_ERROR(transaction->Commit());
     record.start_time_ns = 0;
     record.finish_time_ns = 0;
@@ -489,6 +498,28 @@ class SqlJobStore final : public JobStore {
         "job ", id, " is a point of a sweep, which keeps it as long as the sweep is kept"));
   }
 
+  absl::StatusOr<int64_t> DeleteSweep(const std::string& sweep_id,
+                                      std::vector<ArtifactRecord>* removed,
+                                      std::vector<ArtifactRecord>* report) override {
+    absl::MutexLock lock(&mu_);
+    KBENCH_ASSIGN_OR_RETURN(const std::vector<std::string> job_ids,
+                            internal::DeletableSweepJobs(db_.get(), sweep_id));
+    // The points' ids, listed: the sweep's rows that name them go before the jobs themselves.
+    std::string ids = "SELECT id FROM jobs WHERE id IN (''";
+    for (size_t i = 0; i < job_ids.size(); ++i) absl::StrAppend(&ids, ", ?", i + 1);
+    absl::StrAppend(&ids, ")");
+    auto bind = [&job_ids](Statement& s) -> absl::Status {
+      for (size_t i = 0; i < job_ids.size(); ++i) {
+        KBENCH_RETURN_IF_ERROR(s.BindText(static_cast<int>(i + 1), job_ids[i]));
+      }
+      return absl::OkStatus();
+    };
+    auto drop_sweep = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return internal::DropSweepRows(db_.get(), sweep_id, report);
+    };
+    return DeleteJobsLocked(ids, bind, /*with_history=*/true, removed, drop_sweep);
+  }
+
   absl::StatusOr<std::vector<ArtifactRecord>> OldestArtifacts(int32_t limit) override {
     absl::MutexLock lock(&mu_);
     Statement& query = *oldest_artifacts_;
@@ -575,6 +606,7 @@ class SqlJobStore final : public JobStore {
     KBENCH_ASSIGN_OR_RETURN(bool row, query.Step());
     if (!row) return std::optional<JobRecord>();
     KBENCH_ASSIGN_OR_RETURN(JobRecord job, ReadJob(query));
+    KBENCH_RETURN_IF_ERROR(code_->FillJobCode(&job.spec));
     return std::optional<JobRecord>(std::move(job));
   }
 
@@ -582,9 +614,12 @@ class SqlJobStore final : public JobStore {
   // artifact records and transitions, and their history rows `with_history`, in one
   // transaction. Appends the deleted artifact records to `removed` (may be null), whose files
   // the caller removes. Returns the number of jobs deleted.
+  // `before_jobs` (may be null) runs in the same transaction just before the jobs go: a sweep's
+  // rows that name them.
   absl::StatusOr<int64_t> DeleteJobsLocked(absl::string_view ids,
                                            const std::function<absl::Status(Statement&)>& bind,
-                                           bool with_history, std::vector<ArtifactRecord>* removed)
+                                           bool with_history, std::vector<ArtifactRecord>* removed,
+                                           const std::function<absl::Status()>& before_jobs = {})
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Transaction> transaction,
                             Transaction::Begin(db_.get(), "delete jobs"));
@@ -599,7 +634,7 @@ class SqlJobStore final : public JobStore {
       removed->insert(removed->end(), found.begin(), found.end());
     }
     // Rows that name the jobs first, the jobs last: their ids select the rest.
-    std::vector<std::string> tables = {"artifacts", "job_transitions"};
+    std::vector<std::string> tables = {"artifacts", "job_transitions", "job_code_refs"};
     if (with_history) tables.push_back("result_index");
     for (const std::string& table : tables) {
       KBENCH_ASSIGN_OR_RETURN(
@@ -609,6 +644,7 @@ class SqlJobStore final : public JobStore {
       KBENCH_RETURN_IF_ERROR(bind(*drop));
       KBENCH_RETURN_IF_ERROR(drop->Run());
     }
+    if (before_jobs) KBENCH_RETURN_IF_ERROR(before_jobs());
     KBENCH_ASSIGN_OR_RETURN(
         std::unique_ptr<Statement> drop_jobs,
         db_->Prepare(absl::StrCat("DELETE FROM jobs WHERE id IN (", ids, ")"), "delete jobs"));
@@ -616,6 +652,8 @@ class SqlJobStore final : public JobStore {
     KBENCH_RETURN_IF_ERROR(drop_jobs->Run());
     const int64_t deleted = db_->Changes();
     drop_jobs.reset();
+    // The code only these jobs ran goes with them.
+    KBENCH_RETURN_IF_ERROR(code_->FreeUnreferenced());
     KBENCH_RETURN_IF_ERROR(transaction->Commit());
     return deleted;
   }
@@ -639,14 +677,19 @@ class SqlJobStore final : public JobStore {
         absl::StrCat("job ", id, " is ", JobStateName(job.state), "; cannot ", what));
   }
 
-  static absl::StatusOr<std::vector<JobRecord>> ReadJobs(Statement& query) {
+  // Every row of `query`, each spec with its kernels' code filled in (after the last row:
+  // one statement at a time).
+  absl::StatusOr<std::vector<JobRecord>> ReadJobs(Statement& query)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     std::vector<JobRecord> jobs;
     while (true) {
       KBENCH_ASSIGN_OR_RETURN(bool row, query.Step());
-      if (!row) return jobs;
+      if (!row) break;
       KBENCH_ASSIGN_OR_RETURN(JobRecord job, ReadJob(query));
       jobs.push_back(std::move(job));
     }
+    for (JobRecord& job : jobs) KBENCH_RETURN_IF_ERROR(code_->FillJobCode(&job.spec));
+    return jobs;
   }
 
   static absl::StatusOr<std::vector<ArtifactRecord>> ReadArtifacts(Statement& query) {
@@ -679,6 +722,7 @@ class SqlJobStore final : public JobStore {
   std::unique_ptr<Statement> artifact_bytes_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<Statement> schema_version_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<internal::ResultIndexQueries> results_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<internal::CodeBlobs> code_ ABSL_GUARDED_BY(mu_);
   // Keyed by SQL text: one prepared statement per List filter shape.
   std::map<std::string, std::unique_ptr<Statement>> list_statements_ ABSL_GUARDED_BY(mu_);
 };

@@ -82,7 +82,7 @@ struct JobFilter {
 // Thread-safe: one connection guarded by a mutex.
 class JobStore {
  public:
-  static constexpr int kSchemaVersion = 12;
+  static constexpr int kSchemaVersion = 13;
 
   // Connects to the location's database and migrates it to kSchemaVersion.
   static absl::StatusOr<std::unique_ptr<JobStore>> Open(const StoreLocation& location);
@@ -135,6 +135,15 @@ class JobStore {
   // running, or a point of a sweep.
   virtual absl::Status DeleteFinished(const std::string& id,
                                       std::vector<ArtifactRecord>* removed) = 0;
+  // Deletes a sweep (kbctl sweep rm) with its points' jobs (their artifact records, transitions
+  // and history rows) and its report's artifact records, in one transaction. Appends the jobs'
+  // deleted artifact records to `removed` and the report's to `report` (either may be null;
+  // a report record's job_id holds the sweep id), whose bytes the caller removes. Returns the
+  // number of jobs deleted. NOT_FOUND naming the sweep when absent; FAILED_PRECONDITION naming
+  // the points' jobs still queued or running, or while its report is being written.
+  virtual absl::StatusOr<int64_t> DeleteSweep(const std::string& sweep_id,
+                                              std::vector<ArtifactRecord>* removed,
+                                              std::vector<ArtifactRecord>* report) = 0;
 
   // The result index (history, leaderboards). Rows of one job replace any it had (a retried
   // write is harmless). NOT_FOUND when the job is absent.

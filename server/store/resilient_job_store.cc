@@ -375,4 +375,19 @@ absl::Status ResilientJobStore::DeleteFinished(const std::string& id,
   });
 }
 
+absl::StatusOr<int64_t> ResilientJobStore::DeleteSweep(const std::string& sweep_id,
+                                                       std::vector<ArtifactRecord>* removed,
+                                                       std::vector<ArtifactRecord>* report) {
+  const size_t removed_before = removed != nullptr ? removed->size() : 0;
+  const size_t report_before = report != nullptr ? report->size() : 0;
+  absl::StatusOr<int64_t> deleted;
+  KBENCH_RETURN_IF_ERROR(WithRetries([&] {
+    if (removed != nullptr) removed->resize(removed_before);
+    if (report != nullptr) report->resize(report_before);
+    deleted = inner_->DeleteSweep(sweep_id, removed, report);
+    return deleted.status();
+  }));
+  return deleted;
+}
+
 }  // namespace kbench::store

@@ -103,6 +103,9 @@ class ResilientJobStore final : public JobStore {
   absl::StatusOr<int64_t> PruneFinishedBefore(int64_t cutoff_ns,
                                               std::vector<ArtifactRecord>* removed) override;
   absl::Status DeleteFinished(const std::string& id, std::vector<ArtifactRecord>* removed) override;
+  absl::StatusOr<int64_t> DeleteSweep(const std::string& sweep_id,
+                                      std::vector<ArtifactRecord>* removed,
+                                      std::vector<ArtifactRecord>* report) override;
   // The result index: rows the store refuses are held in memory and written after the held
   // terminal states (a restart before then loses history rows, never a job).
   absl::Status IndexResults(const std::vector<IndexedResult>& rows) override;

@@ -244,6 +244,25 @@ ALTER TABLE jobs ADD COLUMN spec_bytes BIGINT NOT NULL DEFAULT 0;
 UPDATE jobs SET spec_bytes = octet_length(spec);
 CREATE INDEX jobs_stored_by_owner ON jobs (owner, spec_bytes, id);
 )sql",
+    // 13: users' kernel code kept once (see schema_sqlite.cc's migration 13).
+    R"sql(
+CREATE TABLE code_blobs (
+  sha256 TEXT PRIMARY KEY,
+  code BYTEA NOT NULL,
+  owner TEXT NOT NULL,
+  size_bytes BIGINT NOT NULL,
+  create_time_ns BIGINT NOT NULL
+);
+CREATE TABLE job_code_refs (
+  job_id TEXT NOT NULL REFERENCES jobs (id),
+  sha256 TEXT NOT NULL REFERENCES code_blobs (sha256),
+  owner TEXT NOT NULL,
+  PRIMARY KEY (job_id, sha256)
+);
+CREATE INDEX job_code_refs_by_sha256 ON job_code_refs (sha256);
+CREATE INDEX job_code_refs_by_owner ON job_code_refs (owner, sha256);
+CREATE INDEX user_variants_by_sha256 ON user_variants (sha256);
+)sql",
 };
 
 }  // namespace

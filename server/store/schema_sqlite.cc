@@ -256,6 +256,30 @@ ALTER TABLE jobs ADD COLUMN spec_bytes INTEGER NOT NULL DEFAULT 0;
 UPDATE jobs SET spec_bytes = length(spec);
 CREATE INDEX jobs_stored_by_owner ON jobs (owner, spec_bytes, id);
 )sql",
+    // 13: users' kernel code kept once (issue 24; server/store/code_blobs.h): a job's or a
+    // registered variant's kernel larger than 4 KiB keeps only its sha256 inline and its code
+    // here, whoever refers to it. A job refers to a blob by a job_code_refs row (owner copied,
+    // so an owner's charge is an indexed read), a variant by user_variants.sha256; a blob no
+    // row refers to is deleted in the transaction that dropped its last reference. Earlier
+    // jobs and variants keep their code inline.
+    R"sql(
+CREATE TABLE code_blobs (
+  sha256 TEXT PRIMARY KEY,
+  code BLOB NOT NULL,
+  owner TEXT NOT NULL,
+  size_bytes INTEGER NOT NULL,
+  create_time_ns INTEGER NOT NULL
+);
+CREATE TABLE job_code_refs (
+  job_id TEXT NOT NULL REFERENCES jobs (id),
+  sha256 TEXT NOT NULL REFERENCES code_blobs (sha256),
+  owner TEXT NOT NULL,
+  PRIMARY KEY (job_id, sha256)
+);
+CREATE INDEX job_code_refs_by_sha256 ON job_code_refs (sha256);
+CREATE INDEX job_code_refs_by_owner ON job_code_refs (owner, sha256);
+CREATE INDEX user_variants_by_sha256 ON user_variants (sha256);
+)sql",
 };
 
 }  // namespace

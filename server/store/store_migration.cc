@@ -140,6 +140,14 @@ const std::vector<Table>& Tables() {
         {"kernel", 'B'},
         {"create_time_ns", 'I'}},
        nullptr},
+      {"code_blobs",
+       {{"sha256", 'T'},
+        {"code", 'B'},
+        {"owner", 'T'},
+        {"size_bytes", 'I'},
+        {"create_time_ns", 'I'}},
+       nullptr},
+      {"job_code_refs", {{"job_id", 'T'}, {"sha256", 'T'}, {"owner", 'T'}}, nullptr},
   };
   return tables;
 }

@@ -1,6 +1,6 @@
-// StoredBytes on SQLite or PostgreSQL: one statement of four sums, each served by an index on
-// the owner (jobs_stored_by_owner of migration 12, user_variants_by_owner, sweeps_by_owner_key)
-// and the artifacts' primary keys.
+// StoredBytes on SQLite or PostgreSQL: one statement of sums, each served by an index on the
+// owner (jobs_stored_by_owner of migration 12, user_variants_by_owner, sweeps_by_owner_key,
+// job_code_refs_by_owner of migration 13) and the artifacts' and code blobs' primary keys.
 #include "server/store/stored_bytes.h"
 
 #include "absl/base/thread_annotations.h"
@@ -12,8 +12,8 @@
 namespace kbench::store {
 namespace {
 
-// jobs.spec_bytes arrived in migration 12.
-constexpr int kStoredBytesSchemaVersion = 11;
+// jobs.spec_bytes arrived in migration 12, code_blobs in 13.
+constexpr int kStoredBytesSchemaVersion = 13;
 
 using internal::Database;
 using internal::ScopedReset;
@@ -22,7 +22,9 @@ using internal::Statement;
 // length() of a BLOB (SQLite) or BYTEA (PostgreSQL) is its size in bytes, read from the value's
 // header, not its content. A variant's and a sweep's rows are few per owner (variants are capped
 // by --max-variants-per-owner), so they are summed from their rows; a job's spec_bytes, from
-// the index alone. CAST: PostgreSQL's SUM of a BIGINT is a NUMERIC.
+// the index alone. A kernel's code kept in code_blobs counts once per owner however many of the
+// owner's jobs and variants refer to it (IN, not a join, so each blob is summed once).
+// CAST: PostgreSQL's SUM of a BIGINT is a NUMERIC.
 constexpr char kOwnedBy[] =
     "SELECT "
     "CAST((SELECT COALESCE(SUM(spec_bytes), 0) FROM jobs WHERE owner = ?1) AS BIGINT), "
@@ -32,7 +34,10 @@ constexpr char kOwnedBy[] =
     "AS BIGINT), "
     "CAST((SELECT COALESCE(SUM(length(spec)), 0) FROM sweeps WHERE owner = ?1) AS BIGINT), "
     "CAST((SELECT COALESCE(SUM(sweep_artifacts.size_bytes), 0) FROM sweep_artifacts "
-    "JOIN sweeps ON sweeps.id = sweep_artifacts.sweep_id WHERE sweeps.owner = ?1) AS BIGINT)";
+    "JOIN sweeps ON sweeps.id = sweep_artifacts.sweep_id WHERE sweeps.owner = ?1) AS BIGINT), "
+    "CAST((SELECT COALESCE(SUM(size_bytes), 0) FROM code_blobs WHERE sha256 IN "
+    "(SELECT sha256 FROM job_code_refs WHERE owner = ?1 "
+    "UNION SELECT sha256 FROM user_variants WHERE owner = ?1)) AS BIGINT)";
 
 class SqlStoredBytes final : public StoredBytes {
  public:
@@ -56,6 +61,7 @@ class SqlStoredBytes final : public StoredBytes {
     bytes.artifacts = s.ColumnInt64(1);
     bytes.variants = s.ColumnInt64(2);
     bytes.sweeps = s.ColumnInt64(3) + s.ColumnInt64(4);
+    bytes.code = s.ColumnInt64(5);
     return bytes;
   }
 

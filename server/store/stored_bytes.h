@@ -1,5 +1,6 @@
 // What each owner keeps in the store, for the per-owner bound on stored bytes (issue 24, item 8):
-// their jobs' specs (a user kernel's code travels inline in its job's spec), their jobs'
+// their jobs' specs (a small user kernel's code travels inline in its job's spec), the large
+// kernels' code their jobs and variants refer to (code_blobs, each counted once), their jobs'
 // artifacts, their registered variants, and their sweeps (spec and report). Summed from the
 // store on every call, so every node of a fleet counts the same bytes; indexed sums that read no
 // job row. A connection of its own to kbench.db (or the fleet's PostgreSQL); JobStore::Open
@@ -21,8 +22,11 @@ struct OwnerStoredBytes {
   int64_t artifacts = 0;  // of the owner's jobs
   int64_t variants = 0;   // registered variants' stored kernels
   int64_t sweeps = 0;     // sweeps' specs and reports (their points are jobs, counted above)
+  // Large kernels' code (code_blobs) that the owner's jobs or variants refer to, each blob
+  // once: ten jobs of one 32 MiB variant count 32 MiB.
+  int64_t code = 0;
 
-  int64_t total() const { return job_specs + artifacts + variants + sweeps; }
+  int64_t total() const { return job_specs + artifacts + variants + sweeps + code; }
 };
 
 // Thread-safe.

@@ -1,23 +1,26 @@
-// VariantStore on SQLite or PostgreSQL: the user_variants table of migration 6.
+// VariantStore on SQLite or PostgreSQL: the user_variants table of migration 6; a large
+// kernel's code in code_blobs (migration 13), shared with the jobs that run it.
 #include "server/store/variant_store.h"
 
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "server/store/code_blobs.h"
 #include "server/store/database.h"
 #include "server/store/schema.h"
 
 namespace kbench::store {
 namespace {
 
-// user_variants arrived in migration 6.
-constexpr int kVariantSchemaVersion = 6;
+// user_variants arrived in migration 6, code_blobs in 13.
+constexpr int kVariantSchemaVersion = 13;
 constexpr char kSummaryColumns[] =
     "operation, name, owner, form, sha256, code_bytes, create_time_ns";
 
 using internal::Database;
 using internal::ScopedReset;
 using internal::Statement;
+using internal::Transaction;
 
 VariantRecord ReadSummary(Statement& s) {
   VariantRecord r;
@@ -64,11 +67,17 @@ class SqlVariantStore final : public VariantStore {
     KBENCH_ASSIGN_OR_RETURN(count_,
                             db_->Prepare("SELECT COUNT(*) FROM user_variants WHERE owner = ?1",
                                          "count an owner's variants"));
+    KBENCH_ASSIGN_OR_RETURN(code_, internal::CodeBlobs::Prepare(db_.get()));
     return absl::OkStatus();
   }
 
   absl::Status Add(const VariantRecord& r) override {
     absl::MutexLock lock(&mu_);
+    // One transaction: a name already taken rolls back the code kept for it.
+    KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Transaction> transaction,
+                            Transaction::Begin(db_.get(), "register a variant"));
+    KBENCH_ASSIGN_OR_RETURN(const std::string kernel,
+                            code_->KeepKernelCode(r.kernel, r.owner, r.create_time_ns));
     Statement& s = *add_;
     ScopedReset reset(&s);
     KBENCH_RETURN_IF_ERROR(s.BindText(1, r.operation));
@@ -77,13 +86,13 @@ class SqlVariantStore final : public VariantStore {
     KBENCH_RETURN_IF_ERROR(s.BindText(4, r.form));
     KBENCH_RETURN_IF_ERROR(s.BindText(5, r.sha256));
     KBENCH_RETURN_IF_ERROR(s.BindInt64(6, r.code_bytes));
-    KBENCH_RETURN_IF_ERROR(s.BindBlob(7, r.kernel));
+    KBENCH_RETURN_IF_ERROR(s.BindBlob(7, kernel));
     KBENCH_RETURN_IF_ERROR(s.BindInt64(8, r.create_time_ns));
     KBENCH_ASSIGN_OR_RETURN(const bool inserted, s.Step());
     if (inserted) {
       KBENCH_ASSIGN_OR_RETURN(const bool more, s.Step());  // finish the statement
       (void)more;
-      return absl::OkStatus();
+      return transaction->Commit();
     }
     return absl::AlreadyExistsError(
         absl::StrCat(r.operation, " already has a variant named ", r.name));
@@ -100,6 +109,7 @@ class SqlVariantStore final : public VariantStore {
     if (!row) return std::nullopt;
     VariantRecord r = ReadSummary(s);
     r.kernel = s.ColumnBlob(7);
+    KBENCH_RETURN_IF_ERROR(code_->FillKernelCode(&r.kernel));
     return r;
   }
 
@@ -119,15 +129,23 @@ class SqlVariantStore final : public VariantStore {
 
   absl::StatusOr<bool> Remove(const std::string& operation, const std::string& name) override {
     absl::MutexLock lock(&mu_);
-    Statement& s = *remove_;
-    ScopedReset reset(&s);
-    KBENCH_RETURN_IF_ERROR(s.BindText(1, operation));
-    KBENCH_RETURN_IF_ERROR(s.BindText(2, name));
-    KBENCH_ASSIGN_OR_RETURN(const bool removed, s.Step());
-    if (removed) {
-      KBENCH_ASSIGN_OR_RETURN(const bool more, s.Step());
-      (void)more;
+    KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Transaction> transaction,
+                            Transaction::Begin(db_.get(), "remove a variant"));
+    bool removed = false;
+    {
+      Statement& s = *remove_;
+      ScopedReset reset(&s);
+      KBENCH_RETURN_IF_ERROR(s.BindText(1, operation));
+      KBENCH_RETURN_IF_ERROR(s.BindText(2, name));
+      KBENCH_ASSIGN_OR_RETURN(removed, s.Step());
+      if (removed) {
+        KBENCH_ASSIGN_OR_RETURN(const bool more, s.Step());
+        (void)more;
+      }
     }
+    // Its code goes unless a job still runs it (or another variant is the same code).
+    if (removed) KBENCH_RETURN_IF_ERROR(code_->FreeUnreferenced());
+    KBENCH_RETURN_IF_ERROR(transaction->Commit());
     return removed;
   }
 
@@ -149,6 +167,7 @@ class SqlVariantStore final : public VariantStore {
   std::unique_ptr<Statement> list_op_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<Statement> remove_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<Statement> count_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<internal::CodeBlobs> code_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace

@@ -101,10 +101,11 @@ TEST(StoredBytesQuota, RefusalNamesTheLimitWhatTheOwnerKeepsAndHowToFreeIt) {
   EXPECT_THAT(message, HasSubstr("limit max_stored_bytes of 'bob' is 4194304 bytes (4.0 MiB)"));
   EXPECT_THAT(message, HasSubstr("'bob' keeps 3932160 bytes (3.8 MiB: job specs 3.0 MiB, "
                                  "their artifacts 512.0 KiB, registered variants 256.0 KiB, "
-                                 "sweeps 0.0 KiB)"));
+                                 "sweeps 0.0 KiB, kernels' code kept once 0.0 KiB)"));
   EXPECT_THAT(message, HasSubstr("needs 1048576 bytes (1.0 MiB) more"));
   EXPECT_THAT(message, HasSubstr("kbctl jobs rm"));
   EXPECT_THAT(message, HasSubstr("kbctl variants rm"));
+  EXPECT_THAT(message, HasSubstr("kbctl sweep rm"));
 }
 
 }  // namespace

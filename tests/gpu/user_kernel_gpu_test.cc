@@ -2,7 +2,8 @@
 // softmax pasted into a file and compared interleaved with the built-in (CUDA source, then the
 // PTX and cubin the compile job produced); a faulting kernel fails only its job; a hanging one is
 // killed at its deadline; `sanitize` passes the pasted kernel and fails an out-of-bounds writer
-// with memcheck's report; profiles (CUPTI and Nsight Compute) of a user kernel. Labelled `gpu`;
+// with memcheck's report; profiles (CUPTI and Nsight Compute) of a user kernel; a registered
+// cubin, kept once by the store, runs in every job that lists it. Labelled `gpu`;
 // they skip without a CUDA device (and the sanitizer and ncu tests without those tools).
 #include <unistd.h>
 
@@ -195,6 +196,41 @@ TEST_F(UserKernelGpu, PastedFusedSoftmaxMatchesTheBuiltInFromSourcePtxAndCubin) 
   ExpectMatchesFused(
       RunGpuJob(daemon_, CompareSpec(SoftmaxUserKernel(v1::USER_KERNEL_FORM_CUBIN, cubin))),
       v1::USER_KERNEL_FORM_CUBIN);
+}
+
+// A registered cubin (over 4 KiB: the store keeps its code once, issue 24) runs in two jobs:
+// each executor is handed the whole module, and each result names its hash.
+TEST_F(UserKernelGpu, ARegisteredCubinRunsInEveryJobFromTheCodeKeptOnce) {
+  v1::JobSpec compile;
+  compile.set_kind(v1::JOB_KIND_COMPILE);
+  compile.set_kernel("softmax");
+  compile.set_device("cuda:0");
+  *compile.add_user_kernels() = SoftmaxUserKernel(v1::USER_KERNEL_FORM_CUDA, kFusedSoftmax);
+  const v1::Job compiled = RunGpuJob(daemon_, compile);
+  ASSERT_EQ(compiled.state(), v1::JOB_STATE_SUCCEEDED) << compiled.error();
+  const std::string cubin = Artifact(daemon_, compiled.id(), "module.cubin");
+  ASSERT_GT(cubin.size(), 4096u);
+  v1::AddVariantRequest add;
+  add.set_operation("softmax");
+  *add.mutable_kernel() = SoftmaxUserKernel(v1::USER_KERNEL_FORM_CUBIN, cubin);
+  add.mutable_kernel()->set_name("@fused_cubin");
+  grpc::ClientContext ctx;
+  v1::AddVariantResponse added;
+  const grpc::Status registered = daemon_.stub().AddVariant(&ctx, add, &added);
+  ASSERT_TRUE(registered.ok()) << registered.error_message();
+  for (int run = 0; run < 2; ++run) {
+    v1::JobSpec spec = CompareSpec(SoftmaxUserKernel(v1::USER_KERNEL_FORM_CUBIN, cubin));
+    spec.clear_user_kernels();
+    spec.set_variants(1, "@fused_cubin");
+    const v1::Job job = RunGpuJob(daemon_, spec);
+    ASSERT_EQ(job.state(), v1::JOB_STATE_SUCCEEDED) << job.error();
+    ASSERT_EQ(job.result().variants_size(), 2);
+    const v1::VariantResult& user = job.result().variants(1);
+    EXPECT_EQ(user.variant(), "@fused_cubin");
+    EXPECT_TRUE(user.correctness().passed());
+    EXPECT_EQ(user.user_module().module_sha256(), added.variant().sha256());
+    EXPECT_EQ(job.spec().user_kernels(0).code_sha256(), added.variant().sha256());
+  }
 }
 
 TEST_F(UserKernelGpu, FaultingKernelFailsOnlyItsJobAndTheNextJobSucceeds) {

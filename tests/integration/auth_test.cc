@@ -195,6 +195,25 @@ std::map<std::string, Call> CallsByMethod() {
     v1::CancelSweepResponse r;
     return stub.CancelSweep(ContextFor(token).get(), request, &r);
   };
+  // A queued sweep of A (its point waits behind the long job): past the gate the owner and the
+  // admin learn its point has not ended, B that it is not his; the cell cancels it afterwards.
+  calls["DeleteSweep"] = [](Stub& stub, const std::string& token, const Targets& t) {
+    v1::SubmitSweepRequest submit;
+    *submit.mutable_spec() = OnePointSweep();
+    v1::SubmitSweepResponse queued;
+    if (!stub.SubmitSweep(ContextFor(t.owner_token).get(), submit, &queued).ok()) {
+      return grpc::Status(StatusCode::INTERNAL, "could not queue a sweep as A");
+    }
+    v1::DeleteSweepRequest request;
+    request.set_sweep_id(queued.sweep().id());
+    v1::DeleteSweepResponse r;
+    const grpc::Status s = stub.DeleteSweep(ContextFor(token).get(), request, &r);
+    v1::CancelSweepRequest cancel;
+    cancel.set_sweep_id(queued.sweep().id());
+    v1::CancelSweepResponse cancelled;
+    stub.CancelSweep(ContextFor(t.owner_token).get(), cancel, &cancelled);
+    return s;
+  };
   calls["ListSweeps"] = [](Stub& stub, const std::string& token, const Targets&) {
     v1::ListSweepsResponse r;
     return stub.ListSweeps(ContextFor(token).get(), {}, &r);
@@ -254,11 +273,12 @@ StatusCode Expected(const std::string& caller, const std::string& method) {
   // Past the gate, the call reaches the handler: that artifact does not exist.
   if (method == "GetArtifact" || method == "GetSweep") return StatusCode::NOT_FOUND;
   if ((method == "CancelJob" || method == "CancelSweep" || method == "GetVariant" ||
-       method == "DeleteVariant" || method == "DeleteJob") &&
+       method == "DeleteVariant" || method == "DeleteJob" || method == "DeleteSweep") &&
       caller == "user B") {
     return StatusCode::PERMISSION_DENIED;
   }
-  if (method == "DeleteJob") return StatusCode::FAILED_PRECONDITION;  // it is still queued
+  // It (or the sweep's point) is still queued.
+  if (method == "DeleteJob" || method == "DeleteSweep") return StatusCode::FAILED_PRECONDITION;
   return StatusCode::OK;
 }
 
