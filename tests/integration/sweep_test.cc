@@ -1,6 +1,7 @@
 // Integration: sweeps on the cpu device against a real kbenchd, through gRPC and kbctl: the
 // table, CSV, JSON, plots and an HTML report that headless Chromium renders; cancellation as a
-// whole; validation of every point at submit; a restart in the middle.
+// whole; deletion (kbctl sweep rm) with its points and report; validation of every point at
+// submit; a restart in the middle.
 #include <sys/wait.h>
 
 #include <array>
@@ -196,6 +197,54 @@ TEST_F(SweepTest, CancellingASweepCancelsItsRemainingPoints) {
   }
   // A cancelled sweep still gets its (partial) report.
   EXPECT_GT(done.sweep().artifacts_size(), 0);
+}
+
+// kbctl sweep rm: refused while a point has not ended (naming it), then, once the sweep was
+// cancelled and reported, the sweep, its points' jobs and its report files all go.
+TEST_F(SweepTest, SweepRmDeletesAnEndedSweepWithItsPointsAndReportButNotARunningOne) {
+  v1::SweepSpec spec = TwelvePoints();
+  *spec.mutable_base()->mutable_stopping() = LongCpuSpec(2).stopping();
+  absl::StatusOr<v1::Sweep> sweep = SubmitSweep(daemon_->stub(), spec);
+  ASSERT_TRUE(sweep.ok()) << sweep.status();
+  WaitFor(daemon_->stub(), sweep->points(0).job_id(),
+          [](const v1::Job& j) { return j.state() == v1::JOB_STATE_RUNNING; });
+  grpc::ClientContext ctx;
+  v1::DeleteSweepRequest request;
+  request.set_sweep_id(sweep->id());
+  v1::DeleteSweepResponse response;
+  const grpc::Status refused = daemon_->stub().DeleteSweep(&ctx, request, &response);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_NE(refused.error_message().find(sweep->points(0).job_id() + " (running)"),
+            std::string::npos)
+      << refused.error_message();
+
+  ASSERT_EQ(Kbctl(absl::StrCat("cancel ", sweep->id())).exit_code, 0);
+  const v1::GetSweepResponse done =
+      WaitForSweepState(daemon_->stub(), sweep->id(), v1::SWEEP_STATE_CANCELLED);
+  ASSERT_GT(done.sweep().artifacts_size(), 0);
+  const fs::path report_dir = fs::path(dir_.path()) / "sweeps" / sweep->id();
+  ASSERT_TRUE(fs::exists(report_dir));
+
+  const ShellRun removed = Kbctl(absl::StrCat("sweep rm ", sweep->id()));
+  ASSERT_EQ(removed.exit_code, 0) << removed.out;
+  EXPECT_NE(removed.out.find("with its 12 point job(s)"), std::string::npos) << removed.out;
+  EXPECT_FALSE(fs::exists(report_dir));
+  grpc::ClientContext get_ctx;
+  v1::GetSweepRequest get;
+  get.set_sweep_id(sweep->id());
+  v1::GetSweepResponse gone;
+  EXPECT_EQ(daemon_->stub().GetSweep(&get_ctx, get, &gone).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+  for (const v1::SweepPoint& point : sweep->points()) {
+    grpc::ClientContext job_ctx;
+    v1::GetJobRequest job;
+    job.set_job_id(point.job_id());
+    v1::GetJobResponse got;
+    EXPECT_EQ(daemon_->stub().GetJob(&job_ctx, job, &got).error_code(),
+              grpc::StatusCode::NOT_FOUND);
+  }
+  const ShellRun again = Kbctl(absl::StrCat("sweep rm ", sweep->id()));
+  EXPECT_NE(again.exit_code, 0) << "a second rm names a sweep that is gone";
 }
 
 TEST_F(SweepTest, SubmitValidatesEveryPointAndQueuesNothingOnError) {
