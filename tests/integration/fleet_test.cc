@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/integration/daemon.h"
@@ -224,17 +225,22 @@ TEST_F(FleetTest, StoredBytesCountTheWholeFleet) {
   const std::vector<std::string> bound = {"--default-max-stored-bytes", "2500000"};
   Daemon& a = StartNode("node-a", bound);
   Daemon& b = StartNode("node-b", bound);
-  // 900 kB of CUDA source: two such jobs fit under the bound, a third does not.
-  std::string source = "extern \"C\" __global__ void sq(float* y) { y[threadIdx.x] = 1; }\n";
-  source.resize(900'000, ' ');
-  v1::JobSpec spec = CompileSpec("square", v1::USER_KERNEL_FORM_CUDA, source, "sq");
-  spec.set_device("node-a/cpu");
+  // 900 kB of CUDA source, different in each job (the store keeps one code once, and counts it
+  // once): two such jobs fit under the bound, a third does not.
+  auto spec_numbered = [](int n) {
+    std::string source = "extern \"C\" __global__ void sq(float* y) { y[threadIdx.x] = 1; }\n";
+    source += absl::StrCat("// source ", n, "\n");
+    source.resize(900'000, ' ');
+    v1::JobSpec spec = CompileSpec("square", v1::USER_KERNEL_FORM_CUDA, source, "sq");
+    spec.set_device("node-a/cpu");
+    return spec;
+  };
   for (int i = 0; i < 2; ++i) {
-    absl::StatusOr<v1::Job> job = Submit(a.stub(), spec);
+    absl::StatusOr<v1::Job> job = Submit(a.stub(), spec_numbered(i));
     ASSERT_TRUE(job.ok()) << job.status();
   }
   // Both specs are node-a's submits; node-b counts them too.
-  absl::StatusOr<v1::Job> third = Submit(b.stub(), spec);
+  absl::StatusOr<v1::Job> third = Submit(b.stub(), spec_numbered(2));
   EXPECT_EQ(third.status().code(), absl::StatusCode::kResourceExhausted) << third.status();
   EXPECT_NE(third.status().message().find("max_stored_bytes"), std::string::npos) << third.status();
 }
