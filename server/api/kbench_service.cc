@@ -191,7 +191,7 @@ absl::Status KbenchService::Submit(const auth::Identity& caller,
   std::unique_lock admission(admission_mu_);
   KBENCH_RETURN_IF_ERROR(CheckOwnerQuota(caller, spec));
   KBENCH_RETURN_IF_ERROR(CheckStoredBytesQuota(caller, "SubmitJob", spec.owner(),
-                                               static_cast<int64_t>(record.spec.size())));
+                                               static_cast<int64_t>(record.spec.size()), {&spec}));
   KBENCH_ASSIGN_OR_RETURN(auto inserted, jobs_->Insert(record));
   if (!inserted.second) {
     return Deduplicate(request.idempotency_key(), inserted.first, spec, response);

@@ -127,8 +127,11 @@ class KbenchService final : public WithReceiveLimits<StreamingBase> {
   // RESOURCE_EXHAUSTED when storing `adding` more bytes for `owner` would pass their bound on
   // stored bytes (audited as `action`). Submits call it under admission_mu_, registrations
   // under variants_mu_, so that two on one node cannot both take the last bytes.
+  // `adding`: the request's bytes as submitted. With `specs` (the jobs it queues), a kernel's
+  // code that the store keeps once counts once, and not at all when the owner keeps it already.
   absl::Status CheckStoredBytesQuota(const auth::Identity& caller, absl::string_view action,
-                                     const std::string& owner, int64_t adding);
+                                     const std::string& owner, int64_t adding,
+                                     const std::vector<const v1::JobSpec*>& specs = {});
   absl::Status Usage(const v1::GetUsageRequest& request, v1::GetUsageResponse* response);
   // Sets each queued job's queue_place from `places` (Scheduler::QueuePlaces).
   static void SetQueuePlace(const std::map<std::string, scheduler::QueuePlaceEstimate>& places,

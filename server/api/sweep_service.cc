@@ -216,8 +216,10 @@ absl::Status KbenchService::DoSubmitSweep(const v1::SubmitSweepRequest& request,
   spec.SerializeToString(&record.spec);
   // The whole sweep, before its first point is queued: a point refused part-way would leave the
   // points before it cancelled but stored.
-  KBENCH_RETURN_IF_ERROR(
-      CheckStoredBytesQuota(caller, "SubmitSweep", owner, StoredBytesOf(record.spec, specs)));
+  std::vector<const v1::JobSpec*> point_specs;
+  for (const v1::JobSpec& s : specs) point_specs.push_back(&s);
+  KBENCH_RETURN_IF_ERROR(CheckStoredBytesQuota(caller, "SubmitSweep", owner,
+                                               StoredBytesOf(record.spec, specs), point_specs));
   for (size_t i = 0; i < specs.size(); ++i) {
     v1::SubmitJobRequest job_request;
     *job_request.mutable_spec() = specs[i];

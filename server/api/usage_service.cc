@@ -1,6 +1,7 @@
 // kbench.v1 fair share and quotas: the quota checks of a submit (and of a registration's
 // stored bytes), GetUsage, and queued jobs' places in their device's line.
 #include <algorithm>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
@@ -59,12 +60,36 @@ absl::Status KbenchService::CheckOwnerQuota(const auth::Identity& caller, const 
   return status;
 }
 
+namespace {
+
+// `adding` with each large kernel's code of `specs` counted once, and not at all when `owner`
+// keeps it already (the store keeps it once: server/store/code_blobs.h).
+absl::StatusOr<int64_t> LessKeptCode(store::StoredBytes& stored, const std::string& owner,
+                                     const std::vector<const v1::JobSpec*>& specs, int64_t adding) {
+  std::set<std::string> counted;
+  for (const v1::JobSpec* spec : specs) {
+    for (const v1::UserKernel& uk : spec->user_kernels()) {
+      const auto bytes = static_cast<int64_t>(uk.code().size());
+      if (bytes <= store::kCodeKeptOnceAboveBytes || uk.code_sha256().empty()) continue;
+      adding -= bytes;
+      if (!counted.insert(uk.code_sha256()).second) continue;
+      KBENCH_ASSIGN_OR_RETURN(const bool kept, stored.Keeps(owner, uk.code_sha256()));
+      if (!kept) adding += bytes;
+    }
+  }
+  return adding;
+}
+
+}  // namespace
+
 absl::Status KbenchService::CheckStoredBytesQuota(const auth::Identity& caller,
                                                   absl::string_view action,
-                                                  const std::string& owner, int64_t adding) {
+                                                  const std::string& owner, int64_t adding,
+                                                  const std::vector<const v1::JobSpec*>& specs) {
   const OwnerQuota quota = QuotaFor(quotas_, authorizer_->LimitsOf(owner));
   if (quota.max_stored_bytes == 0) return absl::OkStatus();  // no bound: nothing to count
   KBENCH_ASSIGN_OR_RETURN(const store::OwnerStoredBytes kept, stored_->OwnedBy(owner));
+  KBENCH_ASSIGN_OR_RETURN(adding, LessKeptCode(*stored_, owner, specs, adding));
   absl::Status status = CheckStoredBytes(owner, quota, kept, adding);
   if (!status.ok()) {
     auth::Authorizer::AuditDenied(caller, absl::StrCat(action, " over quota"), owner, status);

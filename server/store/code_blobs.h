@@ -13,12 +13,13 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "server/store/database.h"
+#include "server/store/stored_bytes.h"
 
 namespace kbench::store::internal {
 
 // Code up to this size stays inline: a blob row and a reference cost more than they save, and
 // most hand-written kernels are this small.
-constexpr int64_t kInlineCodeBytes = 4096;
+constexpr int64_t kInlineCodeBytes = kCodeKeptOnceAboveBytes;
 
 // Not thread-safe: the owning store's mutex guards it and its database.
 class CodeBlobs {

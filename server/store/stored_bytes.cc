@@ -39,6 +39,11 @@ constexpr char kOwnedBy[] =
     "(SELECT sha256 FROM job_code_refs WHERE owner = ?1 "
     "UNION SELECT sha256 FROM user_variants WHERE owner = ?1)) AS BIGINT)";
 
+constexpr char kKeeps[] =
+    "SELECT 1 FROM code_blobs WHERE sha256 = ?2 AND (EXISTS (SELECT 1 FROM job_code_refs "
+    "WHERE owner = ?1 AND sha256 = ?2) OR EXISTS (SELECT 1 FROM user_variants "
+    "WHERE owner = ?1 AND sha256 = ?2))";
+
 class SqlStoredBytes final : public StoredBytes {
  public:
   explicit SqlStoredBytes(std::unique_ptr<Database> db) : db_(std::move(db)) {}
@@ -46,6 +51,7 @@ class SqlStoredBytes final : public StoredBytes {
   absl::Status Prepare() {
     absl::MutexLock lock(&mu_);
     KBENCH_ASSIGN_OR_RETURN(owned_by_, db_->Prepare(kOwnedBy, "sum an owner's stored bytes"));
+    KBENCH_ASSIGN_OR_RETURN(keeps_, db_->Prepare(kKeeps, "find an owner's kept code"));
     return absl::OkStatus();
   }
 
@@ -65,10 +71,20 @@ class SqlStoredBytes final : public StoredBytes {
     return bytes;
   }
 
+  absl::StatusOr<bool> Keeps(const std::string& owner, const std::string& sha256) override {
+    absl::MutexLock lock(&mu_);
+    Statement& s = *keeps_;
+    ScopedReset reset(&s);
+    KBENCH_RETURN_IF_ERROR(s.BindText(1, owner));
+    KBENCH_RETURN_IF_ERROR(s.BindText(2, sha256));
+    return s.Step();
+  }
+
  private:
   absl::Mutex mu_;
   std::unique_ptr<Database> db_;
   std::unique_ptr<Statement> owned_by_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<Statement> keeps_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace

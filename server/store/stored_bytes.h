@@ -16,6 +16,10 @@
 
 namespace kbench::store {
 
+// A kernel's code larger than this is kept once in the store (code_blobs.h), however many jobs
+// and variants use it; smaller code travels inline in each spec.
+inline constexpr int64_t kCodeKeptOnceAboveBytes = 4096;
+
 // One owner's stored bytes, by what holds them.
 struct OwnerStoredBytes {
   int64_t job_specs = 0;
@@ -38,6 +42,9 @@ class StoredBytes {
 
   // Zeros for an owner who keeps nothing.
   virtual absl::StatusOr<OwnerStoredBytes> OwnedBy(const std::string& owner) = 0;
+  // Whether the owner's jobs or variants already refer to the kept code of this sha256 (hex):
+  // another job of it adds only its spec.
+  virtual absl::StatusOr<bool> Keeps(const std::string& owner, const std::string& sha256) = 0;
 };
 
 }  // namespace kbench::store

@@ -194,6 +194,19 @@ TEST_F(StoredBytesQuota, TenJobsOfOneVariantsCodeKeepItOnceFitUnderTheBoundAndCo
     EXPECT_EQ(done.result().compile().module_sha256(), done.spec().user_kernels(0).code_sha256());
     EXPECT_TRUE(done.spec().user_kernels(0).code().empty());
   }
+  // Bob keeps the code once (0.9 MB): one more code fits, a third does not, but another job of
+  // the code he keeps adds only its spec, and is accepted.
+  v1::Job other, refused_job, again;
+  ASSERT_TRUE(SubmitAs(bob_, &other).ok());
+  const grpc::Status refused = SubmitAs(bob_, &refused_job);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << refused.error_message();
+  v1::SubmitJobRequest same;
+  *same.mutable_spec() = CompileSpec("square", v1::USER_KERNEL_FORM_CUDA, source_, "sq");
+  v1::SubmitJobResponse accepted;
+  const grpc::Status kept = daemon_->stub().SubmitJob(ContextFor(bob_).get(), same, &accepted);
+  ASSERT_TRUE(kept.ok()) << kept.error_message();
+  ids.push_back(accepted.job().id());
+  ids.push_back(other.id());
   for (const std::string& id : ids) RemoveWhenFinished(bob_, id);
   EXPECT_EQ(QueryDatabase("SELECT COUNT(*) FROM code_blobs"), 1) << "the variant keeps it";
   const KbctlRun removed = RunKbctl(
