@@ -256,6 +256,12 @@ ALTER TABLE jobs ADD COLUMN spec_bytes INTEGER NOT NULL DEFAULT 0;
 UPDATE jobs SET spec_bytes = length(spec);
 CREATE INDEX jobs_stored_by_owner ON jobs (owner, spec_bytes, id);
 )sql",
+    // 13: whether a result's job set a stopping rule of its own (issue 26): a verdict reads the
+    // between-job noise of a key only from results of the same kind of stopping rule as its
+    // baseline's. Earlier rows read as the default rule.
+    R"sql(
+ALTER TABLE result_index ADD COLUMN custom_stopping INTEGER NOT NULL DEFAULT 0;
+)sql",
 };
 
 }  // namespace
