@@ -27,7 +27,8 @@ std::vector<double> Residuals(std::span<const double> x, size_t k) {
   const double older = Median(x.subspan(k));
   std::vector<double> residuals;
   residuals.reserve(x.size());
-  for (size_t i = 0; i < x.size(); ++i) residuals.push_back(std::abs(x[i] - (i < k ? newer : older)));
+  for (size_t i = 0; i < x.size(); ++i)
+    residuals.push_back(std::abs(x[i] - (i < k ? newer : older)));
   return residuals;
 }
 

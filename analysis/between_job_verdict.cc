@@ -63,9 +63,9 @@ absl::StatusOr<BetweenJobComparison> CompareBetweenJobs(const JobEstimate& basel
   BetweenJobComparison c;
   c.fresh_key = !noise.Known();
   const double between = c.fresh_key ? kFreshKeySigmaLog : noise.sigma_log;
-  c.sigma_log = std::sqrt(2 * between * between +
-                          baseline.log_standard_error * baseline.log_standard_error +
-                          candidate.log_standard_error * candidate.log_standard_error);
+  c.sigma_log =
+      std::sqrt(2 * between * between + baseline.log_standard_error * baseline.log_standard_error +
+                candidate.log_standard_error * candidate.log_standard_error);
   const double log_change = std::log(candidate.median_seconds / baseline.median_seconds);
   const double half_width = CriticalValue(alpha, c.fresh_key) * c.sigma_log;
   c.change = {Percent(log_change), Percent(log_change - half_width),

@@ -33,7 +33,7 @@ absl::Status AddVerdictFlags(CLI::App* cmd, VerdictFlags* flags) {
       ->type_name("PCT");
   cmd->add_flag("--no-history-noise", flags->no_history_noise,
                 "Leave the key's history out: every key is then fresh, and only a change beyond "
-                "any measured between-job noise (a factor of about 3) is called");
+                "any measured between-job noise (a factor of about 10) is called");
   return absl::OkStatus();
 }
 

@@ -121,12 +121,14 @@ TEST(CompareBetweenJobs, TheJobsOwnUncertaintyAddsToTheNoise) {
   EXPECT_GT(loose->resolvable_percent, 3 * quiet->resolvable_percent);
 }
 
-TEST(CompareBetweenJobs, AFreshKeyCallsOnlyAChangeBeyondAFactorOfAboutThree) {
-  absl::StatusOr<BetweenJobComparison> half =
-      CompareBetweenJobs({1e-3, 0}, {1.5e-3, 0}, BetweenJobNoise{}, 0.05, 3);
-  ASSERT_TRUE(half.ok());
-  EXPECT_TRUE(half->fresh_key);
-  EXPECT_EQ(half->verdict, Verdict::kUnsure);
+TEST(CompareBetweenJobs, AFreshKeyCallsOnlyAChangeBeyondAFactorOfAboutTen) {
+  for (double factor : {1.5, 5.0, 9.5}) {
+    absl::StatusOr<BetweenJobComparison> c =
+        CompareBetweenJobs({1e-3, 0}, {factor * 1e-3, 0}, BetweenJobNoise{}, 0.05, 3);
+    ASSERT_TRUE(c.ok());
+    EXPECT_TRUE(c->fresh_key);
+    EXPECT_EQ(c->verdict, Verdict::kUnsure) << factor;
+  }
   absl::StatusOr<BetweenJobComparison> sixteen =
       CompareBetweenJobs({1e-3, 0}, {16e-3, 0}, BetweenJobNoise{}, 0.05, 3);
   ASSERT_TRUE(sixteen.ok());

@@ -85,8 +85,8 @@ class Simulator {
   }
 
   // `older` results at `level` x `step_from`, then `newer` at `level`, newest first.
-  void AddHistory(const std::string& variant, double level, const Device& d, int newer,
-                  int older, double step_from, v1::ListHistoryResponse* out) {
+  void AddHistory(const std::string& variant, double level, const Device& d, int newer, int older,
+                  double step_from, v1::ListHistoryResponse* out) {
     for (int i = 0; i < newer + older; ++i) {
       v1::HistoryEntry* e = out->add_entries();
       e->mutable_key()->set_kernel("softmax");
@@ -189,11 +189,9 @@ Rates Simulate(const Scenario& s, uint64_t seed) {
     }
   }
   // The measured rates, for docs/benchmarks.md (ctest --output-on-failure -V shows them).
-  std::printf("panel seed %llu: %s\n", static_cast<unsigned long long>(seed),
-              Describe(r).c_str());
+  std::printf("panel seed %llu: %s\n", static_cast<unsigned long long>(seed), Describe(r).c_str());
   return r;
 }
-
 
 // A device whose history resolves 3 %: between-job scale 0.2 %, 1 % of jobs 3 % slower.
 Device Quiet() { return {0.002, 0.01, 0.03, 0.01, 60}; }
