@@ -3,6 +3,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/args.h"
+#include "client/command_suggestion.h"
 #include "client/commands/commands.h"
 #include "client/config/resolve.h"
 #include "client/errors.h"
@@ -139,7 +140,12 @@ int RunKbctl(const std::vector<std::string>& args, const Io& io) {
       const std::vector<CLI::App*> parsed = sub->get_subcommands();
       sub = parsed.empty() ? nullptr : parsed.front();
     }
-    *io.err << "kbctl: " << e.what() << "\nRun '" << CommandPath(failed) << " --help' for usage.\n";
+    // A subcommand's leftover words land on the app that fell through to (the root).
+    std::vector<std::string> leftover = failed->remaining();
+    if (leftover.empty()) leftover = app.remaining();
+    const std::string unknown = UnknownCommandLine(*failed, CommandPath(failed), leftover);
+    *io.err << "kbctl: " << (unknown.empty() ? std::string(e.what()) : unknown) << "\nRun '"
+            << CommandPath(failed) << " --help' for usage.\n";
     return static_cast<int>(ExitCode::kUsage);
   }
 
