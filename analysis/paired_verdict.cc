@@ -53,8 +53,7 @@ double HalfWidth(double sd, int n, double confidence) {
 // An UNSURE interval holds 0 and reaches past ±m. It decides once its half-width drops below
 // |c| (0 excluded: significant) or below m - |c| (all of it within ±m: SAME), so the wider of
 // the two is the target; the estimate assumes the centre and the spread stay as measured.
-int PairsToResolve(double centre, double sd, int pairs, double min_effect_log,
-                   double confidence) {
+int PairsToResolve(double centre, double sd, int pairs, double min_effect_log, double confidence) {
   const double target = std::max(std::abs(centre), min_effect_log - std::abs(centre));
   for (int n = 2; n <= kMaxSuggestedPairs; n *= 2) {
     if (n > pairs && HalfWidth(sd, n, confidence) < target) return n;
@@ -94,8 +93,7 @@ absl::StatusOr<PairedVerdict> ComparePairs(std::span<const double> baseline_medi
   }
   v.resolution_percent = Percent(half_width);
   v.min_effect_percent = options.min_effect_percent;
-  v.verdict =
-      Decide(v.p_value, v.change, 1 - options.confidence, options.min_effect_percent);
+  v.verdict = Decide(v.p_value, v.change, 1 - options.confidence, options.min_effect_percent);
   if (v.verdict == Verdict::kUnsure) {
     const double min_effect_log = std::log1p(options.min_effect_percent / 100);
     v.pairs_to_resolve = PairsToResolve(centre, sd, n, min_effect_log, options.confidence);

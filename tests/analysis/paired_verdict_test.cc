@@ -30,6 +30,14 @@ Pairs MakePairs(int n, double ratio, double spread, uint64_t seed) {
   return p;
 }
 
+// The verdict over `p` with the default options; a failed comparison fails the test and gives
+// an UNSURE verdict of no pairs.
+PairedVerdict Decided(const Pairs& p) {
+  absl::StatusOr<PairedVerdict> v = ComparePairs(p.baseline, p.candidate);
+  EXPECT_TRUE(v.ok()) << v.status();
+  return v.ok() ? *v : PairedVerdict{};
+}
+
 TEST(ComparePairs, IntervalIsTheTIntervalOfTheMeanLogRatio) {
   // Log ratios 0, 0.1, 0.2, 0.3: mean 0.15, sd 0.129099; t(0.975, 3) = 3.182446, so the
   // half-width is 0.205425 (R: t.test(c(0, .1, .2, .3))).
@@ -50,49 +58,44 @@ TEST(ComparePairs, IntervalIsTheTIntervalOfTheMeanLogRatio) {
 
 TEST(ComparePairs, TenPercentSlowerPairsAreSlower) {
   const Pairs p = MakePairs(8, 1.10, 0.01, 1);
-  absl::StatusOr<PairedVerdict> v = ComparePairs(p.baseline, p.candidate);
-  ASSERT_TRUE(v.ok()) << v.status();
-  EXPECT_EQ(v->verdict, Verdict::kSlower);
-  EXPECT_NEAR(v->change.change_percent, 10, 2);
-  EXPECT_GT(v->change.low_percent, 3);
-  EXPECT_EQ(v->pairs_to_resolve, 0);
+  const PairedVerdict v = Decided(p);
+  EXPECT_EQ(v.verdict, Verdict::kSlower);
+  EXPECT_NEAR(v.change.change_percent, 10, 2);
+  EXPECT_GT(v.change.low_percent, 3);
+  EXPECT_EQ(v.pairs_to_resolve, 0);
 }
 
 TEST(ComparePairs, TenPercentFasterPairsAreFaster) {
   const Pairs p = MakePairs(8, 1 / 1.10, 0.01, 2);
-  absl::StatusOr<PairedVerdict> v = ComparePairs(p.baseline, p.candidate);
-  ASSERT_TRUE(v.ok()) << v.status();
-  EXPECT_EQ(v->verdict, Verdict::kFaster);
+  const PairedVerdict v = Decided(p);
+  EXPECT_EQ(v.verdict, Verdict::kFaster);
 }
 
 TEST(ComparePairs, EqualPairsWithANarrowIntervalAreSame) {
   const Pairs p = MakePairs(8, 1.0, 0.003, 3);
-  absl::StatusOr<PairedVerdict> v = ComparePairs(p.baseline, p.candidate);
-  ASSERT_TRUE(v.ok()) << v.status();
-  EXPECT_EQ(v->verdict, Verdict::kSame);
-  EXPECT_GT(v->change.low_percent, -3);
-  EXPECT_LT(v->change.high_percent, 3);
+  const PairedVerdict v = Decided(p);
+  EXPECT_EQ(v.verdict, Verdict::kSame);
+  EXPECT_GT(v.change.low_percent, -3);
+  EXPECT_LT(v.change.high_percent, 3);
 }
 
 TEST(ComparePairs, PlacementEffectsCancelWithinAPair) {
   // Baselines spread ±20 % from pair to pair, far wider than the 5 % change: a comparison of
   // the two sets of medians could not see it, the pair ratios do.
   const Pairs p = MakePairs(8, 1.05, 0.002, 4);
-  absl::StatusOr<PairedVerdict> v = ComparePairs(p.baseline, p.candidate);
-  ASSERT_TRUE(v.ok()) << v.status();
-  EXPECT_EQ(v->verdict, Verdict::kSlower);
-  EXPECT_NEAR(v->change.change_percent, 5, 0.5);
+  const PairedVerdict v = Decided(p);
+  EXPECT_EQ(v.verdict, Verdict::kSlower);
+  EXPECT_NEAR(v.change.change_percent, 5, 0.5);
 }
 
 TEST(ComparePairs, NoisyFewPairsAreUnsureAndSuggestMorePairs) {
   const Pairs p = MakePairs(4, 1.0, 0.04, 5);
-  absl::StatusOr<PairedVerdict> v = ComparePairs(p.baseline, p.candidate);
-  ASSERT_TRUE(v.ok()) << v.status();
-  ASSERT_EQ(v->verdict, Verdict::kUnsure);
-  EXPECT_GT(v->resolution_percent, 3);
-  EXPECT_GT(v->pairs_to_resolve, 4);
+  const PairedVerdict v = Decided(p);
+  ASSERT_EQ(v.verdict, Verdict::kUnsure);
+  EXPECT_GT(v.resolution_percent, 3);
+  EXPECT_GT(v.pairs_to_resolve, 4);
   // A power of two, as --repeat would be doubled.
-  EXPECT_EQ(v->pairs_to_resolve & (v->pairs_to_resolve - 1), 0);
+  EXPECT_EQ(v.pairs_to_resolve & (v.pairs_to_resolve - 1), 0);
 }
 
 TEST(ComparePairs, TheMinimumEffectDecidesBetweenSameAndSlower) {
