@@ -47,8 +47,8 @@ bool IsCommitId(const std::string& text) {
 absl::StatusOr<std::string> Git(const std::vector<std::string>& args) {
   const std::string git = report::FindProgram("git");
   if (git.empty()) return UsageError("--revs: git is not on $PATH");
-  const std::string log = std::filesystem::temp_directory_path() /
-                          absl::StrCat("kbctl-bisect-git-", getpid(), ".log");
+  const std::string log =
+      std::filesystem::temp_directory_path() / absl::StrCat("kbctl-bisect-git-", getpid(), ".log");
   std::vector<std::string> argv = {git};
   argv.insert(argv.end(), args.begin(), args.end());
   const absl::Status s = report::RunBounded(argv, log, kGitTimeoutSeconds);
@@ -62,8 +62,8 @@ absl::StatusOr<std::string> Git(const std::vector<std::string>& args) {
 }
 
 absl::StatusOr<std::string> CommitOf(const std::string& rev) {
-  KBENCH_ASSIGN_OR_RETURN(std::string out, Git({"rev-parse", "--verify", "--quiet",
-                                                absl::StrCat(rev, "^{commit}")}));
+  KBENCH_ASSIGN_OR_RETURN(
+      std::string out, Git({"rev-parse", "--verify", "--quiet", absl::StrCat(rev, "^{commit}")}));
   const std::vector<std::string> lines = NonEmptyLines(out);
   if (lines.size() != 1 || !IsCommitId(lines[0])) {
     return CheckFailedError(absl::StatusCode::kFailedPrecondition,
@@ -91,9 +91,8 @@ absl::StatusOr<std::vector<Version>> RevisionVersions(const std::string& range) 
   // Resolved first: a revision that starts with '-' can then never reach git as an option.
   KBENCH_ASSIGN_OR_RETURN(std::string good, CommitOf(range.substr(0, dots)));
   KBENCH_ASSIGN_OR_RETURN(std::string bad, CommitOf(range.substr(dots + 2)));
-  KBENCH_ASSIGN_OR_RETURN(std::string listed,
-                          Git({"rev-list", "--reverse", "--first-parent",
-                               absl::StrCat(good, "..", bad)}));
+  KBENCH_ASSIGN_OR_RETURN(std::string listed, Git({"rev-list", "--reverse", "--first-parent",
+                                                   absl::StrCat(good, "..", bad)}));
   std::vector<Version> versions = {RevisionVersion(good)};
   for (const std::string& line : NonEmptyLines(listed)) {
     if (IsCommitId(line)) versions.push_back(RevisionVersion(line));
@@ -111,8 +110,8 @@ absl::StatusOr<std::string> RevisionBuilder::PathFor(const std::string& revision
       {"/bin/sh", "-c", absl::StrCat("(", command, ") > \"$1\""), "sh", out}, log, timeout_);
   if (!s.ok()) {
     return CheckFailedError(absl::StatusCode::kFailedPrecondition,
-                            absl::StrCat("--build for ", revision.substr(0, 12), ": ",
-                                         s.message(), " (log: ", log, ")"));
+                            absl::StrCat("--build for ", revision.substr(0, 12), ": ", s.message(),
+                                         " (log: ", log, ")"));
   }
   const std::vector<std::string> lines = NonEmptyLines(ReadText(out));
   if (lines.empty() || !std::filesystem::is_regular_file(lines.back())) {

@@ -28,9 +28,8 @@ absl::StatusOr<PairedRun> RunStepPairs(Session& session, const VersionStepsConfi
     return RunSeparatePairs(session, SingleRequest(config.base, good),
                             SingleRequest(config.base, candidate), pairs);
   }
-  KBENCH_ASSIGN_OR_RETURN(
-      v1::SubmitJobRequest both,
-      SharedRequest(config.base, config.launch, good, candidate, version));
+  KBENCH_ASSIGN_OR_RETURN(v1::SubmitJobRequest both,
+                          SharedRequest(config.base, config.launch, good, candidate, version));
   return RunSharedPairs(session, both, pairs);
 }
 
@@ -39,12 +38,11 @@ absl::StatusOr<PairedRun> RunStepPairs(Session& session, const VersionStepsConfi
 BisectStepFunction VersionSteps(Session& session, VersionStepsConfig config) {
   auto shared = std::make_shared<const VersionStepsConfig>(std::move(config));
   return [&session, shared](int version, int pairs) -> absl::StatusOr<BisectStep> {
-    session.Note(absl::StrCat("kbctl: bisect: ", shared->versions[0].label, " vs version ",
-                              version, " (", shared->versions[version].label, "), ", pairs,
-                              " pairs"));
+    session.Note(absl::StrCat("kbctl: bisect: ", shared->versions[0].label, " vs version ", version,
+                              " (", shared->versions[version].label, "), ", pairs, " pairs"));
     KBENCH_ASSIGN_OR_RETURN(PairedRun run, RunStepPairs(session, *shared, version, pairs));
-    absl::StatusOr<analysis::PairedVerdict> verdict = analysis::ComparePairs(
-        run.baseline_seconds, run.candidate_seconds, shared->paired);
+    absl::StatusOr<analysis::PairedVerdict> verdict =
+        analysis::ComparePairs(run.baseline_seconds, run.candidate_seconds, shared->paired);
     if (!verdict.ok()) {
       return CheckFailedError(verdict.status().code(), verdict.status().message());
     }

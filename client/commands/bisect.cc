@@ -43,8 +43,9 @@ absl::StatusOr<std::vector<Version>> VersionsOf(const BisectFlags& f) {
   const int ways = (f.versions.empty() ? 0 : 1) + (f.shapes.empty() ? 0 : 1) +
                    (f.revs.empty() && f.build.empty() ? 0 : 1);
   if (ways != 1) {
-    return UsageError("give the versions one way: --versions A,B,..., --variant V --shapes "
-                      "S0,S1,..., or --build 'CMD {rev}' --revs GOOD..BAD");
+    return UsageError(
+        "give the versions one way: --versions A,B,..., --variant V --shapes "
+        "S0,S1,..., or --build 'CMD {rev}' --revs GOOD..BAD");
   }
   if (!f.shapes.empty()) {
     if (f.spec.shape.has_value()) {
@@ -53,8 +54,9 @@ absl::StatusOr<std::vector<Version>> VersionsOf(const BisectFlags& f) {
     return ParseShapeVersions(f.spec.variant, f.shapes);
   }
   if (!f.spec.variant.empty()) {
-    return UsageError("--variant: names the variant of --shapes versions; list variants as "
-                      "--versions");
+    return UsageError(
+        "--variant: names the variant of --shapes versions; list variants as "
+        "--versions");
   }
   if (!f.versions.empty()) return ParseVersionList(f.versions);
   if (f.build.empty() || f.revs.empty()) {
@@ -84,8 +86,9 @@ absl::StatusOr<BisectOptions> SearchOptionsOf(const BisectFlags& f) {
 absl::StatusOr<v1::SubmitJobRequest> BaseRequest(Session& session, const BisectFlags& f,
                                                  bool shape_versions) {
   if (f.spec.user.given()) {
-    return UsageError("--source: bisect's kernel files are its --versions (or --build's output); "
-                      "--entry, --grid, --block, ... say how to launch them");
+    return UsageError(
+        "--source: bisect's kernel files are its --versions (or --build's output); "
+        "--entry, --grid, --block, ... say how to launch them");
   }
   if (f.spec.placements.has_value()) {
     return UsageError("--placements: bisect sets them from --repeat (one pair per placement)");

@@ -32,10 +32,9 @@ std::string BisectConclusion(const std::vector<Version>& versions, const BisectR
   const std::string good = versions[0].label;
   switch (r.outcome) {
     case BisectOutcome::kFound:
-      return absl::StrCat(Named(versions, r.culprit), " is the first slower than ", good,
-                          r.last_good > 0 ? absl::StrCat("; ", Named(versions, r.last_good),
-                                                         " is not")
-                                          : "");
+      return absl::StrCat(
+          Named(versions, r.culprit), " is the first slower than ", good,
+          r.last_good > 0 ? absl::StrCat("; ", Named(versions, r.last_good), " is not") : "");
     case BisectOutcome::kNoneSlower:
       return absl::StrCat("no version is slower than ", good, ": the last, ",
                           Named(versions, r.last_good), ", is not");
@@ -62,9 +61,9 @@ std::string RenderBisect(const std::vector<Version>& versions, const BisectResul
                                SignedPercent(v.change.high_percent), "]"),
                   analysis::VerdictName(v.verdict), absl::StrJoin(s.job_ids, ",")});
   }
-  return absl::StrCat("Bisect over ", versions.size(), " versions, good: ", versions[0].label,
-                      "\n", table.Render(), OutcomeName(r.outcome), ": ",
-                      BisectConclusion(versions, r), "\n");
+  return absl::StrCat("Bisect over ", versions.size(), " versions, good: ", versions[0].label, "\n",
+                      table.Render(), OutcomeName(r.outcome), ": ", BisectConclusion(versions, r),
+                      "\n");
 }
 
 std::string BisectJson(const std::vector<Version>& versions, const BisectResult& r) {

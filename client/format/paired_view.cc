@@ -75,8 +75,10 @@ std::string PairedRunJson(const std::string& baseline, const std::string& candid
                      {"baseline_seconds", run.baseline_seconds[k]},
                      {"candidate_seconds", run.candidate_seconds[k]}});
   }
-  const nlohmann::json doc = {{"baseline", baseline},       {"candidate", candidate},
-                              {"job_ids", job_ids},         {"pairs", pairs},
+  const nlohmann::json doc = {{"baseline", baseline},
+                              {"candidate", candidate},
+                              {"job_ids", job_ids},
+                              {"pairs", pairs},
                               {"verdict", PairedVerdictJson(verdict)}};
   return doc.dump(2) + "\n";
 }

@@ -24,8 +24,9 @@ absl::StatusOr<v1::SubmitJobRequest> BuildAbRequest(Session& session, const Spec
     return UsageError("--placements: an A/B sets them from --repeat (one pair per placement)");
   }
   if (flags.no_wait) return UsageError("--no-wait: an A/B's verdict needs its jobs' results");
-  KBENCH_ASSIGN_OR_RETURN(v1::SubmitJobRequest request,
-                          BuildSubmitRequest(flags, SubmitCommand::kCompare, DefaultOwner(session)));
+  KBENCH_ASSIGN_OR_RETURN(
+      v1::SubmitJobRequest request,
+      BuildSubmitRequest(flags, SubmitCommand::kCompare, DefaultOwner(session)));
   v1::JobSpec* spec = request.mutable_spec();
   if (spec->variants_size() != 1 || spec->variants(0) == "all") {
     return UsageError(absl::StrCat(
@@ -78,10 +79,10 @@ absl::Status RunPairedCompare(Session& session, const SpecFlags& flags,
     return CheckFailedError(verdict.status().code(), verdict.status().message());
   }
   KBENCH_RETURN_IF_ERROR(PrintAb(session, request.spec(), run, *verdict));
-  return ApplyPairedFailOn(verdict->verdict, options.fail_on,
-                           absl::StrCat(request.spec().variants(1), " vs ",
-                                        request.spec().variants(0), " over ", verdict->pairs,
-                                        " pairs"));
+  return ApplyPairedFailOn(
+      verdict->verdict, options.fail_on,
+      absl::StrCat(request.spec().variants(1), " vs ", request.spec().variants(0), " over ",
+                   verdict->pairs, " pairs"));
 }
 
 absl::Status ApplyPairedFailOn(analysis::Verdict verdict, const std::set<v1::Verdict>& fail_on,

@@ -52,10 +52,10 @@ absl::Status AddSharedPairs(const v1::Job& job, const v1::JobSpec& spec, PairedR
   const std::vector<double> b = PlacementMedians(*base);
   const std::vector<double> c = PlacementMedians(*cand);
   if (b.size() != c.size()) {
-    return CheckFailedError(absl::StatusCode::kDataLoss,
-                            absl::StrCat("job ", job.id(), ": ", b.size(), " placements of ",
-                                         spec.variants(0), " but ", c.size(), " of ",
-                                         spec.variants(1)));
+    return CheckFailedError(
+        absl::StatusCode::kDataLoss,
+        absl::StrCat("job ", job.id(), ": ", b.size(), " placements of ", spec.variants(0), " but ",
+                     c.size(), " of ", spec.variants(1)));
   }
   for (size_t k = 0; k < b.size(); ++k) {
     run->baseline_seconds.push_back(b[k]);
@@ -76,8 +76,8 @@ absl::StatusOr<PairedRun> RunSharedPairs(Session& session, const v1::SubmitJobRe
                                          int pairs) {
   KBENCH_RETURN_IF_ERROR(CheckPairs(pairs));
   if (both.spec().variants_size() != 2) {
-    return UsageError(absl::StrCat("an A/B job times two variants, not ",
-                                   both.spec().variants_size()));
+    return UsageError(
+        absl::StrCat("an A/B job times two variants, not ", both.spec().variants_size()));
   }
   // Placements spread evenly over the fewest jobs: 17 pairs are 9 + 8, not 16 + 1.
   const int jobs = (pairs + kMaxPlacements - 1) / kMaxPlacements;

@@ -1,11 +1,10 @@
 // kbctl bisect's search on a fake step function whose answers are known: it finds the first
 // slower version, re-runs UNSURE steps with doubled pairs, and ends without a culprit when the
 // last version is not slower or a step stays UNSURE.
-#include "client/bisect/search.h"
-
 #include <map>
 #include <vector>
 
+#include "client/bisect/search.h"
 #include "gtest/gtest.h"
 
 namespace kbench::client {

@@ -42,8 +42,8 @@ TEST(BisectVersions, ShapeVersionsNeedAVariantAndNeverShareAJob) {
 }
 
 TEST(BisectVersions, SharedRequestTimesTheGoodVersionFirstAndAFileAsAUserKernel) {
-  const std::filesystem::path file =
-      std::filesystem::temp_directory_path() / ("kbench_bisect_" + std::to_string(getpid()) + ".cu");
+  const std::filesystem::path file = std::filesystem::temp_directory_path() /
+                                     ("kbench_bisect_" + std::to_string(getpid()) + ".cu");
   std::ofstream(file) << "extern \"C\" __global__ void k() {}\n";
   Version good;
   good.variant = "naive";
@@ -74,15 +74,16 @@ TEST(BisectVersions, SharedRequestTimesTheGoodVersionFirstAndAFileAsAUserKernel)
 class BisectRevisionsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() / ("kbench_bisect_git_" + std::to_string(getpid()));
+    dir_ =
+        std::filesystem::temp_directory_path() / ("kbench_bisect_git_" + std::to_string(getpid()));
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
     previous_ = std::filesystem::current_path();
     std::filesystem::current_path(dir_);
     ASSERT_EQ(Shell("git init -q . && git config user.email t@t && git config user.name t"), 0);
     for (int i = 0; i < 3; ++i) {
-      ASSERT_EQ(Shell("echo v" + std::to_string(i) + " > k.txt && git add k.txt && git commit -qm c" +
-                      std::to_string(i)),
+      ASSERT_EQ(Shell("echo v" + std::to_string(i) +
+                      " > k.txt && git add k.txt && git commit -qm c" + std::to_string(i)),
                 0);
     }
   }
@@ -107,9 +108,10 @@ TEST_F(BisectRevisionsTest, ListsGoodThenTheRangeOldestFirstAndBuildsOnDemand) {
     EXPECT_EQ(r.revision.size(), 40u);
   }
   // The build: the file of the revision, its path the last line on stdout.
-  RevisionBuilder builder("echo building {rev}; git show {rev}:k.txt > out-{rev}.txt; "
-                          "echo \"$PWD/out-{rev}.txt\"",
-                          dir_.string(), 30);
+  RevisionBuilder builder(
+      "echo building {rev}; git show {rev}:k.txt > out-{rev}.txt; "
+      "echo \"$PWD/out-{rev}.txt\"",
+      dir_.string(), 30);
   absl::StatusOr<std::string> path = builder.PathFor((*v)[2].revision);
   ASSERT_TRUE(path.ok()) << path.status();
   std::ifstream built(*path);

@@ -25,11 +25,14 @@ class BisectTest : public ::testing::Test {
 };
 
 TEST_F(BisectTest, CompareBaselineVariantTakesEachPairFromOnePlacement) {
+  // Every verdict but SAME fails the command: its exit code must follow the verdict printed.
   KbctlRun run = Kbctl(std::string("-o json compare gelu --baseline tanh_host --variants "
-                                   "erf_host --repeat 4 --shape 64x256") +
+                                   "erf_host --repeat 4 --shape 64x256 "
+                                   "--fail-on slower,faster,unsure") +
                        kQuickJob);
-  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
-  const nlohmann::json doc = nlohmann::json::parse(run.out);
+  const nlohmann::json doc = nlohmann::json::parse(run.out, nullptr, /*allow_exceptions=*/false);
+  ASSERT_TRUE(doc.is_object()) << run.out << run.err;
+  EXPECT_EQ(run.exit_code, doc["verdict"]["verdict"] == "SAME" ? 0 : 1) << run.out << run.err;
   EXPECT_EQ(doc["baseline"], "tanh_host");
   EXPECT_EQ(doc["candidate"], "erf_host");
   ASSERT_EQ(doc["job_ids"].size(), 1u);
@@ -78,11 +81,11 @@ TEST_F(BisectTest, BisectFindsTheStepThatMakesTheWorkLarger) {
   // minimum effect is wide (50 %): on two busy cores two jobs of the same shape differ by up to
   // a third, and the step's change is +100 % or more (measured +270 %).
   const auto start = std::chrono::steady_clock::now();
-  KbctlRun run = Kbctl(
-      std::string("-o json bisect square --variant host_loop --shapes "
-                  "64x1024,64x1024,128x1024,128x1024,128x1024,128x1024,128x1024,128x1024 "
-                  "--repeat 6 --max-repeat 12 --min-effect 50") +
-      kQuickJob);
+  KbctlRun run =
+      Kbctl(std::string("-o json bisect square --variant host_loop --shapes "
+                        "64x1024,64x1024,128x1024,128x1024,128x1024,128x1024,128x1024,128x1024 "
+                        "--repeat 6 --max-repeat 12 --min-effect 50") +
+            kQuickJob);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
