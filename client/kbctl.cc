@@ -28,10 +28,12 @@ Exit codes:
   0  success
   1  the job FAILED or was CANCELLED, a correctness check failed, an artifact's sha256 did
      not match, the server is not SERVING, a local file could not be written, or a verdict
-     named by --fail-on was reached (kbctl diff, --baseline)
+     named by --fail-on was reached (kbctl diff, --baseline); kbctl bisect: no version is
+     slower than the good one
   2  usage error (unknown flag, bad shape or value); nothing was sent
   3  RPC error (server unreachable, INVALID_ARGUMENT, NOT_FOUND, ...); stderr says
-     "kbctl: <CODE>: <message>")";
+     "kbctl: <CODE>: <message>"
+  4  kbctl bisect could not decide: a step stayed UNSURE at --max-repeat pairs)";
 
 struct GlobalFlags {
   ConnectionFlags connection;
@@ -120,6 +122,7 @@ int RunKbctl(const std::vector<std::string>& args, const Io& io) {
   AddDiffCommand(app, &action);
   AddHistoryCommands(app, &action);
   AddVariantsCommands(app, &action);
+  AddBisectCommand(app, &action);
 
   std::vector<const char*> argv = {"kbctl"};
   for (const std::string& a : args) argv.push_back(a.c_str());
