@@ -94,7 +94,10 @@ absl::Status CompareAndReport(Session& session, const v1::Job& baseline, const v
   if (!compared.ok())
     return CheckFailedError(compared.status().code(), compared.status().message());
   const v1::JobComparison& comparison = *compared;
-  if (session.json()) {
+  if (flags.explain.scope() != explain::ExplainScope::kNone) {
+    KBENCH_RETURN_IF_ERROR(
+        explain::ReportExplained(session, baseline, candidate, comparison, flags.explain.scope()));
+  } else if (session.json()) {
     KBENCH_RETURN_IF_ERROR(session.PrintJson(comparison));
   } else {
     session.out() << RenderComparison(comparison);
@@ -126,6 +129,7 @@ void AddDiffCommand(CLI::App& app, Action* action) {
   cmd->add_option("JOB_A", *a, "The baseline job")->required();
   cmd->add_option("JOB_B", *b, "The candidate job")->required();
   (void)AddVerdictFlags(cmd, flags.get());
+  explain::AddExplainFlags(cmd, &flags->explain);
   cmd->callback([a, b, flags, action] {
     *action = [a, b, flags](Session& s) { return RunDiff(s, *a, *b, *flags); };
   });
