@@ -27,9 +27,8 @@ __device__ float BlockReduce(float v, float* scratch) {
   __syncthreads();
   return r;
 }
-extern "C" __global__ void
-    softmax_rows8k(const float* __restrict__ in, float* __restrict__ out, long long rows,
-                   long long cols) {
+extern "C" __global__ void softmax_rows8k(const float* __restrict__ in, float* __restrict__ out,
+                                          long long rows, long long cols) {
   __shared__ float scratch[32];
   const float4* x = reinterpret_cast<const float4*>(in + blockIdx.x * cols);
   float4* y = reinterpret_cast<float4*>(out + blockIdx.x * cols);
