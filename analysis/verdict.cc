@@ -15,8 +15,9 @@ namespace {
 
 // Below this p-value a sample is taken as not normal (the usual 5 % level).
 constexpr double kNormalityAlpha = 0.05;
-// The smallest minimum effect: timings that move by less than 1 % are not worth a person's
-// attention, whatever the test says.
+// The smallest minimum effect of a comparison of samples inside one job (Compare): timings
+// that move by less than 1 % are not worth a person's attention, whatever the test says.
+// kbctl diff no longer takes this path (between_job_verdict.h: no floor beyond a numeric one).
 constexpr double kFloorEffectPercent = 1.0;
 
 bool LooksNormal(std::span<const double> x) {
@@ -51,14 +52,12 @@ double MinimumEffectPercent(const VerdictOptions& options) {
 
 Verdict Decide(double p_value, const ChangeInterval& change, double alpha,
                double min_effect_percent) {
-  const bool excludes_zero = change.low_percent > 0 || change.high_percent < 0;
-  if (p_value < alpha && excludes_zero) {
-    if (change.change_percent > min_effect_percent) return Verdict::kSlower;
-    if (change.change_percent < -min_effect_percent) return Verdict::kFaster;
-    return Verdict::kSame;
-  }
   if (change.low_percent >= -min_effect_percent && change.high_percent <= min_effect_percent) {
     return Verdict::kSame;
+  }
+  const bool excludes_zero = change.low_percent > 0 || change.high_percent < 0;
+  if (p_value < alpha && excludes_zero) {
+    return change.change_percent > 0 ? Verdict::kSlower : Verdict::kFaster;
   }
   return Verdict::kUnsure;
 }

@@ -48,10 +48,14 @@ struct Comparison {
 double MinimumEffectPercent(const VerdictOptions& options);
 
 // Decides from the test's p-value, the interval and the minimum effect t:
-//  - significant (p < alpha and the interval excludes 0): SLOWER when the change is above +t,
-//    FASTER below -t, SAME when it is real but within ±t;
-//  - not significant: SAME when the whole interval lies within ±t (no change that matters is
-//    plausible), UNSURE otherwise (too few or too noisy samples to rule one out).
+//  - SAME when the whole interval lies within ±t: no change that matters is plausible, whether
+//    or not a smaller one is significant;
+//  - otherwise, significant (p < alpha and the interval excludes 0): SLOWER for a positive
+//    change, FASTER for a negative one: the change is real and may reach t or more (a true
+//    change of exactly t is then called 90 % of the time or more where the interval's
+//    half-width is under t / 2, where requiring the point estimate beyond t would call it
+//    half of the time);
+//  - UNSURE otherwise: the data cannot tell a change of t from none.
 Verdict Decide(double p_value, const ChangeInterval& change, double alpha,
                double min_effect_percent);
 

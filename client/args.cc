@@ -305,4 +305,14 @@ absl::StatusOr<double> ParseFraction(const std::string& flag, const std::string&
   return value;
 }
 
+absl::StatusOr<double> ParsePercent(const std::string& flag, const std::string& text) {
+  double percent = 0;
+  if (!absl::SimpleAtod(absl::StripSuffix(absl::StripAsciiWhitespace(text), "%"), &percent) ||
+      !(percent > 0 && percent <= 100)) {
+    return UsageError(absl::StrCat(flag, ": ", Quoted(text),
+                                   " is not a percentage above 0 and at most 100 (e.g. 3 or 3%)"));
+  }
+  return percent;
+}
+
 }  // namespace kbench::client

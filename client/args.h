@@ -56,5 +56,7 @@ absl::StatusOr<double> ParseSeconds(const std::string& flag, const std::string& 
 absl::StatusOr<absl::Duration> ParseDuration(const std::string& flag, const std::string& text);
 // A fraction in (0, 1): "0.005" or "0.5%".
 absl::StatusOr<double> ParseFraction(const std::string& flag, const std::string& text);
+// A percentage in (0, 100]: "3", "2.5" or "2.5%".
+absl::StatusOr<double> ParsePercent(const std::string& flag, const std::string& text);
 
 }  // namespace kbench::client

@@ -24,6 +24,10 @@ absl::Status CheckFailedError(absl::StatusCode code, absl::string_view message) 
   return WithExitCode(absl::Status(code, message), ExitCode::kFailed);
 }
 
+absl::Status UndecidedError(absl::string_view message) {
+  return WithExitCode(absl::FailedPreconditionError(message), ExitCode::kUndecided);
+}
+
 absl::Status LocalError(absl::StatusCode code, absl::string_view message) {
   return WithExitCode(absl::Status(code, message), ExitCode::kFailed);
 }
@@ -43,6 +47,7 @@ ExitCode ExitCodeFor(const absl::Status& status) {
     const std::string text(*payload);
     if (text == "1") return ExitCode::kFailed;
     if (text == "2") return ExitCode::kUsage;
+    if (text == "4") return ExitCode::kUndecided;
   }
   return ExitCode::kRpc;
 }

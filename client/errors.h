@@ -19,12 +19,16 @@ enum class ExitCode : int {
   kUsage = 2,
   // An RPC failed (server unreachable, INVALID_ARGUMENT, NOT_FOUND, ...).
   kRpc = 3,
+  // The data arrived but could not decide: kbctl bisect's step stayed UNSURE at its most pairs.
+  kUndecided = 4,
 };
 
 // An error in the command line; exits with kUsage.
 absl::Status UsageError(absl::string_view message);
 // A check that failed on data that did arrive (checksum, health); exits with kFailed.
 absl::Status CheckFailedError(absl::StatusCode code, absl::string_view message);
+// Measurements that cannot decide (kbctl bisect); exits with kUndecided.
+absl::Status UndecidedError(absl::string_view message);
 // A local I/O problem (cannot write the output file); exits with kFailed.
 absl::Status LocalError(absl::StatusCode code, absl::string_view message);
 

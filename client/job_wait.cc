@@ -32,38 +32,55 @@ bool IsTerminal(v1::JobState state) {
          state == v1::JOB_STATE_CANCELLED;
 }
 
-absl::StatusOr<std::optional<v1::Job>> SubmitAndWait(Session& session, const SpecFlags& flags,
-                                                     SubmitCommand command) {
-  KBENCH_ASSIGN_OR_RETURN(
-      v1::SubmitJobRequest request,
-      BuildSubmitRequest(
-          flags, command,
-          // With credentials the server names the owner; $USER would only mislabel an admin's job.
-          session.options().security.token.empty() ? session.GetEnv("USER").value_or("") : ""));
-  KBENCH_RETURN_IF_ERROR(ResolveDefaults(session, &request));
+std::string DefaultOwner(const Session& session) {
+  // With credentials the server names the owner; $USER would only mislabel an admin's job.
+  return session.options().security.token.empty() ? session.GetEnv("USER").value_or("") : "";
+}
+
+namespace {
+
+// Submits, retrying a refusal while kbenchd restarts when the request has an idempotency key.
+absl::StatusOr<v1::Job> SubmitRequest(Session& session, const v1::SubmitJobRequest& request) {
   KBENCH_ASSIGN_OR_RETURN(
       v1::SubmitJobResponse response,
       SubmitRetryingUnavailable<v1::SubmitJobResponse>(session, request.idempotency_key(), [&] {
         return session.connection().SubmitJob(request);
       }));
-  const v1::Job& job = response.job();
   if (response.deduplicated()) {
     session.Note(absl::StrCat("kbctl: idempotency key \"", request.idempotency_key(),
-                              "\" matched job ", job.id(), " submitted earlier; following it"));
+                              "\" matched job ", response.job().id(),
+                              " submitted earlier; following it"));
   }
-  if (flags.no_wait) {
-    if (session.json()) {
-      KBENCH_RETURN_IF_ERROR(session.PrintJson(job));
-    } else {
-      session.out() << job.id() << "\n";
-    }
-    return std::nullopt;
-  }
+  return response.job();
+}
+
+}  // namespace
+
+absl::StatusOr<v1::Job> SubmitRequestAndWait(Session& session,
+                                             const v1::SubmitJobRequest& request) {
+  KBENCH_ASSIGN_OR_RETURN(v1::Job job, SubmitRequest(session, request));
   session.Note(absl::StrCat("kbctl: submitted job ", job.id(),
                             "; Ctrl-C stops watching, `kbctl cancel ", job.id(),
                             "` stops the job"));
-  KBENCH_ASSIGN_OR_RETURN(v1::Job done, WaitForJob(session, job));
-  return std::optional<v1::Job>(std::move(done));
+  return WaitForJob(session, job);
+}
+
+absl::StatusOr<std::optional<v1::Job>> SubmitAndWait(Session& session, const SpecFlags& flags,
+                                                     SubmitCommand command) {
+  KBENCH_ASSIGN_OR_RETURN(v1::SubmitJobRequest request,
+                          BuildSubmitRequest(flags, command, DefaultOwner(session)));
+  KBENCH_RETURN_IF_ERROR(ResolveDefaults(session, &request));
+  if (!flags.no_wait) {
+    KBENCH_ASSIGN_OR_RETURN(v1::Job done, SubmitRequestAndWait(session, request));
+    return std::optional<v1::Job>(std::move(done));
+  }
+  KBENCH_ASSIGN_OR_RETURN(v1::Job job, SubmitRequest(session, request));
+  if (session.json()) {
+    KBENCH_RETURN_IF_ERROR(session.PrintJson(job));
+  } else {
+    session.out() << job.id() << "\n";
+  }
+  return std::nullopt;
 }
 
 absl::StatusOr<v1::Job> WaitForJob(Session& session, const v1::Job& job) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "client/session.h"
@@ -17,6 +18,13 @@ bool IsTerminal(v1::JobState state);
 // as JSON with -o json) and returns nullopt; otherwise waits for its end and returns it.
 absl::StatusOr<std::optional<v1::Job>> SubmitAndWait(Session& session, const SpecFlags& flags,
                                                      SubmitCommand command);
+
+// kbctl's default owner of a job: $USER, or none with a token (the server names the owner).
+std::string DefaultOwner(const Session& session);
+
+// Submits an already built request (retrying UNAVAILABLE when it has an idempotency key), says
+// so on stderr, and waits for the job's end as WaitForJob.
+absl::StatusOr<v1::Job> SubmitRequestAndWait(Session& session, const v1::SubmitJobRequest& request);
 
 // Follows the job through WatchJob until it is SUCCEEDED, FAILED or CANCELLED, showing progress
 // on stderr (table output only), and returns its final state.

@@ -3,6 +3,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/args.h"
+#include "client/command_suggestion.h"
 #include "client/commands/commands.h"
 #include "client/config/resolve.h"
 #include "client/errors.h"
@@ -27,10 +28,12 @@ Exit codes:
   0  success
   1  the job FAILED or was CANCELLED, a correctness check failed, an artifact's sha256 did
      not match, the server is not SERVING, a local file could not be written, or a verdict
-     named by --fail-on was reached (kbctl diff, --baseline)
+     named by --fail-on was reached (kbctl diff, --baseline); kbctl bisect: no version is
+     slower than the good one
   2  usage error (unknown flag, bad shape or value); nothing was sent
   3  RPC error (server unreachable, INVALID_ARGUMENT, NOT_FOUND, ...); stderr says
-     "kbctl: <CODE>: <message>")";
+     "kbctl: <CODE>: <message>"
+  4  kbctl bisect could not decide: a step stayed UNSURE at --max-repeat pairs)";
 
 struct GlobalFlags {
   ConnectionFlags connection;
@@ -119,6 +122,7 @@ int RunKbctl(const std::vector<std::string>& args, const Io& io) {
   AddDiffCommand(app, &action);
   AddHistoryCommands(app, &action);
   AddVariantsCommands(app, &action);
+  AddBisectCommand(app, &action);
 
   std::vector<const char*> argv = {"kbctl"};
   for (const std::string& a : args) argv.push_back(a.c_str());
@@ -139,7 +143,12 @@ int RunKbctl(const std::vector<std::string>& args, const Io& io) {
       const std::vector<CLI::App*> parsed = sub->get_subcommands();
       sub = parsed.empty() ? nullptr : parsed.front();
     }
-    *io.err << "kbctl: " << e.what() << "\nRun '" << CommandPath(failed) << " --help' for usage.\n";
+    // A subcommand's leftover words land on the app that fell through to (the root).
+    std::vector<std::string> leftover = failed->remaining();
+    if (leftover.empty()) leftover = app.remaining();
+    const std::string unknown = UnknownCommandLine(*failed, CommandPath(failed), leftover);
+    *io.err << "kbctl: " << (unknown.empty() ? std::string(e.what()) : unknown) << "\nRun '"
+            << CommandPath(failed) << " --help' for usage.\n";
     return static_cast<int>(ExitCode::kUsage);
   }
 

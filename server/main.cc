@@ -537,6 +537,8 @@ static int Main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   Flags flags;
   CLI::App app{"kbenchd: the kbench GPU kernel benchmarking daemon"};
+  // `kbenchd --version` prints "kbenchd VERSION" and exits 0, as `kbctl --version` does.
+  app.set_version_flag("--version", std::string("kbenchd ") + KBENCH_VERSION);
   app.add_option("--listen", flags.listen,
                  "gRPC address HOST:PORT (port 0 picks a free one); default 127.0.0.1:50051 with "
                  "--auth-file, --tls-client-ca or --open, else the Unix socket (--unix-socket)");

@@ -28,5 +28,6 @@ void AddSweepCommands(CLI::App& app, Action* action);     // sweep, sweep get, s
 void AddDiffCommand(CLI::App& app, Action* action);       // diff JOB_A JOB_B
 void AddHistoryCommands(CLI::App& app, Action* action);   // history, leaderboard
 void AddVariantsCommands(CLI::App& app, Action* action);  // variants add, list, show, rm
+void AddBisectCommand(CLI::App& app, Action* action);     // bisect OP
 
 }  // namespace kbench::client

@@ -1,5 +1,5 @@
-// kbctl diff JOB_A JOB_B: regression verdicts of a candidate job against a baseline, from
-// their raw samples; --fail-on makes a CI pipeline fail on them.
+// kbctl diff JOB_A JOB_B: regression verdicts of a candidate job against a baseline, the job the
+// unit of replication (docs/verdicts.md); --fail-on makes a CI pipeline fail on them.
 #include <map>
 #include <memory>
 #include <string>
@@ -21,16 +21,19 @@ namespace kbench::client {
 
 absl::Status AddVerdictFlags(CLI::App* cmd, VerdictFlags* flags) {
   cmd->add_option("--fail-on", flags->fail_on,
-                  "Exit 1 when a variant's verdict is one of these: slower, unsure, faster "
+                  "Exit 1 when a variant's verdict, after Holm's correction over all the "
+                  "variants compared, is one of these: slower, unsure, faster "
                   "(comma-separated), e.g. --fail-on slower in a CI pipeline")
       ->type_name("VERDICTS");
   cmd->add_option("--min-effect", flags->min_effect,
-                  "Smallest change, percent, that counts as FASTER or SLOWER (default: "
-                  "max(1, the measured noise): the medians' intervals and the spread of the "
-                  "baseline's earlier results under the same key, from its history)")
+                  "Smallest change, percent, that matters (default 3): SAME only when a change "
+                  "this large is ruled out, SLOWER/FASTER only when one this large is "
+                  "plausible and the change stands out of the between-job noise of the key's "
+                  "history; UNSURE where this device cannot resolve it (docs/verdicts.md)")
       ->type_name("PCT");
   cmd->add_flag("--no-history-noise", flags->no_history_noise,
-                "Measure the noise from the two jobs alone, not from the history of their key");
+                "Leave the key's history out: every key is then fresh, and only a change beyond "
+                "any measured between-job noise (a factor of about 10) is called");
   return absl::OkStatus();
 }
 
@@ -48,18 +51,19 @@ absl::StatusOr<double> ParseMinEffect(const std::string& text) {
 }
 
 // The between-job noise of each of the baseline's variants, the two jobs left out. A history
-// that cannot be read (an older kbenchd, a job without a result) leaves the noise to the jobs'
-// own intervals, as before there was a history, and says so.
-std::map<std::string, HistoryNoise> HistoryNoiseOf(Session& session, const v1::Job& baseline,
-                                                   const v1::Job& candidate) {
-  std::map<std::string, HistoryNoise> noise;
+// that cannot be read (an older kbenchd, a job without a result) leaves the key fresh, and says
+// so.
+std::map<std::string, analysis::BetweenJobNoise> HistoryNoiseOf(Session& session,
+                                                                const v1::Job& baseline,
+                                                                const v1::Job& candidate) {
+  std::map<std::string, analysis::BetweenJobNoise> noise;
   if (baseline.state() != v1::JOB_STATE_SUCCEEDED) return noise;  // CompareJobs says why
   for (const v1::VariantResult& v : baseline.result().variants()) {
-    absl::StatusOr<HistoryNoise> n = FetchHistoryNoise(session.connection(), baseline, v.variant(),
-                                                       {baseline.id(), candidate.id()});
+    absl::StatusOr<analysis::BetweenJobNoise> n = FetchHistoryNoise(
+        session.connection(), baseline, v.variant(), {baseline.id(), candidate.id()});
     if (!n.ok()) {
       session.err() << "kbctl: the history of " << v.variant() << " could not be read ("
-                    << n.status().message() << "); the minimum effect uses the jobs' own noise\n";
+                    << n.status().message() << "); its verdict is that of a fresh key\n";
       continue;
     }
     noise[v.variant()] = *n;
@@ -82,7 +86,7 @@ absl::Status CompareAndReport(Session& session, const v1::Job& baseline, const v
   if (!flags.min_effect.empty()) {
     KBENCH_ASSIGN_OR_RETURN(options.min_effect_percent, ParseMinEffect(flags.min_effect));
   }
-  if (flags.min_effect.empty() && !flags.no_history_noise) {
+  if (!flags.no_history_noise) {
     options.history_noise = HistoryNoiseOf(session, baseline, candidate);
   }
   absl::StatusOr<v1::JobComparison> compared = CompareJobs(baseline, candidate, options);
@@ -90,7 +94,10 @@ absl::Status CompareAndReport(Session& session, const v1::Job& baseline, const v
   if (!compared.ok())
     return CheckFailedError(compared.status().code(), compared.status().message());
   const v1::JobComparison& comparison = *compared;
-  if (session.json()) {
+  if (flags.explain.scope() != explain::ExplainScope::kNone) {
+    KBENCH_RETURN_IF_ERROR(
+        explain::ReportExplained(session, baseline, candidate, comparison, flags.explain.scope()));
+  } else if (session.json()) {
     KBENCH_RETURN_IF_ERROR(session.PrintJson(comparison));
   } else {
     session.out() << RenderComparison(comparison);
@@ -116,11 +123,13 @@ void AddDiffCommand(CLI::App& app, Action* action) {
   auto flags = std::make_shared<VerdictFlags>();
   CLI::App* cmd = app.add_subcommand(
       "diff",
-      "Compare two benchmark jobs' raw samples, variant by variant: change in medians with a "
-      "bootstrap 95% interval, a test chosen by the data, a verdict FASTER/SLOWER/SAME/UNSURE");
+      "Compare two benchmark jobs variant by variant: the change in medians against the "
+      "between-job noise of the key's history, Holm-corrected over the variants, a verdict "
+      "FASTER/SLOWER/SAME/UNSURE (docs/verdicts.md)");
   cmd->add_option("JOB_A", *a, "The baseline job")->required();
   cmd->add_option("JOB_B", *b, "The candidate job")->required();
   (void)AddVerdictFlags(cmd, flags.get());
+  explain::AddExplainFlags(cmd, &flags->explain);
   cmd->callback([a, b, flags, action] {
     *action = [a, b, flags](Session& s) { return RunDiff(s, *a, *b, *flags); };
   });

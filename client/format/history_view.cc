@@ -1,6 +1,7 @@
 // History and leaderboard tables.
 #include "client/format/history_view.h"
 
+#include <cmath>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -44,20 +45,21 @@ std::string VariantName(const std::string& variant, const std::string& module_sh
   return absl::StrCat(variant, "@", module_sha256.substr(0, 12));
 }
 
-// One line per key with enough counted results: how far two of its results lie apart, which is
-// the minimum effect kbctl diff takes for a baseline of that key (verdict/history_noise.h).
+// One line per key with enough counted results: its between-job noise, which kbctl diff tests a
+// change of a baseline of that key against (analysis/between_job_noise.h).
 std::string SpreadLines(const v1::ListHistoryResponse& history) {
   std::string out;
   for (const auto& [key, medians] : CountedMediansByKey(history)) {
-    const HistoryNoise noise = BetweenJobNoise(medians);
-    if (noise.results < kMinHistoryResults) continue;
+    const analysis::BetweenJobNoise noise = analysis::EstimateBetweenJobNoise(medians);
+    if (!noise.Known()) continue;
     absl::StrAppend(&out, "spread of ", VariantName(key->variant(), key->module_sha256()), " ",
                     Shape(key->shape()), " ", DTypeName(key->dtype()), " ", ModeAndPlacements(*key),
                     " on ", key->device_model(), ": ", noise.results,
-                    " counted results, two of them differ by up to ",
-                    absl::StrFormat("%.2f%%", noise.p95_change_percent),
-                    " (95th percentile of the pairs; kbctl diff's minimum effect is at least this "
-                    "figure over the newest 200)\n");
+                    " counted results since its last step (", noise.results_before_step,
+                    " before), between-job noise ",
+                    absl::StrFormat("%.2f%%", 100 * std::expm1(noise.sigma_log)),
+                    " (a robust standard deviation of one result; kbctl diff tests a change "
+                    "against it)\n");
   }
   return out;
 }

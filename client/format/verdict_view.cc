@@ -39,9 +39,9 @@ std::string RenderComparison(const v1::JobComparison& comparison) {
   for (const std::string& d : comparison.key_differences()) {
     absl::StrAppend(&out, "note: the jobs differ in ", d, "\n");
   }
-  Table table({"VARIANT", "BASELINE", "CANDIDATE", "CHANGE", "95% CI", "MIN EFFECT", "TEST", "P",
-               "VERDICT"});
-  for (size_t column : {1, 2, 3, 5, 7}) table.AlignRight(column);
+  Table table({"VARIANT", "BASELINE", "CANDIDATE", "CHANGE", "95% CI", "RESOLVES", "MIN EFFECT",
+               "P", "VERDICT"});
+  for (size_t column : {1, 2, 3, 5, 6, 7}) table.AlignRight(column);
   for (const v1::VariantComparison& c : comparison.variants()) {
     if (!c.problem().empty()) {
       table.AddRow({VariantCell(c), FormatSeconds(c.baseline_median_seconds()),
@@ -53,19 +53,26 @@ std::string RenderComparison(const v1::JobComparison& comparison) {
                   FormatSeconds(c.candidate_median_seconds()), Signed(c.change_percent()),
                   absl::StrCat("[", Signed(c.change_ci_low_percent()), ", ",
                                Signed(c.change_ci_high_percent()), "]"),
-                  absl::StrFormat("%.2f%%", c.min_effect_percent()), c.test(),
-                  absl::StrFormat("%.3g", c.p_value()), VerdictName(c.verdict())});
+                  absl::StrFormat("±%.2f%%", c.resolvable_effect_percent()),
+                  absl::StrFormat("%.2f%%", c.min_effect_percent()),
+                  absl::StrFormat("%.3g", c.adjusted_p_value()), VerdictName(c.verdict())});
   }
   absl::StrAppend(&out, table.Render());
   for (const v1::VariantComparison& c : comparison.variants()) {
-    if (!c.problem().empty()) absl::StrAppend(&out, VariantCell(c), ": ", c.problem(), "\n");
-    if (c.history_noise_percent() > 0) {
-      absl::StrAppend(&out, VariantCell(c), ": ", c.history_results(),
-                      " earlier results of the baseline's key differ by up to ",
-                      absl::StrFormat("%.2f%%", c.history_noise_percent()),
-                      " (95th percentile between two of them); the minimum effect is at least "
-                      "that\n");
+    absl::StrAppend(&out, VariantCell(c), ": ", c.reason(), "\n");
+    if (c.interval_over() == "placement medians") {
+      absl::StrAppend(&out, VariantCell(c),
+                      ": each job's own interval is over its placement medians (placements "
+                      "resampled whole), not its pooled samples\n");
     }
+  }
+  if (comparison.family_size() > 1) {
+    absl::StrAppend(
+        &out, absl::StrFormat("%d keys, one family: P is %s-adjusted, expected false SLOWER/FASTER "
+                              "among unchanged keys at most %.2f (%.2f without the correction)\n",
+                              comparison.family_size(), comparison.family_correction(),
+                              comparison.expected_false_verdicts(),
+                              comparison.family_size() * comparison.alpha()));
   }
   return out;
 }

@@ -6,6 +6,7 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/status/status.h"
+#include "client/explain/explain_diff.h"
 #include "client/session.h"
 #include "kbench/v1/types.pb.h"
 
@@ -16,6 +17,8 @@ struct VerdictFlags {
   std::string min_effect;
   // Leave the key's history out of the default minimum effect (history_noise.h).
   bool no_history_noise = false;
+  // `kbctl diff --explain` (client/explain/): `kbctl diff` only.
+  explain::ExplainFlags explain;
 };
 
 absl::Status AddVerdictFlags(CLI::App* cmd, VerdictFlags* flags);

@@ -42,7 +42,11 @@ absl::Status ApplyFailOn(const v1::JobComparison& comparison,
   return CheckFailedError(
       absl::StatusCode::kFailedPrecondition,
       absl::StrCat("--fail-on: job ", comparison.candidate_job_id(), " vs ",
-                   comparison.baseline_job_id(), ": ", absl::StrJoin(hits, ", ")));
+                   comparison.baseline_job_id(), ": ", absl::StrJoin(hits, ", "),
+                   comparison.family_size() > 1
+                       ? absl::StrCat(" (", comparison.family_correction(), "-corrected over ",
+                                      comparison.family_size(), " keys)")
+                       : ""));
 }
 
 }  // namespace kbench::client

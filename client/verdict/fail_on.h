@@ -14,7 +14,8 @@ namespace kbench::client {
 // word otherwise.
 absl::StatusOr<std::set<v1::Verdict>> ParseFailOn(const std::string& text);
 
-// A CheckFailedError (exit 1) naming each variant whose verdict is in `fail_on`; OK otherwise.
+// A CheckFailedError (exit 1) naming each variant whose verdict (corrected for the family of
+// variants compared: VariantComparison.verdict) is in `fail_on`; OK otherwise.
 absl::Status ApplyFailOn(const v1::JobComparison& comparison, const std::set<v1::Verdict>& fail_on);
 
 }  // namespace kbench::client

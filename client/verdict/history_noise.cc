@@ -2,32 +2,10 @@
 #include "client/verdict/history_noise.h"
 
 #include <algorithm>
-#include <cmath>
-#include <utility>
 
 #include "google/protobuf/util/message_differencer.h"
 
 namespace kbench::client {
-
-HistoryNoise BetweenJobNoise(std::span<const double> medians) {
-  HistoryNoise noise;
-  noise.results = static_cast<int>(medians.size());
-  if (noise.results < kMinHistoryResults) return noise;
-  std::vector<double> changes;
-  changes.reserve(medians.size() * (medians.size() - 1) / 2);
-  for (size_t i = 0; i < medians.size(); ++i) {
-    for (size_t j = i + 1; j < medians.size(); ++j) {
-      const double low = std::min(medians[i], medians[j]);
-      if (low > 0) changes.push_back(100 * std::abs(medians[i] - medians[j]) / low);
-    }
-  }
-  if (changes.empty()) return noise;
-  // The nearest-rank 95th percentile, as aa_calibration.sh reports it.
-  const size_t rank = std::min(changes.size() - 1, static_cast<size_t>(0.95 * changes.size()));
-  std::nth_element(changes.begin(), changes.begin() + rank, changes.end());
-  noise.p95_change_percent = changes[rank];
-  return noise;
-}
 
 bool Counted(const v1::HistoryEntry& entry) {
   return entry.correct() && !entry.impossible() && !entry.contended();
@@ -53,22 +31,32 @@ std::vector<KeyMedians> CountedMediansByKey(const v1::ListHistoryResponse& histo
 std::vector<double> SameKeyMedians(const v1::ListHistoryResponse& history,
                                    const std::string& baseline_id, const std::string& variant,
                                    const std::vector<std::string>& exclude) {
-  const v1::ResultKey* key = nullptr;
+  const v1::HistoryEntry* base = nullptr;
   for (const v1::HistoryEntry& e : history.entries()) {
-    if (e.job_id() == baseline_id && e.key().variant() == variant) key = &e.key();
+    if (e.job_id() == baseline_id && e.key().variant() == variant) base = &e;
   }
-  if (key == nullptr) return {};
-  for (KeyMedians& group : CountedMediansByKey(history, exclude)) {
-    if (google::protobuf::util::MessageDifferencer::Equals(*group.key, *key)) {
-      return std::move(group.medians);
+  if (base == nullptr) return {};
+  std::vector<double> medians;
+  for (const v1::HistoryEntry& e : history.entries()) {
+    if (!Counted(e) || e.custom_stopping() != base->custom_stopping() ||
+        std::find(exclude.begin(), exclude.end(), e.job_id()) != exclude.end() ||
+        !google::protobuf::util::MessageDifferencer::Equals(e.key(), base->key())) {
+      continue;
     }
+    medians.push_back(e.median_seconds());
   }
-  return {};
+  return medians;
 }
 
-absl::StatusOr<HistoryNoise> FetchHistoryNoise(Connection& connection, const v1::Job& baseline,
-                                               const std::string& variant,
-                                               const std::vector<std::string>& exclude) {
+analysis::BetweenJobNoise NoiseOfKey(const v1::ListHistoryResponse& history,
+                                     const std::string& baseline_id, const std::string& variant,
+                                     const std::vector<std::string>& exclude) {
+  return analysis::EstimateBetweenJobNoise(SameKeyMedians(history, baseline_id, variant, exclude));
+}
+
+absl::StatusOr<analysis::BetweenJobNoise> FetchHistoryNoise(
+    Connection& connection, const v1::Job& baseline, const std::string& variant,
+    const std::vector<std::string>& exclude) {
   v1::ListHistoryRequest request;
   request.set_kernel(baseline.spec().kernel());
   request.set_variant(variant);
@@ -79,8 +67,7 @@ absl::StatusOr<HistoryNoise> FetchHistoryNoise(Connection& connection, const v1:
   request.set_page_size(kHistoryWindow);
   absl::StatusOr<v1::ListHistoryResponse> history = connection.ListHistory(request);
   if (!history.ok()) return history.status();
-  const std::vector<double> medians = SameKeyMedians(*history, baseline.id(), variant, exclude);
-  return BetweenJobNoise(medians);
+  return NoiseOfKey(*history, baseline.id(), variant, exclude);
 }
 
 }  // namespace kbench::client

@@ -1,14 +1,16 @@
-// Pairs two jobs' variants and runs the verdict on each pair.
+// Pairs two jobs' variants, runs the between-job verdict on each pair, corrects for the family.
 #include "client/verdict/job_diff.h"
 
 #include <algorithm>
-#include <span>
+#include <cmath>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "analysis/family_correction.h"
 #include "analysis/verdict.h"
 #include "client/args.h"
+#include "client/verdict/verdict_reason.h"
 #include "common/status_macros.h"
 
 namespace kbench::client {
@@ -83,6 +85,7 @@ v1::Verdict ToProto(analysis::Verdict verdict) {
   return v1::VERDICT_UNSURE;
 }
 
+// The two results' verdict before the family's correction.
 v1::VariantComparison ComparePair(const v1::Job& a, const v1::Job& b, const Pair& pair,
                                   const DiffOptions& options) {
   const v1::VariantResult& va = *pair.first;
@@ -96,43 +99,85 @@ v1::VariantComparison ComparePair(const v1::Job& a, const v1::Job& b, const Pair
   c.set_candidate_samples(vb.sample_seconds_size());
   c.set_baseline_median_seconds(va.stats().median_seconds());
   c.set_candidate_median_seconds(vb.stats().median_seconds());
+  c.set_min_effect_percent(options.min_effect_percent);
   c.set_verdict(v1::VERDICT_UNSURE);
-  analysis::VerdictOptions verdict_options;
-  verdict_options.alpha = options.alpha;
-  verdict_options.min_effect_percent = options.min_effect_percent;
+  c.set_p_value(1);
   const auto history = options.history_noise.find(va.variant());
-  const HistoryNoise noise =
-      history == options.history_noise.end() ? HistoryNoise{} : history->second;
-  c.set_history_noise_percent(noise.p95_change_percent);
+  const analysis::BetweenJobNoise noise =
+      history == options.history_noise.end() ? analysis::BetweenJobNoise{} : history->second;
+  c.set_history_noise_percent(100 * std::expm1(noise.sigma_log));
   c.set_history_results(noise.results);
-  verdict_options.noise_percent = MeasuredNoisePercent(va, vb, noise);
-  c.set_min_effect_percent(analysis::MinimumEffectPercent(verdict_options));
-  absl::StatusOr<analysis::Comparison> r = analysis::Compare(
-      std::span<const double>(va.sample_seconds().data(), va.sample_seconds_size()),
-      std::span<const double>(vb.sample_seconds().data(), vb.sample_seconds_size()),
-      verdict_options);
+  c.set_history_results_before_step(noise.results_before_step);
+  std::string over;
+  absl::StatusOr<analysis::JobEstimate> ea = EstimateOf(va, &over);
+  absl::StatusOr<analysis::JobEstimate> eb = EstimateOf(vb, &over);
+  c.set_interval_over(over);
+  absl::StatusOr<analysis::BetweenJobComparison> r =
+      !ea.ok()   ? ea.status()
+      : !eb.ok() ? eb.status()
+                 : analysis::CompareBetweenJobs(*ea, *eb, noise, options.alpha,
+                                                options.min_effect_percent);
   if (!r.ok()) {
-    c.set_problem(absl::StrCat(std::string(r.status().message()),
-                               " (results recorded before kbench kept raw samples have none)"));
+    c.set_problem(std::string(r.status().message()));
     return c;
   }
-  c.set_test(analysis::TestName(r->test));
+  c.set_test(r->fresh_key ? "fresh_key_bound" : "between_jobs_t");
   c.set_p_value(r->p_value);
-  c.set_baseline_median_seconds(r->baseline_median);
-  c.set_candidate_median_seconds(r->candidate_median);
   c.set_change_percent(r->change.change_percent);
   c.set_change_ci_low_percent(r->change.low_percent);
   c.set_change_ci_high_percent(r->change.high_percent);
+  c.set_resolvable_effect_percent(r->resolvable_percent);
   c.set_verdict(ToProto(r->verdict));
   return c;
 }
 
+// Holm's correction over the family of variants: each verdict is decided again on its adjusted
+// p-value; the one before is kept beside it.
+void CorrectForTheFamily(const DiffOptions& options, v1::JobComparison* out) {
+  std::vector<double> p_values;
+  for (const v1::VariantComparison& c : out->variants()) p_values.push_back(c.p_value());
+  const std::vector<double> adjusted = analysis::HolmAdjust(p_values);
+  for (int i = 0; i < out->variants_size(); ++i) {
+    v1::VariantComparison& c = *out->mutable_variants(i);
+    c.set_uncorrected_verdict(c.verdict());
+    c.set_adjusted_p_value(adjusted[i]);
+    if (!c.problem().empty()) continue;
+    const analysis::ChangeInterval change{c.change_percent(), c.change_ci_low_percent(),
+                                          c.change_ci_high_percent()};
+    c.set_verdict(
+        ToProto(analysis::Decide(adjusted[i], change, options.alpha, c.min_effect_percent())));
+  }
+  out->set_family_correction(analysis::kFamilyCorrection);
+  out->set_family_size(out->variants_size());
+  out->set_alpha(options.alpha);
+  out->set_expected_false_verdicts(
+      analysis::ExpectedFalseVerdicts(out->variants_size(), options.alpha));
+}
+
 }  // namespace
 
-double MeasuredNoisePercent(const v1::VariantResult& a, const v1::VariantResult& b,
-                            const HistoryNoise& history) {
-  return std::max(100 * std::max(a.median_precision(), b.median_precision()),
-                  history.p95_change_percent);
+absl::StatusOr<analysis::JobEstimate> EstimateOf(const v1::VariantResult& result,
+                                                 std::string* interval_over) {
+  analysis::JobEstimate e;
+  e.median_seconds = result.stats().median_seconds();
+  if (!(e.median_seconds > 0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "variant ", result.variant(), " has no median time (a result without samples)"));
+  }
+  if (result.placements_size() >= 2) {
+    std::vector<double> medians;
+    for (const v1::PlacementResult& p : result.placements()) medians.push_back(p.median_seconds());
+    *interval_over = "placement medians";
+    KBENCH_ASSIGN_OR_RETURN(e.log_standard_error,
+                            analysis::BootstrapLogMedianStandardError(medians));
+    return e;
+  }
+  if (interval_over->empty()) *interval_over = "samples";
+  // The job's own 95 % interval of its median, as a standard error of its log.
+  const double low = result.stats().median_ci_low_seconds();
+  const double high = result.stats().median_ci_high_seconds();
+  if (low > 0 && high >= low) e.log_standard_error = std::log(high / low) / (2 * 1.959964);
+  return e;
 }
 
 absl::StatusOr<v1::JobComparison> CompareJobs(const v1::Job& baseline, const v1::Job& candidate,
@@ -150,6 +195,10 @@ absl::StatusOr<v1::JobComparison> CompareJobs(const v1::Job& baseline, const v1:
   ListKeyDifferences(baseline, candidate, &out);
   for (const Pair& pair : pairs)
     *out.add_variants() = ComparePair(baseline, candidate, pair, options);
+  CorrectForTheFamily(options, &out);
+  for (v1::VariantComparison& c : *out.mutable_variants()) {
+    c.set_reason(VerdictReason(c, baseline.id(), out.family_size()));
+  }
   return out;
 }
 

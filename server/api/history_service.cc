@@ -58,6 +58,7 @@ void FillEntry(const store::IndexedResult& r, v1::HistoryEntry* e) {
   e->set_correct(r.correct);
   e->set_impossible(r.impossible);
   e->set_contended(r.contended);
+  e->set_custom_stopping(r.custom_stopping);
 }
 
 absl::Status CheckEnums(v1::DType dtype, v1::MeasureMode mode) {

@@ -101,7 +101,9 @@ KbenchService::KbenchService(store::JobStore* jobs, store::ArtifactStore* artifa
       streams_(options.max_streams, options.max_streams_per_identity),
       hub_(std::make_unique<WatchHub>(
           [events](const std::string& id) { return events->Version(id); },
-          [this](const std::string& id) { return LoadJob(id); }, options.watch_poll_interval)) {}
+          [this](const std::string& id) { return LoadJob(id); }, options.watch_poll_interval)) {
+  LimitUploads(options.max_concurrent_uploads, absl::Seconds(options.upload_wait_seconds));
+}
 
 void KbenchService::StopStreams() {
   hub_->CloseAll(absl::UnavailableError("kbenchd is shutting down; watch again later"));

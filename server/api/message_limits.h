@@ -12,12 +12,15 @@
 #include <cstddef>
 #include <deque>
 #include <functional>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/string_view.h"
 #include "kbench/v1/service.grpc.pb.h"
 #include "server/api/request_parsing.h"
+#include "server/api/upload_gate.h"
 
 namespace kbench::api {
 
@@ -42,15 +45,28 @@ grpc::Status CheckReceiveLimit(absl::string_view method, const grpc::ByteBuffer&
 
 // Reads one request as bytes, checks its size, parses it (a malformed one is INVALID_ARGUMENT
 // naming its defect) and calls `handle`; the reply is sent with the status, as a unary call's.
+// An upload method's request is read only with a pass of `uploads` (upload_gate.h), held until
+// the reply.
 template <class Request, class Response>
 grpc::Status ServeWithinLimit(
-    absl::string_view method, grpc::ServerReaderWriter<Response, grpc::ByteBuffer>* stream,
+    absl::string_view method, grpc::ServerContext* context, UploadGate* uploads,
+    grpc::ServerReaderWriter<Response, grpc::ByteBuffer>* stream,
     const std::function<grpc::Status(const Request*, Response*)>& handle) {
-  grpc::ByteBuffer raw;
-  if (!stream->Read(&raw)) return grpc::Status(grpc::StatusCode::INTERNAL, "no request message");
-  if (grpc::Status s = CheckReceiveLimit(method, raw); !s.ok()) return s;
+  std::optional<UploadGate::Pass> pass;
+  if (ReceiveLimitOf(method) == 0) {
+    absl::StatusOr<UploadGate::Pass> entered = uploads->Enter(context->deadline());
+    if (!entered.ok()) {
+      return grpc::Status(grpc::StatusCode::UNAVAILABLE, std::string(entered.status().message()));
+    }
+    pass.emplace(std::move(*entered));
+  }
   Request request;
-  if (grpc::Status s = ParseRequest(raw, &request); !s.ok()) return s;
+  {
+    grpc::ByteBuffer raw;  // freed once parsed: the request holds its own copy
+    if (!stream->Read(&raw)) return grpc::Status(grpc::StatusCode::INTERNAL, "no request message");
+    if (grpc::Status s = CheckReceiveLimit(method, raw); !s.ok()) return s;
+    if (grpc::Status s = ParseRequest(raw, &request); !s.ok()) return s;
+  }
   Response response;
   const grpc::Status status = handle(&request, &response);
   if (status.ok()) stream->WriteLast(response, grpc::WriteOptions());
@@ -95,26 +111,33 @@ class WithReceiveLimits : public Base {
   // service's).
   const std::deque<std::string>& listed_methods() const { return listed_; }
 
+  // How many upload requests are read at once, and how long one waits for its turn; set before
+  // the server starts.
+  void LimitUploads(int passes, absl::Duration max_wait) { uploads_.Configure(passes, max_wait); }
+
  private:
   template <class Request, class Response>
   void Limit(const char* method,
              grpc::Status (Service::*handler)(grpc::ServerContext*, const Request*, Response*)) {
     const std::string& name = listed_.emplace_back(method);
     Service* service = this;
-    this->MarkMethodStreamed(
-        MethodIndex(name),
-        new grpc::internal::TemplatedBidiStreamingHandler<
-            grpc::ServerReaderWriter<Response, grpc::ByteBuffer>, false>(
-            [service, handler, &name](grpc::ServerContext* context,
-                                      grpc::ServerReaderWriter<Response, grpc::ByteBuffer>* s) {
-              return ServeWithinLimit<Request, Response>(
-                  name, s, [&](const Request* request, Response* response) {
-                    return (service->*handler)(context, request, response);
-                  });
-            }));
+    UploadGate* uploads = &uploads_;
+    this->MarkMethodStreamed(MethodIndex(name),
+                             new grpc::internal::TemplatedBidiStreamingHandler<
+                                 grpc::ServerReaderWriter<Response, grpc::ByteBuffer>, false>(
+                                 [service, handler, uploads, &name](
+                                     grpc::ServerContext* context,
+                                     grpc::ServerReaderWriter<Response, grpc::ByteBuffer>* s) {
+                                   return ServeWithinLimit<Request, Response>(
+                                       name, context, uploads, s,
+                                       [&](const Request* request, Response* response) {
+                                         return (service->*handler)(context, request, response);
+                                       });
+                                 }));
   }
 
   std::deque<std::string> listed_;  // a deque: the handlers keep references to the names
+  UploadGate uploads_;
 };
 
 }  // namespace kbench::api

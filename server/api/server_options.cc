@@ -45,6 +45,15 @@ void AddApiFlags(CLI::App* app, ApiOptions* options) {
                   "Memory gRPC's transport may hold (its ResourceQuota)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  app->add_option("--max-concurrent-uploads", options->max_concurrent_uploads,
+                  "SubmitJob, SubmitSweep and AddVariant requests read at once (each may carry "
+                  "up to 40 MiB of code); others wait for a turn, then get UNAVAILABLE")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app->add_option("--upload-wait-seconds", options->upload_wait_seconds,
+                  "How long an upload request waits for its turn")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   AddQuotaFlags(app, &options->quotas);
 }
 

@@ -48,6 +48,10 @@ struct ApiOptions {
   // host's RAM.
   int max_rpc_threads = 512;
   int64_t rpc_memory_bytes = int64_t{2} << 30;
+  // Upload requests (SubmitJob, SubmitSweep, AddVariant) read and handled at once; others wait
+  // up to upload_wait_seconds for a turn (upload_gate.h).
+  int max_concurrent_uploads = 2;
+  double upload_wait_seconds = 20;
   // A ListJobs reply ends its page early rather than grow past this, under the 4 MiB a gRPC
   // client accepts by default.
   int64_t max_list_response_bytes = 2 << 20;

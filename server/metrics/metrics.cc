@@ -99,6 +99,11 @@ std::string State(const std::string& v) {
   return Guard().Check("state", v, FinalStates().count(v) > 0);
 }
 std::string Cause(ExecutorFailure v) { return ExecutorFailureName(v); }
+
+constexpr ExecutorFailure kExecutorFailures[] = {
+    ExecutorFailure::kSignal,      ExecutorFailure::kExit,        ExecutorFailure::kStickyError,
+    ExecutorFailure::kStartFailed, ExecutorFailure::kHung,        ExecutorFailure::kCancelKill,
+    ExecutorFailure::kWireError,   ExecutorFailure::kOwnerChanged};
 std::string Code(const std::string& v) {
   return Guard().Check("code", v, GrpcCodes().count(v) > 0);
 }
@@ -194,6 +199,9 @@ PrometheusMetrics::PrometheusMetrics(GpuCollector::SourceFactory gpu_source)
                         .Name("kbench_auth_failures_total")
                         .Help("Calls refused as unauthenticated, by reason.")
                         .Register(*registry_);
+  // Every reason's series from the start, at 0: the first failure is an increase.
+  for (const std::string& reason : AuthFailureReasons()) auth_failures_->Add({{"reason", reason}});
+  auth_failures_->Add({{"reason", "other"}});
   BuildGauge()
       .Name("kbench_build_info")
       .Help("Always 1; labels say which kbenchd build is running.")
@@ -235,7 +243,13 @@ void PrometheusMetrics::JobFinished(JobKind kind, const std::string& device,
 }
 
 void PrometheusMetrics::SetQueueDepth(const std::string& device, int64_t depth) {
-  queue_depth_->Add({{"device", Device(device)}}).Set(static_cast<double>(depth));
+  const std::string d = Device(device);
+  queue_depth_->Add({{"device", d}}).Set(static_cast<double>(depth));
+  // The scheduler sets every device's depth at start: its restart series exist from then, at 0,
+  // so that increase() and the crash-loop alert see the first restart (a series that appears
+  // at 1 has no increase).
+  for (ExecutorFailure cause : kExecutorFailures)
+    executor_restarts_->Add({{"device", d}, {"cause", Cause(cause)}});
 }
 
 void PrometheusMetrics::ObserveQueueWait(const std::string& device, double seconds) {

@@ -6,20 +6,16 @@
 #include "server/metrics/prometheus_metrics.h"
 
 namespace kbench::metrics {
-namespace {
-
 // AuthFailureName's words (server/auth): a fixed set, anything else is a caller's bug.
-bool IsAuthFailureReason(const std::string& reason) {
+const std::set<std::string>& PrometheusMetrics::AuthFailureReasons() {
   static const std::set<std::string> reasons = {"no_credentials",
                                                 "malformed_header",
                                                 "unknown_token",
                                                 "bad_certificate_name",
                                                 "certificate_not_for_clients",
                                                 "unlisted_certificate"};
-  return reasons.contains(reason);
+  return reasons;
 }
-
-}  // namespace
 
 std::string PrometheusMetrics::OwnerLabel(const std::string& owner) {
   absl::MutexLock lock(&owners_mu_);
@@ -41,7 +37,8 @@ void PrometheusMetrics::SetKnownOwners(const std::vector<std::string>& owners) {
 }
 
 void PrometheusMetrics::AuthFailed(const std::string& reason) {
-  auth_failures_->Add({{"reason", IsAuthFailureReason(reason) ? reason : "other"}}).Increment();
+  auth_failures_->Add({{"reason", AuthFailureReasons().contains(reason) ? reason : "other"}})
+      .Increment();
 }
 
 }  // namespace kbench::metrics

@@ -91,6 +91,8 @@ class PrometheusMetrics final : public Metrics {
   prometheus::Gauge* store_held_writes_;
   prometheus::Family<prometheus::Counter>* owner_gpu_seconds_;
   prometheus::Family<prometheus::Counter>* auth_failures_;
+  // The reasons AuthFailed counts by name (server/auth's AuthFailureName); others are "other".
+  static const std::set<std::string>& AuthFailureReasons();
   // The auth file's users: the only owners with their own label value (bounded cardinality).
   absl::Mutex owners_mu_;
   std::set<std::string> known_owners_ ABSL_GUARDED_BY(owners_mu_);

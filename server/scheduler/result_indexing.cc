@@ -65,6 +65,7 @@ std::vector<store::IndexedResult> IndexedResultsOf(const store::JobRecord& job,
     r.placements = std::max(spec.placements(), 1);
     r.ranked = spec.ranked() && RankedResultCounts(v);
     r.confirmation = r.ranked && !spec.confirms_job().empty();
+    r.custom_stopping = spec.stopping().ByteSizeLong() > 0;
   }
   return rows;
 }

@@ -1,4 +1,4 @@
-// CodeBlobs on SQLite or PostgreSQL: the code_blobs and job_code_refs tables of migration 13.
+// CodeBlobs on SQLite or PostgreSQL: the code_blobs and job_code_refs tables of migration 14.
 #include "server/store/code_blobs.h"
 
 #include <openssl/sha.h>

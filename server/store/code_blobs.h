@@ -24,7 +24,7 @@ constexpr int64_t kInlineCodeBytes = kCodeKeptOnceAboveBytes;
 // Not thread-safe: the owning store's mutex guards it and its database.
 class CodeBlobs {
  public:
-  // Prepares its statements on `db` (which must outlive it, at schema version 13 or later).
+  // Prepares its statements on `db` (which must outlive it, at schema version 14 or later).
   static absl::StatusOr<std::unique_ptr<CodeBlobs>> Prepare(Database* db);
 
   // A job's spec as it is stored, and the blobs it refers to.

@@ -13,7 +13,7 @@ constexpr char kColumns[] =
     "seq, job_id, variant, module_sha256, kernel, shape, dtype, params, mode, device, "
     "device_model, driver_version, kbench_version, owner, finish_time_ns, median_seconds, "
     "median_ci_low_seconds, median_ci_high_seconds, samples, correct, impossible, contended, "
-    "placements, ranked, confirmation";
+    "placements, ranked, confirmation, custom_stopping";
 
 IndexedResult ReadRow(Statement& row) {
   IndexedResult r;
@@ -42,6 +42,7 @@ IndexedResult ReadRow(Statement& row) {
   r.placements = row.ColumnInt64(22);
   r.ranked = row.ColumnInt64(23) != 0;
   r.confirmation = row.ColumnInt64(24) != 0;
+  r.custom_stopping = row.ColumnInt64(25) != 0;
   return r;
 }
 
@@ -72,6 +73,7 @@ absl::Status BindRow(Statement& insert, const IndexedResult& r) {
   KBENCH_RETURN_IF_ERROR(insert.BindInt64(index++, r.placements));
   KBENCH_RETURN_IF_ERROR(insert.BindInt64(index++, r.ranked ? 1 : 0));
   KBENCH_RETURN_IF_ERROR(insert.BindInt64(index++, r.confirmation ? 1 : 0));
+  KBENCH_RETURN_IF_ERROR(insert.BindInt64(index++, r.custom_stopping ? 1 : 0));
   return absl::OkStatus();
 }
 
@@ -97,7 +99,7 @@ absl::StatusOr<std::unique_ptr<ResultIndexQueries>> ResultIndexQueries::Prepare(
       db->Prepare(absl::StrCat("INSERT INTO result_index (",
                                std::string(kColumns).substr(sizeof("seq, ") - 1),
                                ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-                               "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)"),
+                               "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)"),
                   "index a result"));
   return q;
 }

@@ -44,6 +44,8 @@ struct IndexedResult {
   bool ranked = false;
   // The run kbenchd submitted to confirm another ranked run (JobSpec.confirms_job).
   bool confirmation = false;
+  // The job set a stopping rule of its own (any JobSpec.stopping field; migration 13).
+  bool custom_stopping = false;
 };
 
 // Empty strings match anything.

@@ -244,7 +244,11 @@ ALTER TABLE jobs ADD COLUMN spec_bytes BIGINT NOT NULL DEFAULT 0;
 UPDATE jobs SET spec_bytes = octet_length(spec);
 CREATE INDEX jobs_stored_by_owner ON jobs (owner, spec_bytes, id);
 )sql",
-    // 13: users' kernel code kept once (see schema_sqlite.cc's migration 13).
+    // 13: custom stopping rules in the result index (see schema_sqlite.cc's migration 13).
+    R"sql(
+ALTER TABLE result_index ADD COLUMN custom_stopping BIGINT NOT NULL DEFAULT 0;
+)sql",
+    // 14: users' kernel code kept once (see schema_sqlite.cc's migration 14).
     R"sql(
 CREATE TABLE code_blobs (
   sha256 TEXT PRIMARY KEY,

@@ -256,7 +256,13 @@ ALTER TABLE jobs ADD COLUMN spec_bytes INTEGER NOT NULL DEFAULT 0;
 UPDATE jobs SET spec_bytes = length(spec);
 CREATE INDEX jobs_stored_by_owner ON jobs (owner, spec_bytes, id);
 )sql",
-    // 13: users' kernel code kept once (issue 24; server/store/code_blobs.h): a job's or a
+    // 13: whether a result's job set a stopping rule of its own (issue 26): a verdict reads the
+    // between-job noise of a key only from results of the same kind of stopping rule as its
+    // baseline's. Earlier rows read as the default rule.
+    R"sql(
+ALTER TABLE result_index ADD COLUMN custom_stopping INTEGER NOT NULL DEFAULT 0;
+)sql",
+    // 14: users' kernel code kept once (issue 24; server/store/code_blobs.h): a job's or a
     // registered variant's kernel larger than 4 KiB keeps only its sha256 inline and its code
     // here, whoever refers to it. A job refers to a blob by a job_code_refs row (owner copied,
     // so an owner's charge is an indexed read), a variant by user_variants.sha256; a blob no

@@ -1,6 +1,6 @@
 // StoredBytes on SQLite or PostgreSQL: one statement of sums, each served by an index on the
 // owner (jobs_stored_by_owner of migration 12, user_variants_by_owner, sweeps_by_owner_key,
-// job_code_refs_by_owner of migration 13) and the artifacts' and code blobs' primary keys.
+// job_code_refs_by_owner of migration 14) and the artifacts' and code blobs' primary keys.
 #include "server/store/stored_bytes.h"
 
 #include "absl/base/thread_annotations.h"

@@ -1,5 +1,5 @@
 // VariantStore on SQLite or PostgreSQL: the user_variants table of migration 6; a large
-// kernel's code in code_blobs (migration 13), shared with the jobs that run it.
+// kernel's code in code_blobs (migration 14), shared with the jobs that run it.
 #include "server/store/variant_store.h"
 
 #include "absl/base/thread_annotations.h"

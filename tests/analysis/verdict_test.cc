@@ -37,6 +37,14 @@ TEST(Decide, SignificantButSmallerThanTheMinimumEffectIsSame) {
   EXPECT_EQ(Decide(1e-6, Interval(0.5, 0.3, 0.7), 0.05, 1), Verdict::kSame);
 }
 
+TEST(Decide, SignificantAndReachingTheMinimumEffectIsARegressionBelowItsPointEstimate) {
+  // A true change of exactly the minimum effect has its estimate below it half of the time:
+  // the interval, not the estimate, says whether a change that large is plausible.
+  EXPECT_EQ(Decide(0.001, Interval(2.5, 1.5, 3.5), 0.05, 3), Verdict::kSlower);
+  EXPECT_EQ(Decide(0.001, Interval(-2.5, -3.5, -1.5), 0.05, 3), Verdict::kFaster);
+  EXPECT_EQ(Decide(0.001, Interval(2.5, 2.0, 2.9), 0.05, 3), Verdict::kSame);
+}
+
 TEST(Decide, NotSignificantNarrowIntervalIsSame) {
   EXPECT_EQ(Decide(0.4, Interval(0.1, -0.6, 0.8), 0.05, 1), Verdict::kSame);
 }

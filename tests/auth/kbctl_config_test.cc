@@ -89,6 +89,36 @@ TEST_F(KbctlConfigTest, SetUseAndListContextsWithoutPrintingTokens) {
   EXPECT_EQ(st.st_mode & 0777, 0600u);
 }
 
+TEST_F(KbctlConfigTest, DeletesAndRenamesContextsAndViewsTheFileWithoutTokens) {
+  ASSERT_EQ(Kbctl({"config", "set-context", "lab", "--server", "gpu1:50051", "--token", kSecret}),
+            0);
+  ASSERT_EQ(Kbctl({"config", "set-context", "home", "--server", "127.0.0.1:7"}), 0);
+  ASSERT_EQ(Kbctl({"config", "rename-context", "lab", "gpu-lab"}), 0) << err_.str();
+  ASSERT_EQ(Kbctl({"config", "current-context"}), 0);
+  EXPECT_EQ(out_.str(), "gpu-lab\n");  // the current context follows its rename
+  EXPECT_EQ(Kbctl({"config", "rename-context", "gpu-lab", "home"}), 2);
+  EXPECT_THAT(err_.str(), HasSubstr("a context \"home\" already exists"));
+  EXPECT_EQ(Kbctl({"config", "delete-context", "nowhere"}), 2);
+  EXPECT_THAT(err_.str(), HasSubstr("no context \"nowhere\""));
+
+  ASSERT_EQ(Kbctl({"config", "view"}), 0);
+  EXPECT_THAT(out_.str(),
+              HasSubstr("  - name: gpu-lab\n    server: gpu1:50051\n    token: REDACTED"));
+  EXPECT_THAT(out_.str(), Not(HasSubstr(kSecret)));
+  ASSERT_EQ(Kbctl({"-o", "json", "config", "view"}), 0);
+  EXPECT_THAT(out_.str(), HasSubstr("\"current_context\": \"gpu-lab\""));
+  EXPECT_THAT(out_.str(), HasSubstr("\"credentials\": \"token\""));
+  EXPECT_THAT(out_.str(), Not(HasSubstr(kSecret)));
+
+  ASSERT_EQ(Kbctl({"-o", "json", "config", "delete-context", "gpu-lab"}), 0);
+  EXPECT_THAT(out_.str(), HasSubstr("\"action\": \"delete\""));
+  EXPECT_THAT(out_.str(), HasSubstr("\"current_context\": \"\""));  // no longer current
+  ASSERT_EQ(Kbctl({"-o", "json", "config", "get-contexts"}), 0);
+  EXPECT_THAT(out_.str(), HasSubstr("\"name\": \"home\""));
+  EXPECT_THAT(out_.str(), Not(HasSubstr("gpu-lab")));
+  EXPECT_EQ(Kbctl({"config", "current-context"}), 2);
+}
+
 TEST_F(KbctlConfigTest, TheCurrentContextThenEnvThenFlagsDecide) {
   ASSERT_EQ(Kbctl({"config", "set-context", "lab", "--server", "gpu1:50051", "--token", kSecret,
                    "--tls"}),

@@ -1,5 +1,5 @@
-// The between-job noise a verdict reads from a result key's history: the 95th percentile of
-// pairwise |change| between earlier medians, and which history entries count.
+// Which history entries a verdict reads the between-job noise of a result key from
+// (client/verdict/history_noise.h); the estimate itself is tested in tests/analysis.
 #include "client/verdict/history_noise.h"
 
 #include <vector>
@@ -8,51 +8,6 @@
 
 namespace kbench::client {
 namespace {
-
-TEST(BetweenJobNoiseTest, FewerThanEightResultsGiveNoEstimate) {
-  const std::vector<double> seven = {1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0};
-  const HistoryNoise noise = BetweenJobNoise(seven);
-  EXPECT_EQ(noise.results, 7);
-  EXPECT_EQ(noise.p95_change_percent, 0);
-}
-
-TEST(BetweenJobNoiseTest, IdenticalMediansHaveNoNoise) {
-  const std::vector<double> same(8, 2.5e-6);
-  const HistoryNoise noise = BetweenJobNoise(same);
-  EXPECT_EQ(noise.results, 8);
-  EXPECT_EQ(noise.p95_change_percent, 0);
-}
-
-TEST(BetweenJobNoiseTest, OneOutlierAmongEightIsItsChangeAtThe95thPercentile) {
-  // 28 pairs: 21 of the equal medians (0 %) and 7 with the outlier (1.1 / 1.0: 10 %). The
-  // nearest rank int(0.95 * 28) = 26 of the sorted 28 is one of the seven 10 % changes.
-  std::vector<double> medians(7, 1.0);
-  medians.push_back(1.1);
-  EXPECT_NEAR(BetweenJobNoise(medians).p95_change_percent, 10.0, 1e-9);
-}
-
-TEST(BetweenJobNoiseTest, AnOutlierAmongTwentyCountsAndWithoutItTheCommonSpreadDoes) {
-  // 19 medians alternate 1.00 and 1.01 (1 % apart) and one is 1.5. Of the 190 pairs, 10 x 1.00
-  // and 9 x 1.01 give 45 + 36 = 81 of 0 % and 90 of 1 %; the outlier's 19 are 48.5-50 %.
-  // Sorted, ranks 0-80 are 0 %, 81-170 are 1 % and 171-189 the outlier's: the nearest rank
-  // int(0.95 * 190) = 180 is one of the outlier's.
-  std::vector<double> medians;
-  for (int i = 0; i < 19; ++i) medians.push_back(i % 2 == 0 ? 1.00 : 1.01);
-  medians.push_back(1.5);
-  const double p95 = BetweenJobNoise(medians).p95_change_percent;
-  EXPECT_GT(p95, 48.0);
-  EXPECT_LT(p95, 51.0);
-  medians.pop_back();  // without it: 171 pairs, rank int(162.45) = 162, among the 1 % ones
-  EXPECT_NEAR(BetweenJobNoise(medians).p95_change_percent, 1.0, 1e-9);
-}
-
-TEST(BetweenJobNoiseTest, DoesNotDependOnUnitsOrOrder) {
-  const std::vector<double> a = {1.0, 1.02, 0.99, 1.05, 1.01, 0.97, 1.0, 1.03, 0.98};
-  std::vector<double> scaled;
-  for (auto it = a.rbegin(); it != a.rend(); ++it) scaled.push_back(*it * 1e-6);
-  EXPECT_NEAR(BetweenJobNoise(a).p95_change_percent, BetweenJobNoise(scaled).p95_change_percent,
-              1e-9);
-}
 
 v1::HistoryEntry Entry(const std::string& job, double median, const std::string& driver = "580") {
   v1::HistoryEntry e;
@@ -95,6 +50,32 @@ TEST(SameKeyMediansTest, CountsOnlyCountedResultsOfTheBaselinesKeyLeavingTheComp
   // The baseline's own entry names the key; without it (older than the window) nothing counts.
   EXPECT_TRUE(SameKeyMedians(history, "gone", "host_loop", {}).empty());
   EXPECT_TRUE(SameKeyMedians(history, "base", "blocked", {}).empty());
+}
+
+TEST(SameKeyMediansTest, ReadsOnlyResultsOfTheBaselinesKindOfStoppingRule) {
+  v1::ListHistoryResponse history;
+  v1::HistoryEntry base = Entry("base", 8.0);
+  base.set_custom_stopping(true);
+  *history.add_entries() = base;
+  *history.add_entries() = Entry("default-rule", 1.0);
+  v1::HistoryEntry custom = Entry("own-rule", 2.0);
+  custom.set_custom_stopping(true);
+  *history.add_entries() = custom;
+  EXPECT_EQ(SameKeyMedians(history, "base", "host_loop", {"base"}), (std::vector<double>{2.0}));
+}
+
+TEST(NoiseOfKeyTest, EightComparableResultsGiveAnEstimateAndSevenNone) {
+  v1::ListHistoryResponse history;
+  *history.add_entries() = Entry("base", 1.0);
+  for (int i = 0; i < 7; ++i)
+    *history.add_entries() = Entry("j" + std::to_string(i), 1 + 0.01 * (i % 3));
+  EXPECT_FALSE(NoiseOfKey(history, "base", "host_loop", {"base"}).Known());
+  *history.add_entries() = Entry("j7", 1.01);
+  const analysis::BetweenJobNoise noise = NoiseOfKey(history, "base", "host_loop", {"base"});
+  EXPECT_TRUE(noise.Known());
+  EXPECT_EQ(noise.results, 8);
+  EXPECT_GT(noise.sigma_log, 0.001);
+  EXPECT_LT(noise.sigma_log, 0.02);
 }
 
 }  // namespace

@@ -27,8 +27,8 @@ v1::HistoryEntry VariantEntry(const std::string& job, double median, const std::
 
 TEST(HistoryViewTest, EndsWithTheSpreadOfEachKeyWithEightCountedResults) {
   v1::ListHistoryResponse history;
-  // host_loop: seven results at 1.0 us and one at 1.1 us, so the 95th percentile of the 28
-  // pairs' |change| is the outlier's 10 %; a contended result at 5 us does not count.
+  // host_loop: seven results at 1.0 us and one at 1.1 us (an outlier the robust scale ignores);
+  // a contended result at 5 us does not count.
   for (int i = 0; i < 7; ++i)
     *history.add_entries() = VariantEntry("j" + std::to_string(i), 1e-6, "host_loop");
   *history.add_entries() = VariantEntry("j7", 1.1e-6, "host_loop");
@@ -40,8 +40,9 @@ TEST(HistoryViewTest, EndsWithTheSpreadOfEachKeyWithEightCountedResults) {
     *history.add_entries() = VariantEntry("b" + std::to_string(i), 2e-6, "blocked");
 
   const std::string out = RenderHistory(history);
-  EXPECT_NE(out.find("spread of host_loop 64x32 f32 hot on cpu: 8 counted results, two of them "
-                     "differ by up to 10.00% (95th percentile"),
+  // Shamos' scale: most pairs differ by 0, so one 10 % outlier leaves only the numeric floor.
+  EXPECT_NE(out.find("spread of host_loop 64x32 f32 hot on cpu: 8 counted results since its "
+                     "last step (0 before), between-job noise 0.00%"),
             std::string::npos)
       << out;
   EXPECT_EQ(out.find("spread of blocked"), std::string::npos) << out;
@@ -59,12 +60,12 @@ TEST(HistoryViewTest, KeepsResultsOfSeveralPlacementsApartAndSaysSo) {
     *history.add_entries() = pooled;
   }
   const std::string out = RenderHistory(history);
-  EXPECT_NE(out.find("spread of host_loop 64x32 f32 hot on cpu: 8 counted results, two of them "
-                     "differ by up to 0.00%"),
+  EXPECT_NE(out.find("spread of host_loop 64x32 f32 hot on cpu: 8 counted results since its "
+                     "last step (0 before), between-job noise 0.00%"),
             std::string::npos)
       << out;
   EXPECT_NE(out.find("spread of host_loop 64x32 f32 hot x16 placements on cpu: 8 counted "
-                     "results, two of them differ by up to 0.00%"),
+                     "results since its last step (0 before), between-job noise 0.00%"),
             std::string::npos)
       << out;
 }

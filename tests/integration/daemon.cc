@@ -321,11 +321,11 @@ std::vector<v1::Job> WaitUntilTerminal(v1::KbenchService::Stub& stub,
 }
 
 KbctlRun RunKbctl(const std::string& address, const std::string& args,
-                  const std::string& scratch_dir) {
+                  const std::string& scratch_dir, int timeout_seconds) {
   static std::atomic<int> runs{0};
   const std::string err_path = scratch_dir + "/kbctl_stderr_" + std::to_string(runs++);
-  const std::string cmd = std::string("timeout 120 ") + KBCTL_PATH + " --server " + address + " " +
-                          args + " 2>" + err_path;
+  const std::string cmd = "timeout " + std::to_string(timeout_seconds) + " " + KBCTL_PATH +
+                          " --server " + address + " " + args + " 2>" + err_path;
   KbctlRun run;
   FILE* pipe = popen(cmd.c_str(), "r");
   if (pipe == nullptr) return run;

@@ -117,8 +117,8 @@ struct KbctlRun {
   std::string err;
 };
 // Runs `KBCTL_PATH --server ADDRESS ARGS` (ARGS as a shell would split them), its stderr kept
-// in a file under `scratch_dir`; bounded to two minutes.
+// in a file under `scratch_dir`; bounded to `timeout_seconds` (two minutes by default).
 KbctlRun RunKbctl(const std::string& address, const std::string& args,
-                  const std::string& scratch_dir);
+                  const std::string& scratch_dir, int timeout_seconds = 120);
 
 }  // namespace kbench::testing

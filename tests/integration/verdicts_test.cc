@@ -68,6 +68,8 @@ TEST_F(VerdictsTest, HistoryListsTheResultsOfSeveralJobsNewestFirst) {
     EXPECT_GE(e["median_ci_high_seconds"].get<double>(), median);
     EXPECT_TRUE(e["correct"].get<bool>());
     EXPECT_EQ(e["key"]["mode"], "MEASURE_MODE_HOT");
+    // Bench sets a stopping rule of its own: the index says so (migration 13).
+    EXPECT_TRUE(e.value("custom_stopping", false)) << e;
     EXPECT_FALSE(e["key"]["device_model"].get<std::string>().empty());
   }
 
@@ -102,29 +104,32 @@ TEST_F(VerdictsTest, HistoryPlotsTheResultsOverTime) {
   EXPECT_NE(bad.err.find("must end in .svg or .png"), std::string::npos) << bad.err;
 }
 
-TEST_F(VerdictsTest, DiffOfAJobWithItselfIsSameWithNoChange) {
-  // Two separate A/A jobs on a shared CI core can differ by 2x (two CI runs saw a 51 % and a
-  // 75 % move), so an A/A verdict between jobs is a benchmark (tools/bench/aa_calibration.sh,
-  // docs/benchmarks.md section 8), not a test. The same samples on both sides must be SAME, with
-  // a zero change inside its interval, through the whole path: store, RPC, kbctl, exit code.
+TEST_F(VerdictsTest, DiffOfAJobWithItselfHasNoChangeAndAFreshKeyIsUnsure) {
+  // The same samples on both sides: no change, through the whole path (store, RPC, kbctl, exit
+  // code). The key has no other result, so nothing is known of its between-job noise and the
+  // verdict cannot rule out the minimum effect: UNSURE, saying why, never SAME.
   const std::string a = Bench("square", "host_loop", "128x128", 0.1);
-  // The interval of a change between two resamplings of the same noisy samples can still be
-  // wide on a loaded core: a generous minimum effect keeps the verdict about the rule.
-  KbctlRun diff = Kbctl("-o json diff " + a + " " + a + " --min-effect 100 --fail-on slower");
+  KbctlRun diff = Kbctl("-o json diff " + a + " " + a + " --fail-on slower");
   ASSERT_EQ(diff.exit_code, 0) << diff.out << diff.err;
   const nlohmann::json v = OnlyVariant(diff);
-  EXPECT_EQ(v["verdict"], "VERDICT_SAME") << diff.out;
-  EXPECT_DOUBLE_EQ(v["change_percent"].get<double>(), 0.0) << diff.out;
+  EXPECT_EQ(v["verdict"], "VERDICT_UNSURE") << diff.out;
+  EXPECT_EQ(v["test"], "fresh_key_bound") << diff.out;
+  EXPECT_DOUBLE_EQ(v.value("change_percent", 0.0), 0.0) << diff.out;
   EXPECT_LE(v["change_ci_low_percent"].get<double>(), 0.0);
   EXPECT_GE(v["change_ci_high_percent"].get<double>(), 0.0);
   EXPECT_GT(v["p_value"].get<double>(), 0.5) << diff.out;
   EXPECT_EQ(v["baseline_samples"], v["candidate_samples"]);
-  EXPECT_FALSE(v["test"].get<std::string>().empty());
+  EXPECT_NE(v["reason"].get<std::string>().find("8 are needed"), std::string::npos) << diff.out;
+  KbctlRun strict = Kbctl("diff " + a + " " + a + " --fail-on unsure");
+  EXPECT_EQ(strict.exit_code, 1) << strict.out << strict.err;
+  EXPECT_NE(strict.out.find("kbctl compare --baseline " + a), std::string::npos) << strict.out;
 }
 
-TEST_F(VerdictsTest, DiffOfASixteenTimesLargerShapeIsSlowerAndFailsOnSlower) {
-  const std::string small = Bench("square", "host_loop", "128x128", 0.2);
-  const std::string large = Bench("square", "host_loop", "512x512", 0.2);
+TEST_F(VerdictsTest, DiffOfAShapeOf256TimesTheWorkIsSlowerAndFailsOnSlower) {
+  // A fresh key calls only a change beyond a factor of about 10 (docs/verdicts.md): 256x the
+  // work is far beyond it, and beyond any A/A change measured on this device.
+  const std::string small = Bench("square", "host_loop", "64x64", 0.2);
+  const std::string large = Bench("square", "host_loop", "1024x1024", 0.2);
 
   KbctlRun slower = Kbctl("-o json diff " + small + " " + large + " --fail-on slower");
   EXPECT_EQ(slower.exit_code, 1) << slower.out << slower.err;
@@ -140,45 +145,76 @@ TEST_F(VerdictsTest, DiffOfASixteenTimesLargerShapeIsSlowerAndFailsOnSlower) {
   EXPECT_NE(faster.out.find("FASTER"), std::string::npos) << faster.out;
 
   KbctlRun baseline = Kbctl(
-      "bench square --variant host_loop --shape 512x512 --device cpu "
+      "bench square --variant host_loop --shape 1024x1024 --device cpu "
       "--min-samples 20 --max-noise 0.99 --min-time 0.2 --baseline " +
       small + " --fail-on slower");
   EXPECT_EQ(baseline.exit_code, 1) << baseline.out << baseline.err;
   EXPECT_NE(baseline.out.find("SLOWER"), std::string::npos) << baseline.out;
 }
 
-TEST_F(VerdictsTest, DiffTakesTheMinimumEffectFromTheSpreadOfTheKeysHistory) {
+TEST_F(VerdictsTest, DiffTestsAgainstTheBetweenJobNoiseOfTheKeysHistory) {
   // Ten jobs of one spec: a diff of two of them reads the other eight from the key's history
-  // and holds its minimum effect to their spread (the 95th percentile of |change| between two
-  // of their medians), which the result reports; an explicit --min-effect, or
-  // --no-history-noise, reads none.
+  // and tests the change against their spread, which the result reports; --no-history-noise
+  // reads none.
   std::vector<std::string> jobs;
   for (int i = 0; i < 10; ++i) jobs.push_back(Bench("square", "host_loop", "48x48", 0.02));
   const std::string pair = jobs[3] + " " + jobs[7];
 
-  KbctlRun with_history = Kbctl("-o json diff " + pair);
+  KbctlRun with_history = Kbctl("-o json diff " + pair + " --min-effect 50");
   ASSERT_EQ(with_history.exit_code, 0) << with_history.out << with_history.err;
   const nlohmann::json v = OnlyVariant(with_history);
-  EXPECT_EQ(v["history_results"], 8) << with_history.out;
-  const double history_noise = v.value("history_noise_percent", 0.0);
-  EXPECT_GT(history_noise, 0) << "ten cpu jobs with identical medians: " << with_history.out;
-  EXPECT_GE(v["min_effect_percent"].get<double>(), history_noise);
-  EXPECT_GE(v["min_effect_percent"].get<double>(), 1.0);
-  KbctlRun table = Kbctl("diff " + pair);
-  EXPECT_NE(table.out.find("8 earlier results of the baseline's key"), std::string::npos)
-      << table.out;
-  KbctlRun history = Kbctl("history square --variant host_loop --shape 48x48 --device cpu");
-  const size_t spread = history.out.find("spread of host_loop 48x48 f32 hot on ");
-  ASSERT_NE(spread, std::string::npos) << history.out;  // then the cpu's model name
-  EXPECT_NE(history.out.find(": 10 counted results", spread), std::string::npos) << history.out;
-
-  for (const char* flag : {" --no-history-noise", " --min-effect 50"}) {
-    KbctlRun without = Kbctl("-o json diff " + pair + flag);
-    ASSERT_EQ(without.exit_code, 0) << flag << without.out << without.err;
-    const nlohmann::json w = OnlyVariant(without);
-    EXPECT_EQ(w.value("history_results", 0), 0) << flag << without.out;
-    EXPECT_EQ(w.value("history_noise_percent", 0.0), 0.0) << flag;
+  // A step in the key's level (a burst on a shared core) may set some aside.
+  EXPECT_EQ(v.value("history_results", 0) + v.value("history_results_before_step", 0), 8)
+      << with_history.out;
+  EXPECT_EQ(v["min_effect_percent"].get<double>(), 50);
+  if (v.value("history_results", 0) == 8) {
+    EXPECT_EQ(v["test"], "between_jobs_t") << with_history.out;
+    EXPECT_GT(v.value("history_noise_percent", 0.0), 0) << with_history.out;
+    EXPECT_GT(v.value("resolvable_effect_percent", 0.0), 0) << with_history.out;
   }
+  const nlohmann::json doc = nlohmann::json::parse(with_history.out);
+  EXPECT_EQ(doc["family_correction"], "holm") << with_history.out;
+  EXPECT_EQ(doc["family_size"], 1) << with_history.out;
+  KbctlRun table = Kbctl("diff " + pair);
+  EXPECT_NE(table.out.find("RESOLVES"), std::string::npos) << table.out;
+  // kbctl history ends with the key's noise when 8 results follow its last step: on a shared
+  // core the medians can sit at two levels (seen: 205 ns and 311 ns), and then it has none.
+  KbctlRun history = Kbctl("history square --variant host_loop --shape 48x48 --device cpu");
+  ASSERT_EQ(history.exit_code, 0) << history.err;
+  const size_t spread = history.out.find("spread of host_loop 48x48 f32 hot on ");
+  if (spread != std::string::npos) {
+    EXPECT_NE(history.out.find("counted results since its last step", spread), std::string::npos)
+        << history.out;
+  }
+
+  KbctlRun without = Kbctl("-o json diff " + pair + " --no-history-noise");
+  ASSERT_EQ(without.exit_code, 0) << without.out << without.err;
+  const nlohmann::json w = OnlyVariant(without);
+  EXPECT_EQ(w.value("history_results", 0), 0) << without.out;
+  EXPECT_EQ(w["test"], "fresh_key_bound") << without.out;
+}
+
+// Issue 26, item 5: a short real A/A run on the cpu device. Ten jobs of one spec (the issue's
+// gelu tanh_host 512x512, whose single A/A pair was once called FASTER at p 2.7e-22): the first
+// pair, with no history, and the last, with the eight between them as history, must not be
+// called SLOWER or FASTER. The rule's false rate is under 5 % per pair (docs/verdicts.md).
+TEST_F(VerdictsTest, RealAADiffsOnTheCpuDeviceCallNoChange) {
+  auto expect_no_change = [this](const std::string& a, const std::string& b) {
+    KbctlRun diff = Kbctl("-o json diff " + a + " " + b + " --fail-on slower,faster");
+    EXPECT_EQ(diff.exit_code, 0) << diff.out << diff.err;
+    const nlohmann::json v = OnlyVariant(diff);
+    EXPECT_NE(v["verdict"], "VERDICT_SLOWER") << diff.out;
+    EXPECT_NE(v["verdict"], "VERDICT_FASTER") << diff.out;
+    return v;
+  };
+  std::vector<std::string> jobs;
+  for (int i = 0; i < 10; ++i) {
+    jobs.push_back(Bench("gelu", "tanh_host", "262144", 0.05));
+    if (i == 1) {
+      EXPECT_EQ(expect_no_change(jobs[0], jobs[1])["test"], "fresh_key_bound");
+    }
+  }
+  expect_no_change(jobs[8], jobs[9]);
 }
 
 TEST_F(VerdictsTest, DiffRefusesBadInput) {

@@ -40,6 +40,17 @@ TEST(OwnerMetrics, LabelsListedOwnersByNameAndEveryoneElseAsOther) {
               Optional(6.0));
 }
 
+TEST(OwnerMetrics, EveryAuthFailureReasonIsThereAtZeroFromTheStart) {
+  auto m = NewMetrics();
+  const std::string text = m->ScrapeText();
+  for (const char* reason :
+       {"no_credentials", "malformed_header", "unknown_token", "bad_certificate_name",
+        "certificate_not_for_clients", "unlisted_certificate", "other"}) {
+    EXPECT_THAT(FindSample(text, "kbench_auth_failures_total", {{"reason", reason}}), Optional(0.0))
+        << reason;
+  }
+}
+
 TEST(OwnerMetrics, CountsAuthenticationFailuresByKnownReasonOnly) {
   auto m = NewMetrics();
   m->AuthFailed("unknown_token");

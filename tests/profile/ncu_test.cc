@@ -45,6 +45,57 @@ TEST(SummarizeNcu, AveragesEachMetricPerKernel) {
   EXPECT_NEAR(metrics[0].l2_hit_rate_percent(), 38.0 / 3, 1e-9);
 }
 
+// ncu_raw_spill.csv: the raw page's layout (--print-units base) with the metrics
+// `kbctl diff --explain` compares, for a kernel that spills; two launches.
+TEST(SummarizeNcu, ReadsTheQuantitiesDiffExplainCompares) {
+  absl::StatusOr<std::vector<NcuLaunch>> launches =
+      ParseNcuRawCsv(ReadFixtureText("ncu_raw_spill.csv"));
+  ASSERT_TRUE(launches.ok()) << launches.status();
+  const std::vector<v1::NcuMetrics> m = SummarizeNcu(*launches);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_NEAR(m[0].duration_seconds(), 53e-6, 1e-15);
+  EXPECT_DOUBLE_EQ(m[0].dram_read_bytes(), 33554432);
+  EXPECT_DOUBLE_EQ(m[0].dram_write_bytes(), 33554432);
+  EXPECT_DOUBLE_EQ(m[0].dram_bytes(), 67108864);
+  EXPECT_DOUBLE_EQ(m[0].l2_bytes(), 91e6);
+  EXPECT_DOUBLE_EQ(m[0].instructions_executed(), 1.2e6);
+  EXPECT_EQ(m[0].registers_per_thread(), 32);
+  EXPECT_DOUBLE_EQ(m[0].local_load_bytes(), 6291456);
+  EXPECT_DOUBLE_EQ(m[0].local_store_bytes(), 6291456);
+}
+
+TEST(SummarizeNcu, KeepsTheLargestStallReasonsWithTheirShares) {
+  absl::StatusOr<std::vector<NcuLaunch>> launches =
+      ParseNcuRawCsv(ReadFixtureText("ncu_raw_spill.csv"));
+  ASSERT_TRUE(launches.ok()) << launches.status();
+  const std::vector<v1::NcuMetrics> m = SummarizeNcu(*launches);
+  ASSERT_EQ(m.size(), 1u);
+  // Means: long_scoreboard 6.2, wait 1.2, lg_throttle 0.6, short_scoreboard 0.2, barrier 0.1;
+  // math_pipe_throttle is "n/a" and so not a reason at all.
+  ASSERT_EQ(m[0].top_stall_reasons_size(), kNcuTopStallReasons);
+  const double total = 6.2 + 1.2 + 0.6 + 0.2 + 0.1;
+  const char* expected[] = {"long_scoreboard", "wait", "lg_throttle", "short_scoreboard"};
+  const double values[] = {6.2, 1.2, 0.6, 0.2};
+  for (int i = 0; i < kNcuTopStallReasons; ++i) {
+    EXPECT_EQ(m[0].top_stall_reasons(i).name(), expected[i]);
+    EXPECT_NEAR(m[0].top_stall_reasons(i).warps_per_issue(), values[i], 1e-12);
+    EXPECT_NEAR(m[0].top_stall_reasons(i).share(), values[i] / total, 1e-12);
+  }
+}
+
+TEST(SummarizeNcu, LeavesQuantitiesAnOlderReportLacksUnset) {
+  absl::StatusOr<std::vector<NcuLaunch>> launches =
+      ParseNcuRawCsv(ReadFixtureText("ncu_raw_softmax_fused.csv"));
+  ASSERT_TRUE(launches.ok()) << launches.status();
+  const std::vector<v1::NcuMetrics> m = SummarizeNcu(*launches);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_FALSE(m[0].has_dram_bytes());
+  EXPECT_FALSE(m[0].has_l2_bytes());
+  EXPECT_FALSE(m[0].has_registers_per_thread());
+  EXPECT_FALSE(m[0].has_local_load_bytes());
+  EXPECT_EQ(m[0].top_stall_reasons_size(), 0);
+}
+
 TEST(ParseNcuRawCsv, ConvertsMicrosecondsAndKeepsTwoKernelsApart) {
   const std::string csv =
       "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\"\n"
@@ -166,9 +217,14 @@ TEST(NcuProfileArgv, RunsTheTargetUnderNvtxFilterWithoutClockControl) {
   EXPECT_EQ(argv[argv.size() - 2], "--ncu-target");
   EXPECT_EQ(argv[argv.size() - 1], r.target_spec_path);
   for (const char* metric :
-       {kNcuDuration, kNcuDramThroughput, kNcuSmThroughput, kNcuAchievedOccupancy, kNcuL2HitRate}) {
+       {kNcuDuration, kNcuDramThroughput, kNcuSmThroughput, kNcuAchievedOccupancy, kNcuL2HitRate,
+        kNcuDramReadBytes, kNcuDramWriteBytes, kNcuL2Bytes, kNcuInstructions, kNcuRegisters,
+        kNcuLocalLoadBytes, kNcuLocalStoreBytes}) {
     EXPECT_NE(NcuMetricList().find(metric), std::string::npos) << metric;
   }
+  EXPECT_NE(NcuMetricList().find(
+                "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"),
+            std::string::npos);
 }
 
 TEST(NcuImportArgv, AsksForTheRawPageInBaseUnits) {

@@ -53,6 +53,17 @@ TEST(IndexedResultsOf, KeysTheBufferPlacementsOneWhenTheSpecLeavesThemUnset) {
   EXPECT_EQ(IndexedResultsOf(job.record, job.spec, job.result, 1)[0].placements, 16);
 }
 
+// Issue 26: a verdict reads the between-job noise only from results of its baseline's kind of
+// stopping rule, so the index records whether the job set one of its own.
+TEST(IndexedResultsOf, RecordsWhetherTheJobSetAStoppingRuleOfItsOwn) {
+  Job job = SucceededBenchmark();
+  EXPECT_FALSE(IndexedResultsOf(job.record, job.spec, job.result, 1)[0].custom_stopping);
+  job.spec.mutable_stopping();  // present but empty: the default rule
+  EXPECT_FALSE(IndexedResultsOf(job.record, job.spec, job.result, 1)[0].custom_stopping);
+  job.spec.mutable_stopping()->set_min_samples(20);
+  EXPECT_TRUE(IndexedResultsOf(job.record, job.spec, job.result, 1)[0].custom_stopping);
+}
+
 // Issue 23: a ranked run counts when its pooled median is precise and it did not drift, even
 // where one placement's stopping rule timed out (as eight placements of a 50 us kernel do on an
 // H100); a confirming re-run is marked.

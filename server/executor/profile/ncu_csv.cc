@@ -1,7 +1,9 @@
 // Parsing of ncu's CSV. Columns are found by name, not position: ncu versions add columns.
 #include "server/executor/profile/ncu_csv.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <optional>
 #include <sstream>
 
 #include "absl/strings/ascii.h"
@@ -34,10 +36,24 @@ bool ParseNumber(std::string text, double* out) {
 
 }  // namespace
 
+const std::vector<std::string>& NcuStallReasons() {
+  static const std::vector<std::string> reasons = {
+      "barrier",     "branch_resolving", "dispatch_stall",     "drain",    "imc_miss",
+      "lg_throttle", "long_scoreboard",  "math_pipe_throttle", "membar",   "mio_throttle",
+      "misc",        "no_instruction",   "short_scoreboard",   "sleeping", "tex_throttle",
+      "wait"};
+  return reasons;
+}
+
 std::string NcuMetricList() {
-  return absl::StrJoin(
-      {kNcuDuration, kNcuDramThroughput, kNcuSmThroughput, kNcuAchievedOccupancy, kNcuL2HitRate},
-      ",");
+  std::vector<std::string> metrics = {
+      kNcuDuration,     kNcuDramThroughput, kNcuSmThroughput,   kNcuAchievedOccupancy,
+      kNcuL2HitRate,    kNcuDramReadBytes,  kNcuDramWriteBytes, kNcuL2Bytes,
+      kNcuInstructions, kNcuRegisters,      kNcuLocalLoadBytes, kNcuLocalStoreBytes};
+  for (const std::string& reason : NcuStallReasons()) {
+    metrics.push_back(absl::StrCat(kNcuStallPrefix, reason, kNcuStallSuffix));
+  }
+  return absl::StrJoin(metrics, ",");
 }
 
 std::vector<std::string> SplitCsvLine(const std::string& line) {
@@ -114,6 +130,57 @@ absl::StatusOr<std::vector<NcuLaunch>> ParseNcuRawCsv(const std::string& csv) {
   return launches;
 }
 
+namespace {
+
+// Each metric's mean over one kernel's launches.
+using MetricMeans = std::map<std::string, double>;
+
+std::optional<double> Find(const MetricMeans& means, const std::string& metric) {
+  auto it = means.find(metric);
+  if (it == means.end()) return std::nullopt;
+  return it->second;
+}
+
+// The quantities `kbctl diff --explain` compares; each is set only when ncu reported it, so
+// that "not measured" never reads as zero.
+void SetExplainQuantities(const MetricMeans& means, v1::NcuMetrics* m) {
+  const std::optional<double> read = Find(means, kNcuDramReadBytes);
+  const std::optional<double> write = Find(means, kNcuDramWriteBytes);
+  if (read) m->set_dram_read_bytes(*read);
+  if (write) m->set_dram_write_bytes(*write);
+  if (read && write) m->set_dram_bytes(*read + *write);
+  if (auto v = Find(means, kNcuL2Bytes)) m->set_l2_bytes(*v);
+  if (auto v = Find(means, kNcuInstructions)) m->set_instructions_executed(*v);
+  if (auto v = Find(means, kNcuRegisters)) m->set_registers_per_thread(static_cast<int32_t>(*v));
+  if (auto v = Find(means, kNcuLocalLoadBytes)) m->set_local_load_bytes(*v);
+  if (auto v = Find(means, kNcuLocalStoreBytes)) m->set_local_store_bytes(*v);
+}
+
+// The largest stall reasons with their share of all listed reasons, largest first.
+void SetTopStallReasons(const MetricMeans& means, v1::NcuMetrics* m) {
+  std::vector<std::pair<double, std::string>> stalls;
+  double total = 0;
+  for (const std::string& reason : NcuStallReasons()) {
+    const std::optional<double> v =
+        Find(means, absl::StrCat(kNcuStallPrefix, reason, kNcuStallSuffix));
+    if (!v || *v <= 0) continue;
+    stalls.emplace_back(*v, reason);
+    total += *v;
+  }
+  std::sort(stalls.begin(), stalls.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  if (stalls.size() > static_cast<size_t>(kNcuTopStallReasons)) stalls.resize(kNcuTopStallReasons);
+  for (const auto& [value, reason] : stalls) {
+    v1::NcuMetrics::StallReason* s = m->add_top_stall_reasons();
+    s->set_name(reason);
+    s->set_warps_per_issue(value);
+    s->set_share(value / total);
+  }
+}
+
+}  // namespace
+
 std::vector<v1::NcuMetrics> SummarizeNcu(const std::vector<NcuLaunch>& launches) {
   std::vector<std::string> order;
   std::map<std::string, std::map<std::string, std::pair<double, int>>> sums;
@@ -127,11 +194,11 @@ std::vector<v1::NcuMetrics> SummarizeNcu(const std::vector<NcuLaunch>& launches)
   }
   std::vector<v1::NcuMetrics> out;
   for (const std::string& kernel : order) {
-    const auto& per_kernel = sums[kernel];
-    const auto mean = [&](const char* metric) {
-      auto it = per_kernel.find(metric);
-      return it == per_kernel.end() ? 0.0 : it->second.first / it->second.second;
-    };
+    MetricMeans means;
+    for (const auto& [metric, sum_count] : sums[kernel]) {
+      means[metric] = sum_count.first / sum_count.second;
+    }
+    const auto mean = [&](const char* metric) { return Find(means, metric).value_or(0.0); };
     v1::NcuMetrics& m = out.emplace_back();
     m.set_kernel(Demangle(kernel));
     m.set_duration_seconds(mean(kNcuDuration));
@@ -139,6 +206,8 @@ std::vector<v1::NcuMetrics> SummarizeNcu(const std::vector<NcuLaunch>& launches)
     m.set_sm_throughput_percent(mean(kNcuSmThroughput));
     m.set_achieved_occupancy_percent(mean(kNcuAchievedOccupancy));
     m.set_l2_hit_rate_percent(mean(kNcuL2HitRate));
+    SetExplainQuantities(means, &m);
+    SetTopStallReasons(means, &m);
   }
   return out;
 }

@@ -18,6 +18,26 @@ inline constexpr char kNcuDramThroughput[] =
 inline constexpr char kNcuSmThroughput[] = "sm__throughput.avg.pct_of_peak_sustained_elapsed";
 inline constexpr char kNcuAchievedOccupancy[] = "sm__warps_active.avg.pct_of_peak_sustained_active";
 inline constexpr char kNcuL2HitRate[] = "lts__t_sector_hit_rate.pct";
+// What `kbctl diff --explain` compares (issue 26, item 6). Names as Nsight Compute's metric
+// reference gives them for Volta and later, Hopper (sm_90) included; a name the GPU lacks
+// would fail the whole ncu run, so only metrics every supported architecture has are listed.
+inline constexpr char kNcuDramReadBytes[] = "dram__bytes_read.sum";
+inline constexpr char kNcuDramWriteBytes[] = "dram__bytes_write.sum";
+inline constexpr char kNcuL2Bytes[] = "lts__t_bytes.sum";
+inline constexpr char kNcuInstructions[] = "smsp__inst_executed.sum";
+inline constexpr char kNcuRegisters[] = "launch__registers_per_thread";
+inline constexpr char kNcuLocalLoadBytes[] = "l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum";
+inline constexpr char kNcuLocalStoreBytes[] = "l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum";
+// Stall reasons are smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio, the
+// breakdown of ncu's Warp State Statistics section ("selected" and "not_selected" are left
+// out: they are issue slots, not stalls).
+inline constexpr char kNcuStallPrefix[] = "smsp__average_warps_issue_stalled_";
+inline constexpr char kNcuStallSuffix[] = "_per_issue_active.ratio";
+// How many stall reasons a kernel's NcuMetrics keeps, largest first.
+inline constexpr int kNcuTopStallReasons = 4;
+
+// The stall reasons asked for, in ncu's own words (e.g. "long_scoreboard").
+const std::vector<std::string>& NcuStallReasons();
 
 // Comma-separated, for --metrics.
 std::string NcuMetricList();
