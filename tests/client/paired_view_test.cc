@@ -1,16 +1,17 @@
 // The interleaved A/B's words: the verdict's line (with the --repeat an UNSURE one needs), the
 // rule that tells a job id from a variant in --baseline, and --fail-on's exit status.
+#include "client/format/paired_view.h"
+
 #include <gtest/gtest.h>
 
 #include "client/errors.h"
-#include "client/format/paired_view.h"
 #include "client/paired/paired_compare.h"
 
 namespace kbench::client {
 namespace {
 
 analysis::PairedVerdict MadeVerdict(analysis::Verdict verdict, double change, double low,
-                                double high) {
+                                    double high) {
   analysis::PairedVerdict v;
   v.pairs = 8;
   v.verdict = verdict;
