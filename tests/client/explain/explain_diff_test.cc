@@ -78,7 +78,7 @@ class DiffExplain : public ::testing::Test {
  protected:
   void SetUp() override {
     server_.AddJob(UserKernelBenchmark("a", 1e-3, false));
-    server_.AddJob(UserKernelBenchmark("b", 1.3e-3, true));
+    server_.AddJob(UserKernelBenchmark("b", 30e-3, true));
     server_.set_script(GpuHostWithoutNcu);
     // The jobs --explain submits are job-1... in order: the baseline's profile with ncu, without,
     // its compile; then the candidate's.
@@ -101,7 +101,7 @@ TEST_F(DiffExplain, ProfilesWithoutNcuWhereItIsMissingAndSaysSo) {
   const Result r = Diff({"--explain"});
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("SLOWER"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("\nWhy @user is SLOWER (+30 %): profiles job-2 and job-5\n"
+  EXPECT_NE(r.out.find("\nWhy @user is SLOWER (+2900 %): profiles job-2 and job-5\n"
                        "  spills 0 → 24 B in add_blocked; registers 64 → 32 "
                        "(time +30 %, 100.0 us → 130.0 us a call)\n"
                        "  SASS: +2 STL, -1 FFMA, +1 LDL\n"
@@ -149,7 +149,7 @@ TEST_F(DiffExplain, KeepsTheFailOnExitCode) {
 TEST_F(DiffExplain, SaysWhySassIsMissingWhenTheArtifactCannotBeRead) {
   FakeKbenchServer server;
   server.AddJob(UserKernelBenchmark("a", 1e-3, false));
-  server.AddJob(UserKernelBenchmark("b", 1.3e-3, true));
+  server.AddJob(UserKernelBenchmark("b", 30e-3, true));
   server.set_script(GpuHostWithoutNcu);  // no sass.txt registered for the compile jobs
   const Result r =
       Kbctl({"--server", server.address(), "diff", "a", "b", "--no-history-noise", "--explain"});
