@@ -113,9 +113,10 @@ absl::StatusOr<v1::SubmitJobResponse> Connection::SubmitJob(const v1::SubmitJobR
   return response;
 }
 
-absl::StatusOr<v1::Job> Connection::GetJob(const std::string& job_id) {
+absl::StatusOr<v1::Job> Connection::GetJob(const std::string& job_id, bool include_code) {
   v1::GetJobRequest request;
   request.set_job_id(job_id);
+  request.set_include_code(include_code);
   v1::GetJobResponse response;
   const grpc::Status s = stub_->GetJob(UnaryContext().get(), request, &response);
   if (!s.ok()) return Check(s);

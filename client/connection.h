@@ -34,7 +34,8 @@ class Connection {
   absl::StatusOr<v1::ListDevicesResponse> ListDevices();
   absl::StatusOr<v1::ListNodesResponse> ListNodes();
   absl::StatusOr<v1::SubmitJobResponse> SubmitJob(const v1::SubmitJobRequest& request);
-  absl::StatusOr<v1::Job> GetJob(const std::string& job_id);
+  // `include_code`: with the user kernels' code (only the code's owners and admins may).
+  absl::StatusOr<v1::Job> GetJob(const std::string& job_id, bool include_code = false);
   absl::StatusOr<v1::Job> CancelJob(const std::string& job_id);
   absl::StatusOr<v1::DeleteJobResponse> DeleteJob(const std::string& job_id);
   absl::StatusOr<v1::ListJobsResponse> ListJobs(const v1::ListJobsRequest& request);

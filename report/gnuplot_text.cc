@@ -23,7 +23,7 @@ std::string GnuplotQuote(const std::string& s) {
 
 std::pair<double, std::string> TimeScale(double max) {
   if (max < 1e-6) return {1e9, "ns"};
-  if (max < 1e-3) return {1e6, "us"};
+  if (max < 1e-3) return {1e6, "\u00b5s"};  // µs: gnuplot writes UTF-8 as given
   if (max < 1) return {1e3, "ms"};
   return {1, "s"};
 }

@@ -18,7 +18,7 @@ std::string GnuplotQuote(const std::string& s);
 // token written into a data block, where a newline would end the line (or the block at "EOD").
 std::string GnuplotDataToken(const std::string& s);
 
-// A scale for times up to `max` seconds: (factor, unit), e.g. (1e6, "us").
+// A scale for times up to `max` seconds: (factor, unit), e.g. (1e6, "µs").
 std::pair<double, std::string> TimeScale(double max);
 
 // The `set terminal` line: SVG (760x440, white background) or PNG (1140x660, pngcairo).

@@ -108,7 +108,8 @@ std::string CategoricalTicks(const XAxis& x) {
   return absl::StrCat("set xtics (", absl::StrJoin(ticks, ", "), ")\n");
 }
 
-// A scale for numbers up to `max`: (factor, unit prefix) so that values read in 1..1000s.
+// A scale for numbers up to `max` so that values read in 1..1000s: (factor, unit prefix), or
+// for times (factor, unit) — "µs", not a prefix.
 std::pair<double, std::string> ScaleOf(double max, bool time) {
   if (time) return TimeScale(max);
   if (max >= 1e12) return {1e-12, "T"};
@@ -190,7 +191,7 @@ std::string PlotScript(const SweepTable& table, const std::string& directory, bo
   PlotSpec time{
       "time",
       "median time per launch",
-      "median time ({}s)",
+      "median time ({})",  // TimeScale's unit is a whole one: "µs"
       SeriesOf(table, x, [](const PointRow&, const VariantCell& c) { return c.median_seconds; }),
       {}};
   time.time = true;

@@ -107,11 +107,23 @@ absl::Status CompareAndReport(Session& session, const v1::Job& baseline, const v
 
 namespace {
 
+// The job as diff needs it: an explanation re-submits user kernels, so it asks for their code
+// (replies carry only its sha256); someone else's code is refused, and then the explanation
+// says what it could not measure.
+absl::StatusOr<v1::Job> DiffedJob(Session& session, const std::string& id, bool explained) {
+  if (explained) {
+    absl::StatusOr<v1::Job> with_code = session.connection().GetJob(id, /*include_code=*/true);
+    if (!absl::IsPermissionDenied(with_code.status())) return with_code;
+  }
+  return session.connection().GetJob(id);
+}
+
 absl::Status RunDiff(Session& session, const std::string& a, const std::string& b,
                      const VerdictFlags& flags) {
   KBENCH_RETURN_IF_ERROR(CheckVerdictFlags(flags));  // a usage error sends nothing
-  KBENCH_ASSIGN_OR_RETURN(v1::Job baseline, session.connection().GetJob(a));
-  KBENCH_ASSIGN_OR_RETURN(v1::Job candidate, session.connection().GetJob(b));
+  const bool explained = flags.explain.changed || flags.explain.all;
+  KBENCH_ASSIGN_OR_RETURN(v1::Job baseline, DiffedJob(session, a, explained));
+  KBENCH_ASSIGN_OR_RETURN(v1::Job candidate, DiffedJob(session, b, explained));
   return CompareAndReport(session, baseline, candidate, flags);
 }
 

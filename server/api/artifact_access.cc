@@ -58,6 +58,14 @@ void MarkOwnerOnlyArtifacts(v1::Job* job) {
   }
 }
 
+absl::StatusOr<v1::Job> WithCodeFor(const auth::Identity& caller, v1::Job job) {
+  if (MayReadCode(caller, job.spec())) return job;
+  return absl::PermissionDeniedError(
+      absl::StrCat("include_code: job ", job.id(), " runs the code of '",
+                   absl::StrJoin(CodeOwners(job.spec()), "', '"),
+                   "' and only they and admins may read it; you are '", caller.name, "'"));
+}
+
 void RedactForViewer(const auth::Identity& viewer, v1::Job* job) {
   if (job->error().empty() || !CarriesUserCode(job->spec()) || MayReadCode(viewer, job->spec())) {
     return;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "kbench/v1/types.pb.h"
 #include "server/auth/authenticator.h"
@@ -31,6 +32,10 @@ absl::Status DecideArtifactRead(const auth::Identity& caller, const v1::JobSpec&
 
 // Sets ArtifactInfo.owner_only on each of `job`'s artifacts.
 void MarkOwnerOnlyArtifacts(v1::Job* job);
+
+// `job` with its user kernels' code (GetJob's include_code) when `caller` may read that code;
+// PERMISSION_DENIED naming whose code it is otherwise.
+absl::StatusOr<v1::Job> WithCodeFor(const auth::Identity& caller, v1::Job job);
 
 // `job` as `viewer` may see it: the error of a job running someone else's code is replaced by a
 // line saying whose it is (a compile error quotes the code; the error code stays).

@@ -43,13 +43,15 @@ std::optional<store::JobState> StateFromProto(v1::JobState state) {
 }
 
 v1::Job RecordToJob(const store::JobRecord& record, const std::optional<v1::Progress>& progress,
-                    const std::vector<store::ArtifactRecord>& artifacts) {
+                    const std::vector<store::ArtifactRecord>& artifacts, bool keep_code) {
   v1::Job job;
   job.set_id(record.id);
   job.mutable_spec()->ParseFromString(record.spec);
   // A user kernel's code (up to 32 MiB) is not echoed in every Get/List/Watch reply: its sha256
   // is in the result (user_module, compile), and the submitter has the file.
-  for (v1::UserKernel& uk : *job.mutable_spec()->mutable_user_kernels()) uk.clear_code();
+  if (!keep_code) {
+    for (v1::UserKernel& uk : *job.mutable_spec()->mutable_user_kernels()) uk.clear_code();
+  }
   job.set_state(StateToProto(record.state));
   // In a fleet, the node that claimed it names the device ("gpu-b/cuda:0").
   job.set_device(record.node.empty() ? record.device : record.node + "/" + record.device);

@@ -155,13 +155,13 @@ grpc::Status KbenchService::ListNodes(grpc::ServerContext* context, const v1::Li
   return Finish("ListNodes", start, absl::OkStatus());
 }
 
-absl::StatusOr<v1::Job> KbenchService::LoadJob(const std::string& id) {
+absl::StatusOr<v1::Job> KbenchService::LoadJob(const std::string& id, bool keep_code) {
   KBENCH_RETURN_IF_ERROR(CheckJobId(id));
   KBENCH_ASSIGN_OR_RETURN(store::JobRecord record, jobs_->Get(id));
   KBENCH_ASSIGN_OR_RETURN(std::vector<store::ArtifactRecord> artifacts, jobs_->Artifacts(id));
   std::optional<v1::Progress> progress;
   if (record.state == store::JobState::kRunning) progress = events_->LatestProgress(id);
-  v1::Job job = RecordToJob(record, progress, artifacts);
+  v1::Job job = RecordToJob(record, progress, artifacts, keep_code);
   if (record.state == store::JobState::kQueued) SetQueuePlace(scheduler_->QueuePlaces(), &job);
   return job;
 }
@@ -281,7 +281,8 @@ grpc::Status KbenchService::GetJob(grpc::ServerContext* context, const v1::GetJo
   const auto start = Clock::now();
   absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, "GetJob");
   if (!caller.ok()) return Finish("GetJob", start, caller.status());
-  absl::StatusOr<v1::Job> job = LoadJob(request->job_id());
+  absl::StatusOr<v1::Job> job = LoadJob(request->job_id(), request->include_code());
+  if (job.ok() && request->include_code()) job = WithCodeFor(*caller, *std::move(job));
   if (job.ok()) {
     RedactForViewer(*caller, &*job);
     *response->mutable_job() = *std::move(job);

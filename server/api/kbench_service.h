@@ -116,7 +116,8 @@ class KbenchService final : public WithReceiveLimits<StreamingBase> {
                              v1::DeleteVariantResponse*) override;
 
  private:
-  absl::StatusOr<v1::Job> LoadJob(const std::string& id);
+  // `keep_code`: the user kernels' code stays in the reply (GetJob's include_code).
+  absl::StatusOr<v1::Job> LoadJob(const std::string& id, bool keep_code = false);
   absl::Status Submit(const auth::Identity& caller, const v1::SubmitJobRequest& request,
                       v1::SubmitJobResponse* response);
   // Fair share and quotas (usage_service.cc).

@@ -64,9 +64,11 @@ class CodePrivacy : public ::testing::Test {
     return job;
   }
 
-  grpc::Status Get(const std::string& token, const std::string& id, v1::Job* job) {
+  grpc::Status Get(const std::string& token, const std::string& id, v1::Job* job,
+                   bool include_code = false) {
     v1::GetJobRequest request;
     request.set_job_id(id);
+    request.set_include_code(include_code);
     v1::GetJobResponse response;
     const grpc::Status s = stub().GetJob(ContextFor(token).get(), request, &response);
     *job = response.job();
@@ -114,6 +116,27 @@ TEST_F(CodePrivacy, BobCannotDownloadWhatAlicesCodeCompiledTo) {
   std::string ptx;
   ASSERT_TRUE(Download(alice_, job.id(), "module.ptx", &ptx).ok());
   EXPECT_NE(ptx.find(kSecretName), std::string::npos);
+}
+
+// What `kbctl diff --explain` and `kbctl repro` re-submit: the code itself, to its owner and
+// admins only; every other reply carries only its sha256.
+TEST_F(CodePrivacy, GetJobIncludesTheCodeForItsOwnerAndAdminsOnly) {
+  const v1::Job job = RunAs(alice_, CompileSquare(AliceSource()));
+  ASSERT_EQ(job.state(), v1::JOB_STATE_SUCCEEDED) << job.error();
+  EXPECT_TRUE(job.spec().user_kernels(0).code().empty());
+  EXPECT_EQ(job.spec().user_kernels(0).code_sha256().size(), 64u);
+  v1::Job read;
+  ASSERT_TRUE(Get(alice_, job.id(), &read, /*include_code=*/true).ok());
+  EXPECT_EQ(read.spec().user_kernels(0).code(), AliceSource());
+  ASSERT_TRUE(Get(root_, job.id(), &read, /*include_code=*/true).ok());
+  EXPECT_EQ(read.spec().user_kernels(0).code(), AliceSource());
+  const grpc::Status bob = Get(bob_, job.id(), &read, /*include_code=*/true);
+  EXPECT_EQ(bob.error_code(), StatusCode::PERMISSION_DENIED);
+  EXPECT_NE(bob.error_message().find("alice"), std::string::npos) << bob.error_message();
+  EXPECT_EQ(bob.error_message().find(kSecretName), std::string::npos);
+  EXPECT_TRUE(read.spec().user_kernels().empty());
+  ASSERT_TRUE(Get(bob_, job.id(), &read).ok());  // without the code, anyone may
+  EXPECT_TRUE(read.spec().user_kernels(0).code().empty());
 }
 
 TEST_F(CodePrivacy, ACompileErrorIsShownToItsOwnerOnly) {

@@ -68,7 +68,7 @@ TEST(HistoryPlotScript, DrawsEachSeriesOldestFirstInMicrosecondsWithItsInterval)
       << script;
   EXPECT_NE(script.find("$s1 << EOD\n1700000300 49.1 49 49.2 j3\nEOD\n"), std::string::npos)
       << script;
-  EXPECT_NE(script.find("median time (us), 95% CI"), std::string::npos);
+  EXPECT_NE(script.find("median time (\u00b5s), 95% CI"), std::string::npos);
   EXPECT_NE(script.find("set terminal svg"), std::string::npos);
   EXPECT_NE(script.find("with yerrorbars"), std::string::npos);
   EXPECT_NE(script.find("(contended)"), std::string::npos);

@@ -157,7 +157,20 @@ TEST(DrawPlots, GnuplotWritesSvgFiles) {
   std::stringstream ss;
   ss << svg.rdbuf();
   EXPECT_NE(ss.str().find("<svg"), std::string::npos);
+  // The rendered axis label, as gnuplot drew it: medians of 1-3 ms read in ms, once.
+  EXPECT_EQ((*files)[0].name, "time.svg");
+  EXPECT_NE(ss.str().find("median time (ms)"), std::string::npos);
+  EXPECT_EQ(ss.str().find("mss"), std::string::npos);
   std::filesystem::remove_all(dir);
+}
+
+TEST(PlotScript, TimesUnderAMillisecondReadInMicroseconds) {
+  Fixture f = ThreePoints();
+  for (int i = 0; i < 3; ++i) f.jobs[i] = PointJob(f.sweep.points(i).job_id(), 1e-5 * (i + 1));
+  std::vector<PlotFile> files;
+  const std::string script = PlotScript(BuildSweepTable(f.sweep, f.jobs), "/tmp/x", false, &files);
+  EXPECT_NE(script.find("median time (\u00b5s)"), std::string::npos) << script;
+  EXPECT_EQ(script.find("\u00b5ss"), std::string::npos);
 }
 
 TEST(RunBounded, KillsAHelperPastItsLimit) {

@@ -7,17 +7,9 @@ set -uo pipefail
 pack=$(cd "$1" && pwd); out=$2
 mkdir -p "$out"
 export LD_LIBRARY_PATH="$pack/lib:/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64:${LD_LIBRARY_PATH:-}"
-data=$(mktemp -d)
-"$pack/bin/kbenchd" --open --listen 127.0.0.1:0 --data-dir "$data" --metrics-listen 127.0.0.1:0 \
-  >"$out/kbenchd.stdout" 2>"$out/kbenchd.log" &
-pid=$!
-trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null || true' EXIT
-for _ in $(seq 1 900); do
-  grep -q '^kbenchd: ready' "$out/kbenchd.stdout" 2>/dev/null && break
-  kill -0 $pid || { cat "$out/kbenchd.log"; exit 1; }
-  sleep 0.1
-done
-export KBENCH_SERVER=$(sed -n 's/^kbenchd: listening on //p' "$out/kbenchd.stdout")
+source "$(dirname "${BASH_SOURCE[0]}")/start_kbenchd.sh"
+start_kbenchd "$pack" "$out" --metrics-listen 127.0.0.1:0
+pid=$kbenchd_pid
 rss() { awk '/^VmRSS/{print $2}' "/proc/$1/status"; }
 echo "ldd kbenchd (CUDA libraries, none expected):"; ldd "$pack/bin/kbenchd" | grep -iE 'cuda|cublas|cupti|nvrtc' || echo "  none"
 sleep 2

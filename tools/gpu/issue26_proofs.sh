@@ -7,7 +7,9 @@
 #   explain  an explained regression: tools/gpu/issue26/softmax_rows8k.cu against itself built
 #            with -maxrregcount=32 (it spills), `kbctl diff --explain`
 #   bisect   8 versions of that kernel, the 6th onwards with SLOW_PASS: `kbctl bisect`
-# usage: STEPS="panel explain bisect" issue26_proofs.sh PACK_DIR OUT_DIR
+#   ncu      every metric the executor asks Nsight Compute for is known to this ncu, and
+#            `kbctl profile --ncu` fills them
+# usage: STEPS="ncu panel explain bisect" issue26_proofs.sh PACK_DIR OUT_DIR
 #   PANEL_F / PANEL_H / PANEL_R: fresh pairs, history jobs, rounds per case (default 6 8 6)
 #   PANEL_CASES: the cases (default below)
 set -uo pipefail
@@ -20,20 +22,26 @@ export PATH="$pack/tools:$PATH"  # gnuplot and jq wrappers
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
   --format=csv,noheader
 step() { echo "== $1 ($(date -u +%H:%M:%S))"; }
-data=$(mktemp -d)
-"$pack/bin/kbenchd" --open --listen 127.0.0.1:0 --data-dir "$data" \
-  >"$out/kbenchd.stdout" 2>"$out/kbenchd.log" &
-pid=$!
-trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null || true' EXIT
-for _ in $(seq 1 600); do
-  grep -q '^kbenchd: ready' "$out/kbenchd.stdout" 2>/dev/null && break
-  kill -0 $pid || { tail "$out/kbenchd.log"; exit 1; }
-  sleep 0.1
-done
-export KBENCH_SERVER=$(sed -n 's/^kbenchd: listening on //p' "$out/kbenchd.stdout")
+source "$(dirname "${BASH_SOURCE[0]}")/start_kbenchd.sh"
+start_kbenchd "$pack" "$out"
 kbctl() { timeout "${T:-120}" "$pack/bin/kbctl" "$@"; }
 src=tools/gpu/issue26/softmax_rows8k.cu
 user=(--entry softmax_rows8k --grid rows --block 256 --shape 4096x8192 --device cuda:0)
+
+if want ncu; then
+  step "ncu: the metric names, then kbctl profile --ncu"
+  ncu --query-metrics >"$out/ncu_metrics.txt" 2>&1 || true
+  for m in gpu__time_duration dram__bytes_read dram__bytes_write lts__t_bytes \
+           smsp__inst_executed launch__registers_per_thread \
+           l1tex__t_bytes_pipe_lsu_mem_local_op_ld l1tex__t_bytes_pipe_lsu_mem_local_op_st \
+           lts__t_sector_hit_rate sm__warps_active smsp__average_warps_issue_stalled_long_scoreboard; do
+    grep -q "^$m " "$out/ncu_metrics.txt" && echo "known: $m" || echo "UNKNOWN: $m"
+  done
+  T=240 kbctl -o json profile softmax --variant fused --shape 4096x4096 --device cuda:0 --ncu \
+    >"$out/ncu_profile.json" 2>"$out/ncu_profile.err"
+  echo "profile --ncu rc=$?"; tail -3 "$out/ncu_profile.err"
+  jq -c '.. | objects | select(has("ncu")) | .ncu' "$out/ncu_profile.json" 2>/dev/null | head -3
+fi
 
 if want explain; then
   step "explain: softmax_rows8k as is against -maxrregcount=32"
@@ -43,8 +51,9 @@ if want explain; then
   a=$(jq -r .id "$out/explain_a.json"); b=$(jq -r .id "$out/explain_b.json")
   jq -c '{id, state, median: .result.variants[0].stats.median_seconds}' "$out/explain_a.json" \
     "$out/explain_b.json"
-  T=300 kbctl diff "$a" "$b" --explain 2>&1 | tee "$out/explain.txt"
-  T=300 kbctl -o json diff "$a" "$b" --explain >"$out/explain.json" 2>"$out/explain.err"
+  # A fresh key is UNSURE below ~10x by design (docs/verdicts.md), so explain every variant.
+  T=300 kbctl diff "$a" "$b" --explain-all 2>&1 | tee "$out/explain.txt"
+  T=300 kbctl -o json diff "$a" "$b" --explain-all >"$out/explain.json" 2>"$out/explain.err"
   echo "diff --explain -o json rc=$?"
 fi
 
@@ -57,7 +66,10 @@ if want bisect; then
     versions+=("$f")
   done
   list=$(IFS=,; echo "${versions[*]}")
-  T=540 kbctl bisect softmax --versions "$list" "${user[@]}" 2>&1 | tee "$out/bisect.txt"
+  # Each step is one job of interleaved pairs; --timeout-s bounds its sampling (default 15 s).
+  # shellcheck disable=SC2086
+  T=540 kbctl bisect softmax --versions "$list" "${user[@]}" ${BISECT_FLAGS:-} >"$out/bisect.txt" 2>&1
+  grep -v ' running on ' "$out/bisect.txt"
   echo "bisect rc=${PIPESTATUS[0]}"
 fi
 

@@ -35,17 +35,8 @@ step() { echo "== $1 ($(date -u +%H:%M:%S))"; }
 gate=()
 want contend && gate=(--idle-gate cuda:0=10,90)
 want gaps && export KBENCH_PROFILE_KEEP_ACTIVITY=1  # the raw records, for the gaps step
-data=$(mktemp -d)
-"$pack/bin/kbenchd" --open --listen 127.0.0.1:0 --data-dir "$data" "${gate[@]}" \
-  >"$out/kbenchd.stdout" 2>"$out/kbenchd.log" &
-pid=$!
-trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null || true' EXIT
-for _ in $(seq 1 600); do
-  grep -q '^kbenchd: ready' "$out/kbenchd.stdout" 2>/dev/null && break
-  kill -0 $pid || { tail "$out/kbenchd.log"; exit 1; }
-  sleep 0.1
-done
-export KBENCH_SERVER=$(sed -n 's/^kbenchd: listening on //p' "$out/kbenchd.stdout")
+source "$(dirname "${BASH_SOURCE[0]}")/start_kbenchd.sh"
+start_kbenchd "$pack" "$out" "${gate[@]}"
 kbctl() { timeout "${T:-60}" "$pack/bin/kbctl" "$@"; }
 # The fused softmax pasted into a file, as tests/gpu/user_kernel_gpu_test.cc holds it.
 src=$out/fused_softmax.cu
@@ -286,8 +277,8 @@ fi
 
 # The store, for history, diffs and reports made elsewhere: copied after kbenchd has stopped,
 # with its write-ahead log if one is left (a copy of the .db alone while it runs can be empty).
-kill $pid 2>/dev/null; wait $pid 2>/dev/null
-cp "$data"/*.db "$data"/*.db-wal "$out/" 2>/dev/null
+kill $kbenchd_pid 2>/dev/null; wait $kbenchd_pid 2>/dev/null
+cp "$kbenchd_data"/*.db "$kbenchd_data"/*.db-wal "$out/" 2>/dev/null
 run_tests() {
   for t in ${TESTS:-measure_test cuda_host_test nvml_gpu_test cuda_harness_test \
            cheating_kernels_test profile_gpu_test user_kernel_gpu_test cuda_variants_gpu_test}; do

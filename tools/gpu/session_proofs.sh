@@ -34,16 +34,8 @@ timeout 100 "$pack/bin/cheating_kernels_test" >"$out/cheating_kernels_test.log" 
 echo "rc=$?"; grep -E "^\[ +(OK|FAILED|SKIPPED) +\]|RESULT|floor|L2" "$out/cheating_kernels_test.log" | head -40
 }
 
-data=$(mktemp -d)
-"$pack/bin/kbenchd" --open --listen 127.0.0.1:0 --data-dir "$data" >"$out/kbenchd.stdout" 2>"$out/kbenchd.log" &
-pid=$!
-trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null || true' EXIT
-for _ in $(seq 1 600); do
-  grep -q '^kbenchd: ready' "$out/kbenchd.stdout" 2>/dev/null && break
-  kill -0 $pid || { tail "$out/kbenchd.log"; exit 1; }
-  sleep 0.1
-done
-export KBENCH_SERVER=$(sed -n 's/^kbenchd: listening on //p' "$out/kbenchd.stdout")
+source "$(dirname "${BASH_SOURCE[0]}")/start_kbenchd.sh"
+start_kbenchd "$pack" "$out"
 kbctl() { timeout "${T:-60}" "$pack/bin/kbctl" "$@"; }
 
 step "softmax sweep"
