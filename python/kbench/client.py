@@ -4,6 +4,7 @@ none, since a job may queue and run for minutes and the server ends them at its 
 
 import hashlib
 import sys
+import time
 import uuid
 
 import grpc
@@ -37,7 +38,10 @@ class Client:
                    ("grpc.primary_user_agent", f"kbench-python/{__version__}")]
         c = self.connection
         if c.tls:
-            roots = open(c.ca_file, "rb").read() if c.ca_file else None
+            roots = None
+            if c.ca_file:
+                with open(c.ca_file, "rb") as f:
+                    roots = f.read()
             self._channel = grpc.secure_channel(
                 c.server, grpc.ssl_channel_credentials(root_certificates=roots), options)
         else:
@@ -216,7 +220,6 @@ class Client:
 
     def wait_sweep(self, sweep_id, *, poll_seconds=0.5, timeout=None):
         """Polls until the sweep is DONE or CANCELLED; returns it with its jobs."""
-        import time
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             sweep = self.get_sweep(sweep_id)

@@ -1,6 +1,7 @@
 """Jobs and their results as plain dataclasses, read from the kbench.v1 messages. Each keeps the
 message it came from in `proto` (not shown in repr) for the fields not lifted out here."""
 
+import datetime
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -20,7 +21,7 @@ def _time(ts):
     """A Timestamp as an aware datetime; None when unset."""
     if ts.seconds == 0 and ts.nanos == 0:
         return None
-    return ts.ToDatetime().replace(tzinfo=__import__("datetime").timezone.utc)
+    return ts.ToDatetime().replace(tzinfo=datetime.timezone.utc)
 
 
 @dataclass

@@ -23,15 +23,16 @@ def bin_dir():
 
 class Daemon:
     """kbenchd --listen 127.0.0.1:0 --no-cuda; `address` is where it listens. Without
-    `auth_file` it runs --open (every caller is 'local', an admin)."""
+    `auth_file` it runs --open (every caller is 'local', an admin); `flags` are added (TLS)."""
 
-    def __init__(self, auth_file=None):
+    def __init__(self, auth_file=None, flags=()):
         self.dir = tempfile.mkdtemp(prefix="kbench-py-")
-        args = [os.path.join(bin_dir(), "kbenchd"), "--listen", "127.0.0.1:0", "--data-dir",
-                os.path.join(self.dir, "data"), "--no-cuda"]
-        args += ["--auth-file", auth_file] if auth_file else ["--open"]
+        command = [os.path.join(bin_dir(), "kbenchd"), "--listen", "127.0.0.1:0", "--data-dir",
+                   os.path.join(self.dir, "data"), "--no-cuda"]
+        command += ["--auth-file", auth_file] if auth_file else ["--open"]
+        command += list(flags)
         self.log = open(os.path.join(self.dir, "stderr.log"), "w+")
-        self.process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self.log)
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=self.log)
         self.address = self._wait_ready()
 
     def _wait_ready(self):

@@ -2,6 +2,7 @@
 from kbctl's own config file; and a context's token reaches a real kbenchd with --auth-file."""
 
 import os
+import shutil
 import subprocess
 import tempfile
 import unittest
@@ -87,30 +88,64 @@ class ResolveTest(unittest.TestCase):
         self.assertFalse(config.is_loopback("127.evil.example:1"))
 
 
+def mint_token(directory, user):
+    """Adds `user` to directory/auth.yaml with kbenchd's own tool; returns the token's file."""
+    auth_file = os.path.join(directory, "auth.yaml")
+    minted = subprocess.run([os.path.join(bin_dir(), "kbenchd"), "token", "add", "--auth-file",
+                             auth_file, user], capture_output=True, text=True, timeout=30,
+                            check=True)
+    token_file = os.path.join(directory, f"{user}.token")
+    with open(token_file, "w") as f:
+        f.write(minted.stdout.strip().splitlines()[-1] + "\n")
+    os.chmod(token_file, 0o600)
+    return token_file
+
+
+def make_pki(directory):
+    """A CA and a server certificate for 127.0.0.1 (openssl); (ca, cert, key) paths."""
+    def run(*args):
+        subprocess.run(["openssl", *args], cwd=directory, capture_output=True, timeout=60,
+                       check=True)
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    run("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "1", "-subj",
+        "/CN=kbench-python-test-ca", "-addext", "basicConstraints=critical,CA:TRUE",
+        "-addext", "keyUsage=critical,keyCertSign")
+    run("req", *ec, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost")
+    with open(os.path.join(directory, "ext"), "w") as f:
+        f.write("subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n")
+    run("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
+        "-CAcreateserial", "-out", "server.pem", "-days", "1", "-extfile", "ext")
+    return tuple(os.path.join(directory, n) for n in ("ca.pem", "server.pem", "server.key"))
+
+
 class ContextTokenTest(unittest.TestCase):
-    """A context's token-file authenticates to a kbenchd that requires tokens."""
+    """A context's token-file authenticates to a kbenchd that requires tokens; a context's
+    ca-file makes the channel TLS, checked against that CA."""
 
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory()
+        token_file = mint_token(cls.tmp.name, "alice")
         auth_file = os.path.join(cls.tmp.name, "auth.yaml")
-        minted = subprocess.run([os.path.join(bin_dir(), "kbenchd"), "token", "add",
-                                 "--auth-file", auth_file, "alice"],
-                                capture_output=True, text=True, timeout=30, check=True)
-        token = minted.stdout.strip().splitlines()[-1]
-        token_file = os.path.join(cls.tmp.name, "alice.token")
-        with open(token_file, "w") as f:
-            f.write(token + "\n")
-        os.chmod(token_file, 0o600)
         cls.daemon = Daemon(auth_file=auth_file)
+        contexts = [f"  - name: lab\n    server: {cls.daemon.address}\n"
+                    f"    token-file: {token_file}\n"]
+        cls.tls_daemon = None
+        if shutil.which("openssl"):
+            ca, cert, key = make_pki(cls.tmp.name)
+            cls.tls_daemon = Daemon(auth_file=auth_file,
+                                    flags=["--tls-cert", cert, "--tls-key", key])
+            contexts.append(f"  - name: tls-lab\n    server: {cls.tls_daemon.address}\n"
+                            f"    token-file: {token_file}\n    ca-file: {ca}\n")
         cls.config = os.path.join(cls.tmp.name, "config.yaml")
         with open(cls.config, "w") as f:
-            f.write(f"current-context: ''\ncontexts:\n  - name: lab\n"
-                    f"    server: {cls.daemon.address}\n    token-file: {token_file}\n")
+            f.write("current-context: ''\ncontexts:\n" + "".join(contexts))
 
     @classmethod
     def tearDownClass(cls):
         cls.daemon.stop()
+        if cls.tls_daemon is not None:
+            cls.tls_daemon.stop()
         cls.tmp.cleanup()
 
     def setUp(self):
@@ -126,6 +161,14 @@ class ContextTokenTest(unittest.TestCase):
                            stopping={"timeout_seconds": 2})
             self.assertEqual(kb.get(job.id).proto.spec.owner, "alice")
             kb.cancel(job.id)
+
+    def test_a_context_with_a_ca_file_talks_tls(self):
+        if self.tls_daemon is None:
+            self.skipTest("no openssl to make a certificate")
+        with kbench.Client("tls-lab", timeout=20) as kb:
+            self.assertTrue(kb.connection.tls)
+            self.assertIn("cpu", [d.id for d in kb.devices()])
+            self.assertEqual(len(kb.list_jobs()), 0)
 
     def test_no_token_is_an_auth_error(self):
         with kbench.Client(server=self.daemon.address, timeout=20) as kb:
