@@ -70,9 +70,10 @@ class Client:
         except grpc.RpcError as e:
             raise from_rpc_error(e, self.connection.server) from None
 
-    def _stream(self, method, request):
+    def _stream(self, method, request, timeout=None):
         try:
-            yield from getattr(self._stub, method)(request, metadata=self._metadata)
+            yield from getattr(self._stub, method)(request, timeout=timeout,
+                                                   metadata=self._metadata)
         except grpc.RpcError as e:
             raise from_rpc_error(e, self.connection.server) from None
 
@@ -111,12 +112,14 @@ class Client:
             spec=spec, idempotency_key=idempotency_key or uuid.uuid4().hex)
         return Job.from_proto(self._call("SubmitJob", request).job)
 
-    def bench(self, kernel, variants=(), *, wait=True, progress=False, **spec_fields):
+    def bench(self, kernel, variants=(), *, wait=True, progress=False, timeout=None,
+              **spec_fields):
         """Submits a benchmark (several variants: a compare, sampled interleaved) and, unless
-        wait=False, waits for its result. spec_fields are make_spec's (shape, dtype, device,
-        mode, params, seed, stopping, placements, user_kernels, ...)."""
+        wait=False, waits for its result (at most `timeout` seconds when given). spec_fields
+        are make_spec's (shape, dtype, device, mode, params, seed, stopping, placements,
+        user_kernels, ...)."""
         job = self.submit(make_spec(kernel, variants, **spec_fields))
-        return self.wait(job.id, progress=progress) if wait else job
+        return self.wait(job.id, progress=progress, timeout=timeout) if wait else job
 
     def compare(self, kernel, variants, **kwargs):
         """bench() of several variants in one job; each result's speedup_vs_first is over the
@@ -126,18 +129,20 @@ class Client:
     def get(self, job_id):
         return Job.from_proto(self._call("GetJob", service_pb2.GetJobRequest(job_id=job_id)).job)
 
-    def watch(self, job_id):
+    def watch(self, job_id, timeout=None):
         """Yields the job (a Job, with .progress while it runs) at each change the server
-        streams; ends after its terminal state."""
-        for update in self._stream("WatchJob", service_pb2.WatchJobRequest(job_id=job_id)):
+        streams; ends after its terminal state. `timeout` (seconds) bounds the whole stream:
+        past it, a KbenchError with code DEADLINE_EXCEEDED (the job runs on)."""
+        request = service_pb2.WatchJobRequest(job_id=job_id)
+        for update in self._stream("WatchJob", request, timeout):
             yield Job.from_proto(update.job)
 
-    def wait(self, job_id, *, progress=False, check=True):
+    def wait(self, job_id, *, progress=False, check=True, timeout=None):
         """Watches the job to its end and returns it. progress=True prints each update to
         stderr; a callable receives each Job. check=True raises JobFailedError for a job that
-        failed or was cancelled."""
+        failed or was cancelled. `timeout` as watch's."""
         job = None
-        for job in self.watch(job_id):
+        for job in self.watch(job_id, timeout):
             if callable(progress):
                 progress(job)
             elif progress:

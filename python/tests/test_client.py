@@ -91,6 +91,15 @@ class ClientTest(unittest.TestCase):
             self.kb.wait(job.id)
         self.assertEqual(caught.exception.job.state, "CANCELLED")
 
+    def test_a_wait_past_its_timeout_is_a_deadline_error(self):
+        job = self.kb.bench("softmax", "host_rowwise", shape="64x64", device="cpu", wait=False,
+                            stopping={"max_noise": 1e-9, "min_time_seconds": 60,
+                                      "timeout_seconds": 60})
+        self.addCleanup(self.kb.cancel, job.id)
+        with self.assertRaises(kbench.KbenchError) as caught:
+            self.kb.wait(job.id, timeout=0.5)
+        self.assertEqual(caught.exception.code.name, "DEADLINE_EXCEEDED")
+
     def test_an_artifact_downloads_with_its_announced_sha256(self):
         job = self.quick_job()
         samples = next(a for a in self.kb.artifacts(job.id) if a.name == "samples.csv")
