@@ -44,7 +44,10 @@ class ClientTest(unittest.TestCase):
                              stopping=QUICK, **kwargs)
 
     def test_a_cpu_job_streams_progress_then_its_result(self):
-        job = self.quick_job(wait=False)
+        # A second of sampling: kbenchd streams progress every 0.2 s or so, so some arrive
+        # mid-measurement however loaded the machine.
+        job = self.kb.bench("softmax", "host_rowwise", shape="64x64", device="cpu", wait=False,
+                            stopping=dict(QUICK, min_time_seconds=1.0, timeout_seconds=5))
         self.assertIn(job.state, ("QUEUED", "RUNNING"))
         updates = list(self.kb.watch(job.id))
         self.assertEqual(updates[-1].state, "SUCCEEDED")
