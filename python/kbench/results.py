@@ -129,7 +129,8 @@ class Artifact:
 @dataclass
 class Job(Tabular):
     """A job as kbenchd last reported it. `state` is "QUEUED", "RUNNING", "SUCCEEDED", "FAILED"
-    or "CANCELLED"; `result` is None until it succeeded."""
+    or "CANCELLED"; `result` is None until the job has one (a job that failed its correctness
+    check keeps its timings there; a compile job's report is in result.proto.compile)."""
     id: str
     state: str
     kernel: str
@@ -148,14 +149,12 @@ class Job(Tabular):
 
     @classmethod
     def from_proto(cls, j):
-        done = j.state == types_pb2.JOB_STATE_SUCCEEDED
         return cls(id=j.id, state=STATE_NAMES.get(j.state, str(j.state)), kernel=j.spec.kernel,
                    variants=list(j.spec.variants), shape=list(j.spec.shape),
                    dtype=enum_suffix(types_pb2.DType, j.spec.dtype, "DTYPE_"),
                    device=j.device or j.spec.device, error=j.error, error_code=j.error_code,
                    progress=Progress.from_proto(j.progress) if j.HasField("progress") else None,
-                   result=JobResult.from_proto(j.result) if done and j.HasField("result")
-                   else None,
+                   result=JobResult.from_proto(j.result) if j.HasField("result") else None,
                    artifacts=[Artifact.from_proto(a) for a in j.artifacts],
                    create_time=_time(j.create_time), finish_time=_time(j.finish_time), proto=j)
 
@@ -167,7 +166,7 @@ class Job(Tabular):
         base = {"job": self.id, "state": self.state, "kernel": self.kernel,
                 "shape": "x".join(map(str, self.shape)), "dtype": self.dtype,
                 "device": self.device}
-        if self.result is None:
+        if self.result is None or not self.result.variants:
             return [dict(base, variant=",".join(self.variants), error=self.error)]
         return [dict(base, **row) for row in self.result.rows()]
 
