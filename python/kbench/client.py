@@ -1,8 +1,10 @@
 """kbench.Client: one gRPC channel to kbenchd and a typed call for every RPC of
 kbench.v1.KbenchService. Unary calls carry `timeout`; streams (watch, artifact downloads) have
-none, since a job may queue and run for minutes and the server ends them at its terminal state."""
+none unless given, since a job may queue and run for minutes and the server ends them at its
+terminal state."""
 
 import hashlib
+import logging
 import sys
 import time
 import uuid
@@ -11,7 +13,7 @@ import grpc
 
 from . import config as config_mod
 from .boards import HistoryEntry, JobDiff, Leaderboard
-from .errors import JobFailedError, KbenchError, from_rpc_error
+from .errors import JobFailedError, KbenchError, UnavailableError, from_rpc_error
 from .results import Artifact, Job, job_list
 from .spec import enum_value, make_spec, shape_of
 from .sweeps import Sweep
@@ -22,6 +24,13 @@ from .v1 import (fleet_pb2, history_pb2, service_pb2, service_pb2_grpc, sweep_pb
 __version__ = "0.1.0"
 # A list of 1000 jobs with their results is larger than gRPC's 4 MiB default (as kbctl).
 MAX_RECEIVE_BYTES = 256 << 20
+# A submit refused UNAVAILABLE (kbenchd draining for a restart, or not listening yet) is sent
+# again with its idempotency key, as kbctl does (client/submit_retry.h): 10 attempts, waits
+# doubling from 0.25 s to 4 s, about 28 s in all: a default drain and a start with room to spare.
+SUBMIT_ATTEMPTS = 10
+SUBMIT_FIRST_BACKOFF_SECONDS = 0.25
+SUBMIT_MAX_BACKOFF_SECONDS = 4.0
+log = logging.getLogger("kbench")
 
 
 class Client:
@@ -34,8 +43,12 @@ class Client:
         self.connection = config_mod.resolve(server=server, token=token, ca_file=ca_file,
                                               tls=tls, context=context)
         self.timeout = timeout
+        # A submit retried across a restart must find the channel trying to connect again, not
+        # failing at once while it waits out gRPC's own back-off (1 s, growing 1.6x): kbctl's.
         options = [("grpc.max_receive_message_length", MAX_RECEIVE_BYTES),
-                   ("grpc.primary_user_agent", f"kbench-python/{__version__}")]
+                   ("grpc.primary_user_agent", f"kbench-python/{__version__}"),
+                   ("grpc.initial_reconnect_backoff_ms", 200),
+                   ("grpc.max_reconnect_backoff_ms", 2000)]
         c = self.connection
         if c.tls:
             roots = None
@@ -77,6 +90,30 @@ class Client:
         except grpc.RpcError as e:
             raise from_rpc_error(e, self.connection.server) from None
 
+    def _submit(self, method, request):
+        """A submit, sent again while kbenchd answers UNAVAILABLE: the request's idempotency key
+        makes a repeat return the first one's job (or sweep), never a second."""
+        wait = SUBMIT_FIRST_BACKOFF_SECONDS
+        for attempt in range(1, SUBMIT_ATTEMPTS + 1):
+            try:
+                return self._call(method, request)
+            except UnavailableError as e:
+                if attempt == SUBMIT_ATTEMPTS:
+                    raise
+                log.warning("kbench: %s; submitting again (key %s) in %.2f s, attempt %d of %d",
+                            e.details, request.idempotency_key, wait, attempt + 1,
+                            SUBMIT_ATTEMPTS)
+                self._await_channel(wait)
+                wait = min(2 * wait, SUBMIT_MAX_BACKOFF_SECONDS)
+
+    def _await_channel(self, seconds):
+        """Waits up to `seconds` for the channel to connect, asking it to: a channel left alone
+        after a refused connection answers later calls from its failure for a while."""
+        try:
+            grpc.channel_ready_future(self._channel).result(timeout=seconds)
+        except grpc.FutureTimeoutError:
+            pass
+
     def _paged(self, method, request, items, limit):
         """Up to `limit` items of a paged list, following next_page_token."""
         out = []
@@ -107,18 +144,19 @@ class Client:
     # Jobs.
     def submit(self, spec, idempotency_key=None):
         """Queues a kbench.v1.JobSpec (see kbench.make_spec). A retry with the same key returns
-        the job the first submit created; one is drawn when none is given."""
+        the job the first submit created; one is drawn when none is given, and the submit is
+        sent again while kbenchd is unavailable (restarting), as kbctl does."""
         request = service_pb2.SubmitJobRequest(
             spec=spec, idempotency_key=idempotency_key or uuid.uuid4().hex)
-        return Job.from_proto(self._call("SubmitJob", request).job)
+        return Job.from_proto(self._submit("SubmitJob", request).job)
 
     def bench(self, kernel, variants=(), *, wait=True, progress=False, timeout=None,
-              **spec_fields):
+              idempotency_key=None, **spec_fields):
         """Submits a benchmark (several variants: a compare, sampled interleaved) and, unless
         wait=False, waits for its result (at most `timeout` seconds when given). spec_fields
         are make_spec's (shape, dtype, device, mode, params, seed, stopping, placements,
         user_kernels, ...)."""
-        job = self.submit(make_spec(kernel, variants, **spec_fields))
+        job = self.submit(make_spec(kernel, variants, **spec_fields), idempotency_key)
         return self.wait(job.id, progress=progress, timeout=timeout) if wait else job
 
     def compare(self, kernel, variants, **kwargs):
@@ -216,7 +254,7 @@ class Client:
                                          for k, v in axes.items()], zip=list(zip))
         request = sweep_pb2.SubmitSweepRequest(
             spec=spec, idempotency_key=idempotency_key or uuid.uuid4().hex)
-        return Sweep.from_proto(self._call("SubmitSweep", request).sweep)
+        return Sweep.from_proto(self._submit("SubmitSweep", request).sweep)
 
     def get_sweep(self, sweep_id, with_jobs=False):
         response = self._call("GetSweep",

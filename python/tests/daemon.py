@@ -22,12 +22,13 @@ def bin_dir():
 
 
 class Daemon:
-    """kbenchd --listen 127.0.0.1:0 --no-cuda; `address` is where it listens. Without
-    `auth_file` it runs --open (every caller is 'local', an admin); `flags` are added (TLS)."""
+    """kbenchd --listen 127.0.0.1:0 (or `listen`) --no-cuda; `address` is where it listens.
+    Without `auth_file` it runs --open (every caller is 'local', an admin); `flags` are added
+    (TLS)."""
 
-    def __init__(self, auth_file=None, flags=()):
+    def __init__(self, auth_file=None, flags=(), listen="127.0.0.1:0"):
         self.dir = tempfile.mkdtemp(prefix="kbench-py-")
-        command = [os.path.join(bin_dir(), "kbenchd"), "--listen", "127.0.0.1:0", "--data-dir",
+        command = [os.path.join(bin_dir(), "kbenchd"), "--listen", listen, "--data-dir",
                    os.path.join(self.dir, "data"), "--no-cuda"]
         command += ["--auth-file", auth_file] if auth_file else ["--open"]
         command += list(flags)
