@@ -29,10 +29,11 @@ def enum_value(enum, prefix, word, what):
     return enum.Value(name)
 
 
-def make_spec(kernel, variants=(), *, shape=None, dtype="f32", device="cpu", mode=None,
+def make_spec(kernel, variants=(), *, shape=None, dtype="f32", device="", mode=None,
               params=None, seed=0, priority=0, placements=0, stopping=None, ranked=False,
               sanitize=False, user_kernels=(), kind="benchmark", profile=None):
-    """A kbench.v1.JobSpec. `stopping` is a dict of StoppingCriteria fields (max_noise,
+    """A kbench.v1.JobSpec. `device` "" is the daemon's default, as kbctl's without --device;
+    `mode` None is the device's default (cold on CUDA, hot on cpu). `stopping` is a dict of StoppingCriteria fields (max_noise,
     min_samples, min_time_seconds, timeout_seconds); `profile` one of ProfileOptions'
     (iterations, ncu), with kind="profile"."""
     if isinstance(variants, str):
