@@ -3,7 +3,8 @@
 # gnuplot-nox draws the sweeps' plots in kbenchd; chromium (headless) renders the HTML report in a
 # test; fonts-dejavu-core gives both a font without the recommended packages. libpq-dev is the
 # PostgreSQL store's client; postgresql-15 is the server the fleet tests start (initdb in a
-# temporary directory, as the unprivileged postgres user this package creates).
+# temporary directory, as the unprivileged postgres user this package creates). python3-grpcio and
+# python3-protobuf run the Python client's tests (python/, tests/python).
 # The CUDA 13 toolkit (for kbench-executor's CUDA backend) is expected at /usr/local/cuda (or
 # CUDACXX set); with --no-cuda its absence is fine (a KBENCH_CUDA=OFF build).
 set -euo pipefail
@@ -14,6 +15,7 @@ packages=(
   libabsl-dev prometheus-cpp-dev libsqlite3-dev libssl-dev libgsl-dev
   libgtest-dev libgmock-dev libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
   prometheus patchelf python3 python3-yaml python3-numpy dpkg-dev file
+  python3-grpcio python3-protobuf
   ccache clang-format libyaml-cpp-dev openssl
   clang libclang-rt-14-dev sqlite3
   gnuplot-nox chromium fonts-dejavu-core
