@@ -3,7 +3,8 @@
 # gnuplot-nox draws the sweeps' plots in kbenchd; chromium (headless) renders the HTML report in a
 # test; fonts-dejavu-core gives both a font without the recommended packages. libpq-dev is the
 # PostgreSQL store's client; postgresql-15 is the server the fleet tests start (initdb in a
-# temporary directory, as the unprivileged postgres user this package creates).
+# temporary directory, as the unprivileged postgres user this package creates). libarchive-dev
+# writes and reads kbctl's reproduction bundles (kbctl bundle, kbctl repro FILE).
 # The CUDA 13 toolkit (for kbench-executor's CUDA backend) is expected at /usr/local/cuda (or
 # CUDACXX set); with --no-cuda its absence is fine (a KBENCH_CUDA=OFF build).
 set -euo pipefail
@@ -18,6 +19,7 @@ packages=(
   clang libclang-rt-14-dev sqlite3
   gnuplot-nox chromium fonts-dejavu-core
   libpq-dev postgresql-15
+  libarchive-dev
 )
 missing=()
 for p in "${packages[@]}"; do
