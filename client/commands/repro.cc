@@ -80,9 +80,10 @@ absl::Status CheckTarget(Session& session, const v1::Job& job, const ReproFlags&
     ids.push_back(id);
   }
   return CheckFailedError(absl::StatusCode::kFailedPrecondition,
-                          absl::StrCat("job ", job.id(), " ran on ", target, ", which this kbenchd "
-                                       "does not have (it has ", absl::StrJoin(ids, ", "),
-                                       "); name one with --device"));
+                          absl::StrCat("job ", job.id(), " ran on ", target,
+                                       ", which this kbenchd "
+                                       "does not have (it has ",
+                                       absl::StrJoin(ids, ", "), "); name one with --device"));
 }
 
 absl::Status PrintRepro(Session& session, const v1::Job& old_job, const v1::Job& new_job,
@@ -180,17 +181,17 @@ void AddReproCommands(CLI::App& app, Action* action) {
       "Re-run a stored job (or a bundle from kbctl bundle) from its record on the same device "
       "model; print the new result's verdict against the old and every environment field that "
       "drifted");
-  repro->add_option("JOB", *what, "A job id, or a bundle file written by kbctl bundle")
-      ->required();
+  repro->add_option("JOB", *what, "A job id, or a bundle file written by kbctl bundle")->required();
   repro->add_option("--device", flags->device, "Run it here (default: the job's device)")
       ->type_name("DEVICE");
   repro->add_flag("--any-model", flags->any_model,
                   "Run it even on a device of another model than the job's");
   repro->add_flag("--same-seed", flags->same_seed,
                   "Re-use the job's recorded input seed (default: the spec's seed policy)");
-  repro->add_option("--code", flags->code,
-                    "The code of the job's user kernel NAME (kbenchd does not return it), "
-                    "checked against the recorded sha256; repeatable")
+  repro
+      ->add_option("--code", flags->code,
+                   "The code of the job's user kernel NAME (kbenchd does not return it), "
+                   "checked against the recorded sha256; repeatable")
       ->type_name("NAME=FILE");
   (void)AddVerdictFlags(repro, &flags->verdict);
   repro->callback([what, flags, action] {
@@ -207,9 +208,10 @@ void AddReproCommands(CLI::App& app, Action* action) {
   bundle->add_option("JOB", *job, "The job")->required();
   bundle->add_option("-o,--file", *path, "Where to write it (default JOB.kbench)")
       ->type_name("FILE");
-  bundle->add_option("--code", *code,
-                     "The code of the job's user kernel NAME where it is not a registered "
-                     "variant; repeatable")
+  bundle
+      ->add_option("--code", *code,
+                   "The code of the job's user kernel NAME where it is not a registered "
+                   "variant; repeatable")
       ->type_name("NAME=FILE");
   bundle->callback([job, path, code, action] {
     *action = [job, path, code](Session& s) { return RunBundle(s, *job, *path, *code); };

@@ -5,6 +5,7 @@
 #include <archive_entry.h>
 
 #include <cstdio>
+#include <ctime>
 #include <memory>
 
 #include "absl/strings/str_cat.h"
@@ -28,26 +29,28 @@ absl::Status ArchiveError(archive* a, const std::string& path, const std::string
 }
 
 std::string BundleManifestJson(const BundleMembers& members, const std::string& job_id,
-                     const std::string& kbench_version) {
+                               const std::string& kbench_version) {
   nlohmann::json doc = {{"format", kBundleFormat},
                         {"version", kBundleVersion},
                         {"job_id", job_id},
                         {"kbench_version", kbench_version},
                         {"members", nlohmann::json::array()}};
   for (const auto& [name, bytes] : members) {
-    doc["members"].push_back({{"name", name}, {"size", bytes.size()}, {"sha256", Sha256Hex(bytes)}});
+    doc["members"].push_back(
+        {{"name", name}, {"size", bytes.size()}, {"sha256", Sha256Hex(bytes)}});
   }
   return doc.dump(2) + "\n";
 }
 
 absl::Status AddBundleMember(archive* a, const std::string& path, const std::string& name,
-                       const std::string& bytes) {
+                             const std::string& bytes) {
   std::unique_ptr<archive_entry, decltype(&archive_entry_free)> entry(archive_entry_new(),
                                                                       archive_entry_free);
   archive_entry_set_pathname(entry.get(), name.c_str());
   archive_entry_set_size(entry.get(), static_cast<la_int64_t>(bytes.size()));
   archive_entry_set_filetype(entry.get(), AE_IFREG);
   archive_entry_set_perm(entry.get(), 0644);
+  archive_entry_set_mtime(entry.get(), std::time(nullptr), 0);  // when it was bundled
   if (archive_write_header(a, entry.get()) != ARCHIVE_OK) {
     return ArchiveError(a, path, absl::StrCat("cannot write ", name));
   }
@@ -73,7 +76,8 @@ absl::StatusOr<BundleMembers> ReadMembers(const std::string& path) {
     // A bundle re-packed by hand may carry its folders; they hold nothing to check.
     if (archive_entry_filetype(entry) == AE_IFDIR) continue;
     if (archive_entry_filetype(entry) != AE_IFREG) {
-      return CheckFailedError(absl::StatusCode::kDataLoss, absl::StrCat(path, ": member ", name, " is not a plain file"));
+      return CheckFailedError(absl::StatusCode::kDataLoss,
+                              absl::StrCat(path, ": member ", name, " is not a plain file"));
     }
     std::string bytes;
     char buffer[1 << 16];
@@ -81,7 +85,8 @@ absl::StatusOr<BundleMembers> ReadMembers(const std::string& path) {
     while ((n = archive_read_data(a.get(), buffer, sizeof buffer)) > 0) bytes.append(buffer, n);
     if (n < 0) return ArchiveError(a.get(), path, absl::StrCat("cannot read member ", name));
     if (!members.emplace(name, std::move(bytes)).second) {
-      return CheckFailedError(absl::StatusCode::kDataLoss, absl::StrCat(path, ": member ", name, " appears twice"));
+      return CheckFailedError(absl::StatusCode::kDataLoss,
+                              absl::StrCat(path, ": member ", name, " appears twice"));
     }
   }
   if (rc != ARCHIVE_EOF) return ArchiveError(a.get(), path, "truncated or corrupt");
@@ -92,29 +97,34 @@ absl::StatusOr<BundleMembers> ReadMembers(const std::string& path) {
 absl::Status VerifyManifest(const std::string& path, const BundleMembers& members) {
   auto it = members.find(kBundleManifest);
   if (it == members.end()) {
-    return CheckFailedError(absl::StatusCode::kInvalidArgument, absl::StrCat(path, ": no ", kBundleManifest,
-                                                   "; not a kbench bundle (kbctl bundle)"));
+    return CheckFailedError(
+        absl::StatusCode::kInvalidArgument,
+        absl::StrCat(path, ": no ", kBundleManifest, "; not a kbench bundle (kbctl bundle)"));
   }
   const nlohmann::json doc = nlohmann::json::parse(it->second, nullptr, false);
-  if (!doc.is_object() || doc.value("format", "") != kBundleFormat ||
-      !doc.contains("members") || !doc["members"].is_array()) {
-    return CheckFailedError(absl::StatusCode::kInvalidArgument, 
+  if (!doc.is_object() || doc.value("format", "") != kBundleFormat || !doc.contains("members") ||
+      !doc["members"].is_array()) {
+    return CheckFailedError(
+        absl::StatusCode::kInvalidArgument,
         absl::StrCat(path, ": ", kBundleManifest, " is not a kbench bundle's manifest"));
   }
   if (doc.value("version", 0) != kBundleVersion) {
-    return CheckFailedError(absl::StatusCode::kInvalidArgument, absl::StrCat(path, ": bundle version ", doc["version"].dump(),
-                                                   "; this kbctl reads version ", kBundleVersion));
+    return CheckFailedError(absl::StatusCode::kInvalidArgument,
+                            absl::StrCat(path, ": bundle version ", doc["version"].dump(),
+                                         "; this kbctl reads version ", kBundleVersion));
   }
   size_t listed = 0;
   for (const nlohmann::json& m : doc["members"]) {
     const std::string name = m.value("name", "");
     auto member = members.find(name);
     if (member == members.end() || name == kBundleManifest) {
-      return CheckFailedError(absl::StatusCode::kDataLoss, absl::StrCat(path, ": member ", name, " is missing"));
+      return CheckFailedError(absl::StatusCode::kDataLoss,
+                              absl::StrCat(path, ": member ", name, " is missing"));
     }
     if (m.value("size", -1) != static_cast<int64_t>(member->second.size()) ||
         m.value("sha256", "") != Sha256Hex(member->second)) {
-      return CheckFailedError(absl::StatusCode::kDataLoss, 
+      return CheckFailedError(
+          absl::StatusCode::kDataLoss,
           absl::StrCat(path, ": member ", name, " does not match its sha256 in the manifest"));
     }
     ++listed;
@@ -124,7 +134,8 @@ absl::Status VerifyManifest(const std::string& path, const BundleMembers& member
       bool found = name == kBundleManifest;
       for (const nlohmann::json& m : doc["members"]) found = found || m.value("name", "") == name;
       if (!found) {
-        return CheckFailedError(absl::StatusCode::kDataLoss, 
+        return CheckFailedError(
+            absl::StatusCode::kDataLoss,
             absl::StrCat(path, ": member ", name, " is not listed in the manifest"));
       }
     }
@@ -143,8 +154,8 @@ absl::Status WriteBundle(const std::string& path, const BundleMembers& members,
   if (archive_write_open_filename(a.get(), part.c_str()) != ARCHIVE_OK) {
     return ArchiveError(a.get(), part, "cannot create");
   }
-  absl::Status written =
-      AddBundleMember(a.get(), part, kBundleManifest, BundleManifestJson(members, job_id, kbench_version));
+  absl::Status written = AddBundleMember(a.get(), part, kBundleManifest,
+                                         BundleManifestJson(members, job_id, kbench_version));
   for (auto it = members.begin(); written.ok() && it != members.end(); ++it) {
     written = AddBundleMember(a.get(), part, it->first, it->second);
   }

@@ -21,11 +21,22 @@ using google::protobuf::Reflection;
 // the seeds and secrets, the clock readings before and after, the probed SM clock, the
 // contention seen, whether a module came from the executor's cache.
 const std::set<std::string>& PerRunFields() {
-  static const auto* names = new std::set<std::string>{
-      "seed",   "check_seed",         "timed_check_seed",       "sample_secret",
-      "before", "after",              "estimated_sm_clock_mhz", "contention",
-      "passed", "unmet",              "cache_hit",              "resources",
-      "grid",   "block",              "dynamic_smem_bytes",     "sanitizer"};
+  static const auto* names = new std::set<std::string>{"seed",
+                                                       "check_seed",
+                                                       "timed_check_seed",
+                                                       "sample_secret",
+                                                       "before",
+                                                       "after",
+                                                       "estimated_sm_clock_mhz",
+                                                       "contention",
+                                                       "passed",
+                                                       "unmet",
+                                                       "cache_hit",
+                                                       "resources",
+                                                       "grid",
+                                                       "block",
+                                                       "dynamic_smem_bytes",
+                                                       "sanitizer"};
   return *names;
 }
 
@@ -54,7 +65,7 @@ std::string ValueText(const Message& m, const FieldDescriptor* f) {
 }
 
 void CompareFields(const Message& a, const Message& b, const std::string& prefix,
-             std::vector<Drift>* out) {
+                   std::vector<Drift>* out) {
   const google::protobuf::Descriptor* d = a.GetDescriptor();
   for (int i = 0; i < d->field_count(); ++i) {
     const FieldDescriptor* f = d->field(i);
@@ -62,7 +73,7 @@ void CompareFields(const Message& a, const Message& b, const std::string& prefix
     const std::string name = prefix + f->name();
     if (f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE && !f->is_repeated()) {
       CompareFields(a.GetReflection()->GetMessage(a, f), b.GetReflection()->GetMessage(b, f),
-              name + ".", out);
+                    name + ".", out);
       continue;
     }
     std::string old_value = ValueText(a, f);
@@ -89,7 +100,7 @@ std::vector<Drift> EnvironmentDrift(const v1::JobResult& old_result,
     const v1::VariantResult* new_variant = FindReproVariant(new_result, old_variant.variant());
     if (new_variant == nullptr || !old_variant.has_user_module()) continue;
     CompareFields(old_variant.user_module(), new_variant->user_module(),
-            absl::StrCat("variants[", old_variant.variant(), "].user_module."), &drift);
+                  absl::StrCat("variants[", old_variant.variant(), "].user_module."), &drift);
   }
   return drift;
 }

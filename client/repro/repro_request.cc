@@ -44,11 +44,11 @@ absl::StatusOr<v1::SubmitJobRequest> ReproRequest(const ReproSource& source,
 absl::Status CheckSameModel(const v1::Job& job, const v1::DeviceInfo& target) {
   const std::string& recorded = job.result().environment().device_name();
   if (recorded.empty() || recorded == target.name()) return absl::OkStatus();
-  return CheckFailedError(
-      absl::StatusCode::kFailedPrecondition,
-      absl::StrCat("job ", job.id(), " ran on a ", recorded, "; ", target.id(), " is a ",
-                   target.name(), ": a reproduction runs on the same model (--device names "
-                   "another device; --any-model runs it anyway)"));
+  return CheckFailedError(absl::StatusCode::kFailedPrecondition,
+                          absl::StrCat("job ", job.id(), " ran on a ", recorded, "; ", target.id(),
+                                       " is a ", target.name(),
+                                       ": a reproduction runs on the same model (--device names "
+                                       "another device; --any-model runs it anyway)"));
 }
 
 }  // namespace kbench::client

@@ -30,10 +30,9 @@ absl::Status CheckCode(const v1::Job& job, const v1::UserKernel& uk, const std::
                        const std::string& from) {
   const std::string recorded = RecordedSha256(job, uk);
   if (!recorded.empty() && Sha256Hex(code) != recorded) {
-    return CheckFailedError(
-        absl::StatusCode::kFailedPrecondition,
-        absl::StrCat(uk.name(), ": the code from ", from, " has sha256 ", Sha256Hex(code),
-                     "; job ", job.id(), " ran ", recorded));
+    return CheckFailedError(absl::StatusCode::kFailedPrecondition,
+                            absl::StrCat(uk.name(), ": the code from ", from, " has sha256 ",
+                                         Sha256Hex(code), "; job ", job.id(), " ran ", recorded));
   }
   return absl::OkStatus();
 }
@@ -83,11 +82,12 @@ absl::StatusOr<ReproSource> SourceFromServer(Session& session, const std::string
     const bool registered = IsListedVariant(source.job.spec(), uk.name());
     if (registered && !need_all_code) continue;  // kbenchd resolves it again at submit
     if (!registered) {
-      return CheckFailedError(
-          absl::StatusCode::kFailedPrecondition,
-          absl::StrCat("job ", job_id, " ran the user kernel ", uk.name(),
-                       " (file ", uk.file_name(), "), whose code kbenchd does not return: give it "
-                       "with --code ", uk.name(), "=FILE"));
+      return CheckFailedError(absl::StatusCode::kFailedPrecondition,
+                              absl::StrCat("job ", job_id, " ran the user kernel ", uk.name(),
+                                           " (file ", uk.file_name(),
+                                           "), whose code kbenchd does not return: give it "
+                                           "with --code ",
+                                           uk.name(), "=FILE"));
     }
     KBENCH_ASSIGN_OR_RETURN(std::string code, RegisteredCode(session, source.job, uk));
     KBENCH_RETURN_IF_ERROR(CheckCode(source.job, uk, code, "registered variant " + uk.name()));
@@ -119,8 +119,10 @@ absl::StatusOr<ReproSource> SourceFromBundle(const std::string& path,
     auto code = members.find(kCodePrefix + uk.name());
     if (code == members.end()) {
       return CheckFailedError(absl::StatusCode::kInvalidArgument,
-                              absl::StrCat(path, ": no ", kCodePrefix, uk.name(), " for the user "
-                                           "kernel ", uk.name()));
+                              absl::StrCat(path, ": no ", kCodePrefix, uk.name(),
+                                           " for the user "
+                                           "kernel ",
+                                           uk.name()));
     }
     KBENCH_RETURN_IF_ERROR(CheckCode(source.job, uk, code->second, path));
     source.code[uk.name()] = code->second;

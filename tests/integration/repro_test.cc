@@ -102,8 +102,8 @@ TEST_F(ReproTest, ATamperedBundleIsRefusedNamingTheMember) {
   ASSERT_EQ(Kbctl(a_, "bundle " + job + " -o " + file).exit_code, 0);
   // Unpack, make the stored samples faster, pack again with the manifest unchanged.
   const std::string x = dir_.path() + "/x";
-  const std::string sh = "mkdir " + x + " && tar -xzf " + file + " -C " + x +
-                         " && echo 1e-9 >> " + x + "/samples/host_loop.txt && cd " + x +
+  const std::string sh = "mkdir " + x + " && tar -xzf " + file + " -C " + x + " && echo 1e-9 >> " +
+                         x + "/samples/host_loop.txt && cd " + x +
                          " && find . -type f -printf '%P\\n' | tar -czf " + file + " -T -";
   ASSERT_EQ(std::system(sh.c_str()), 0) << sh;
 

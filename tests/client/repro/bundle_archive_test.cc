@@ -56,7 +56,9 @@ BundleMembers ReadRawTar(const std::string& path) {
 }
 
 const BundleMembers kMembers = {{"job.json", "{\"id\": \"j-1\"}\n"},
-                                {"code/@user", std::string("\x7f" "ELF\0\1", 6)},
+                                {"code/@user", std::string("\x7f"
+                                                           "ELF\0\1",
+                                                           6)},
                                 {"samples/host_loop.txt", "0.001\n0.002\n"}};
 
 TEST(Bundle, RoundTripKeepsEveryMember) {

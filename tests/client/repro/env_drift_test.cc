@@ -52,16 +52,35 @@ TEST(EnvironmentDrift, CoversEveryScalarFieldByReflection) {
     const google::protobuf::Reflection* r = b.environment().GetReflection();
     google::protobuf::Message* env = b.mutable_environment();
     switch (f->cpp_type()) {
-      case FieldDescriptor::CPPTYPE_STRING: r->SetString(env, f, "x"); break;
-      case FieldDescriptor::CPPTYPE_BOOL: r->SetBool(env, f, true); break;
-      case FieldDescriptor::CPPTYPE_INT32: r->SetInt32(env, f, 3); break;
-      case FieldDescriptor::CPPTYPE_INT64: r->SetInt64(env, f, 3); break;
-      case FieldDescriptor::CPPTYPE_UINT32: r->SetUInt32(env, f, 3); break;
-      case FieldDescriptor::CPPTYPE_UINT64: r->SetUInt64(env, f, 3); break;
-      case FieldDescriptor::CPPTYPE_DOUBLE: r->SetDouble(env, f, 3); break;
-      case FieldDescriptor::CPPTYPE_FLOAT: r->SetFloat(env, f, 3); break;
-      case FieldDescriptor::CPPTYPE_ENUM: r->SetEnumValue(env, f, 1); break;
-      default: continue;
+      case FieldDescriptor::CPPTYPE_STRING:
+        r->SetString(env, f, "x");
+        break;
+      case FieldDescriptor::CPPTYPE_BOOL:
+        r->SetBool(env, f, true);
+        break;
+      case FieldDescriptor::CPPTYPE_INT32:
+        r->SetInt32(env, f, 3);
+        break;
+      case FieldDescriptor::CPPTYPE_INT64:
+        r->SetInt64(env, f, 3);
+        break;
+      case FieldDescriptor::CPPTYPE_UINT32:
+        r->SetUInt32(env, f, 3);
+        break;
+      case FieldDescriptor::CPPTYPE_UINT64:
+        r->SetUInt64(env, f, 3);
+        break;
+      case FieldDescriptor::CPPTYPE_DOUBLE:
+        r->SetDouble(env, f, 3);
+        break;
+      case FieldDescriptor::CPPTYPE_FLOAT:
+        r->SetFloat(env, f, 3);
+        break;
+      case FieldDescriptor::CPPTYPE_ENUM:
+        r->SetEnumValue(env, f, 1);
+        break;
+      default:
+        continue;
     }
     const bool noise = f->name().find("seed") != std::string::npos ||
                        f->name() == "sample_secret" || f->name() == "estimated_sm_clock_mhz" ||

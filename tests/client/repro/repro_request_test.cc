@@ -29,7 +29,8 @@ ReproSource StoredJob() {
 }
 
 TEST(ReproRequest, KeepsTheSpecOnTheJobsDeviceWithTheCodeFilledIn) {
-  absl::StatusOr<v1::SubmitJobRequest> r = ReproRequest(StoredJob(), {.device = "", .same_seed = false, .owner = "bob"});
+  absl::StatusOr<v1::SubmitJobRequest> r =
+      ReproRequest(StoredJob(), {.device = "", .same_seed = false, .owner = "bob"});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->spec().device(), "cuda:0");  // the device it ran on, not cuda:any
   EXPECT_EQ(r->spec().owner(), "bob");
