@@ -123,6 +123,7 @@ int RunKbctl(const std::vector<std::string>& args, const Io& io) {
   AddHistoryCommands(app, &action);
   AddVariantsCommands(app, &action);
   AddBisectCommand(app, &action);
+  AddReproCommands(app, &action);
 
   std::vector<const char*> argv = {"kbctl"};
   for (const std::string& a : args) argv.push_back(a.c_str());

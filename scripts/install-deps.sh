@@ -5,6 +5,7 @@
 # PostgreSQL store's client; postgresql-15 is the server the fleet tests start (initdb in a
 # temporary directory, as the unprivileged postgres user this package creates). python3-grpcio and
 # python3-protobuf run the Python client's tests (python/, tests/python).
+# libarchive-dev writes and reads kbctl's reproduction bundles (kbctl bundle, kbctl repro FILE).
 # The CUDA 13 toolkit (for kbench-executor's CUDA backend) is expected at /usr/local/cuda (or
 # CUDACXX set); with --no-cuda its absence is fine (a KBENCH_CUDA=OFF build).
 set -euo pipefail
@@ -20,6 +21,7 @@ packages=(
   clang libclang-rt-14-dev sqlite3
   gnuplot-nox chromium fonts-dejavu-core
   libpq-dev postgresql-15
+  libarchive-dev
 )
 missing=()
 for p in "${packages[@]}"; do

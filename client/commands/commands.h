@@ -29,5 +29,6 @@ void AddDiffCommand(CLI::App& app, Action* action);       // diff JOB_A JOB_B
 void AddHistoryCommands(CLI::App& app, Action* action);   // history, leaderboard
 void AddVariantsCommands(CLI::App& app, Action* action);  // variants add, list, show, rm
 void AddBisectCommand(CLI::App& app, Action* action);     // bisect OP
+void AddReproCommands(CLI::App& app, Action* action);     // repro JOB|FILE, bundle JOB
 
 }  // namespace kbench::client

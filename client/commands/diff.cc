@@ -79,9 +79,9 @@ absl::Status CheckVerdictFlags(const VerdictFlags& flags) {
   return absl::OkStatus();
 }
 
-absl::Status CompareAndReport(Session& session, const v1::Job& baseline, const v1::Job& candidate,
-                              const VerdictFlags& flags) {
-  KBENCH_ASSIGN_OR_RETURN(std::set<v1::Verdict> fail_on, ParseFailOn(flags.fail_on));
+absl::StatusOr<v1::JobComparison> CompareForVerdict(Session& session, const v1::Job& baseline,
+                                                    const v1::Job& candidate,
+                                                    const VerdictFlags& flags) {
   DiffOptions options;
   if (!flags.min_effect.empty()) {
     KBENCH_ASSIGN_OR_RETURN(options.min_effect_percent, ParseMinEffect(flags.min_effect));
@@ -93,7 +93,14 @@ absl::Status CompareAndReport(Session& session, const v1::Job& baseline, const v
   // The jobs arrived but cannot be compared (not succeeded, no common variant): exit 1.
   if (!compared.ok())
     return CheckFailedError(compared.status().code(), compared.status().message());
-  const v1::JobComparison& comparison = *compared;
+  return compared;
+}
+
+absl::Status CompareAndReport(Session& session, const v1::Job& baseline, const v1::Job& candidate,
+                              const VerdictFlags& flags) {
+  KBENCH_ASSIGN_OR_RETURN(std::set<v1::Verdict> fail_on, ParseFailOn(flags.fail_on));
+  KBENCH_ASSIGN_OR_RETURN(v1::JobComparison comparison,
+                          CompareForVerdict(session, baseline, candidate, flags));
   if (flags.explain.scope() != explain::ExplainScope::kNone) {
     KBENCH_RETURN_IF_ERROR(
         explain::ReportExplained(session, baseline, candidate, comparison, flags.explain.scope()));

@@ -6,8 +6,10 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "client/explain/explain_diff.h"
 #include "client/session.h"
+#include "kbench/v1/history.pb.h"
 #include "kbench/v1/types.pb.h"
 
 namespace kbench::client {
@@ -25,6 +27,12 @@ absl::Status AddVerdictFlags(CLI::App* cmd, VerdictFlags* flags);
 
 // A usage error for a bad --fail-on or --min-effect (checked before anything is sent).
 absl::Status CheckVerdictFlags(const VerdictFlags& flags);
+
+// The verdicts of `candidate` against `baseline` (with the key's history noise unless
+// --no-history-noise); an error that exits 1 when the jobs cannot be compared.
+absl::StatusOr<v1::JobComparison> CompareForVerdict(Session& session, const v1::Job& baseline,
+                                                    const v1::Job& candidate,
+                                                    const VerdictFlags& flags);
 
 // Compares `candidate` with `baseline`, prints the verdicts (table or JSON) and returns the
 // --fail-on status.
