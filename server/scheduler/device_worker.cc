@@ -288,7 +288,8 @@ void Scheduler::RecordOutcome(Device* device, const AdmittedJob& job, const RunR
   JobEnd end = code == absl::StatusCode::kOk ? JobEnd::Succeeded(result)
                : outcome.cancelled()         ? JobEnd::Cancelled(message, result)
                                              : JobEnd::Failed(code, message, result);
-  lifecycle_.Finish(job.record, end, run.ran);
+  end.result_message = &outcome.result();
+  lifecycle_.Finish(job.record, end, run.ran, &job.spec);
   if (code == absl::StatusCode::kOk && job.spec.ranked() && job.spec.confirms_job().empty()) {
     RankedObserver observer;
     {

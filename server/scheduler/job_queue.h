@@ -5,6 +5,7 @@
 #include <chrono>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -58,6 +59,10 @@ class JobQueue {
   virtual absl::StatusOr<v1::DeviceInfo> ResolveOneDevice(const std::string& requested) {
     return ResolveDevice(requested);
   }
+  // Creates a QUEUED job through its lifecycle (JobLifecycle::Create: store, metrics,
+  // watchers) and queues it: the API writes no job row itself. With an idempotency key its
+  // owner used before, creates nothing and returns the earlier job with `false`.
+  virtual absl::StatusOr<std::pair<store::JobRecord, bool>> Submit(store::JobRecord record) = 0;
   // Queues a job already written to the store as QUEUED.
   virtual void Enqueue(const store::JobRecord& record) = 0;
   // Cancels a queued job, or asks the running one to stop; returns once it is terminal or

@@ -236,6 +236,12 @@ absl::StatusOr<v1::DeviceInfo> Scheduler::ResolveDevice(const std::string& reque
   return chosen->info;
 }
 
+absl::StatusOr<std::pair<store::JobRecord, bool>> Scheduler::Submit(store::JobRecord record) {
+  KBENCH_ASSIGN_OR_RETURN(auto created, lifecycle_.Create(std::move(record)));
+  if (created.second) Enqueue(created.first);
+  return created;
+}
+
 void Scheduler::Enqueue(const store::JobRecord& record) {
   std::string why;
   {

@@ -99,6 +99,7 @@ class Scheduler final : public JobQueue {
   // UNAVAILABLE when it exists but cannot run jobs now.
   absl::StatusOr<v1::DeviceInfo> ResolveDevice(const std::string& requested) override;
 
+  absl::StatusOr<std::pair<store::JobRecord, bool>> Submit(store::JobRecord record) override;
   // Queues a job already written to the store as QUEUED. A job whose device is gone or
   // unusable is failed at once instead of being stranded.
   void Enqueue(const store::JobRecord& record) override;
@@ -109,6 +110,8 @@ class Scheduler final : public JobQueue {
   absl::Status Cancel(const std::string& job_id, std::chrono::milliseconds wait) override;
 
   JobLifecycle& lifecycle() { return lifecycle_; }
+  // The clock every part of this node reads (a fleet's leases and heartbeats too).
+  Clock* clock() const { return clock_; }
 
   // Records each run's GPU time in `usage` and replays it at Start (fair share, daily quotas
   // and estimates survive restarts). Call before Start; without it usage lives in memory only.
