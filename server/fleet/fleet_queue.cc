@@ -205,7 +205,7 @@ void FleetQueue::ShareLocalProgress() {
       shared.insert(*last);
       continue;
     }
-    absl::Status written = fleet_->ShareProgress(options_.node, id, bytes);
+    absl::Status written = lifecycle_->ShareProgress(*fleet_, options_.node, id, bytes);
     if (!written.ok()) {
       logging::LogJob(Level::kWarn, id, "progress not shared",
                       {Field("error", written.ToString())});

@@ -16,9 +16,9 @@ absl::StatusOr<std::optional<store::JobRecord>> JobLifecycle::Claim(
     store::FleetStore& fleet, const std::string& node, const store::ClaimableDevice& device,
     absl::Duration lease, absl::Duration half_life) {
   const absl::Time now = clock_->Now();
-  KBENCH_ASSIGN_OR_RETURN(std::optional<store::JobRecord> claimed,
-                          fleet.Claim(node, device, absl::ToUnixNanos(now),
-                                      absl::ToUnixNanos(now + lease), half_life));
+  KBENCH_ASSIGN_OR_RETURN(
+      std::optional<store::JobRecord> claimed,
+      fleet.Claim(node, device, absl::ToUnixNanos(now), absl::ToUnixNanos(now + lease), half_life));
   if (claimed) {
     logging::LogJob(Level::kInfo, claimed->id, "claimed",
                     {Field("node", node), Field("device", device.device),

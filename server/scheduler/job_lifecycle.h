@@ -66,6 +66,10 @@ class JobLifecycle {
   // `spec`: the job's spec as the caller already parsed it (borrowed; may be null).
   void Finish(const store::JobRecord& job, const JobEnd& end,
               std::optional<absl::Duration> ran = std::nullopt, const v1::JobSpec* spec = nullptr);
+  // A running job's progress (phase, samples, noise): told to its watchers, kept as its latest.
+  void Progress(const std::string& id, const v1::Progress& progress) {
+    events_->Publish(id, &progress);
+  }
   // RUNNING -> QUEUED: interrupted (a shutdown, a full disk), not failed. The store's error
   // when it refused (logged too).
   absl::Status Requeue(const std::string& id, const std::string& why = "interrupted by shutdown");
@@ -92,6 +96,11 @@ class JobLifecycle {
   absl::StatusOr<std::vector<store::ReapedJob>> ReleaseNode(
       store::FleetStore& fleet, const std::string& node,
       int32_t max_attempts = FairSharePolicy::kMaxAttempts);
+  // The latest progress of a job `node` runs, serialized, for the other nodes' readers.
+  absl::Status ShareProgress(store::FleetStore& fleet, const std::string& node,
+                             const std::string& id, const std::string& progress) {
+    return fleet.ShareProgress(node, id, progress);
+  }
   // QUEUED and unclaimed -> CANCELLED ("cancelled while queued"); false when a node claimed it
   // meanwhile (that node is then asked).
   absl::StatusOr<bool> CancelUnclaimed(store::FleetStore& fleet, const std::string& id);

@@ -36,16 +36,16 @@ class FleetLifecycleTest : public ::testing::Test {
     ASSERT_FALSE(url.empty()) << kbench::testing::PostgresServer::Shared().reason();
     // Each node's job store writes as that node, and its lifecycle owns that node's transitions.
     for (const char* node : {"a", "b"}) {
-      absl::StatusOr<std::unique_ptr<store::JobStore>> jobs =
-          store::JobStore::Open(store::StoreLocation{.data_dir = "", .postgres_url = url, .node = node});
+      absl::StatusOr<std::unique_ptr<store::JobStore>> jobs = store::JobStore::Open(
+          store::StoreLocation{.data_dir = "", .postgres_url = url, .node = node});
       ASSERT_TRUE(jobs.ok()) << jobs.status();
       jobs_[node] = *std::move(jobs);
       lifecycles_[node] =
           std::make_unique<JobLifecycle>(jobs_[node].get(), &metrics_, &events_, &clock_);
     }
     // After the job stores: their first open migrates the schema.
-    absl::StatusOr<std::unique_ptr<store::FleetStore>> fleet =
-        store::FleetStore::Open(store::StoreLocation{.data_dir = "", .postgres_url = url, .node = ""});
+    absl::StatusOr<std::unique_ptr<store::FleetStore>> fleet = store::FleetStore::Open(
+        store::StoreLocation{.data_dir = "", .postgres_url = url, .node = ""});
     ASSERT_TRUE(fleet.ok()) << fleet.status();
     fleet_ = *std::move(fleet);
     for (const char* node : {"a", "b"}) {
