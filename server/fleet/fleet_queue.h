@@ -74,6 +74,14 @@ class FleetQueue final : public scheduler::JobQueue {
   absl::StatusOr<v1::DeviceInfo> ResolveOneDevice(const std::string& requested) override;
   // Stores the job unclaimed (for its target) through the local lifecycle; any node claims it.
   absl::StatusOr<std::pair<store::JobRecord, bool>> Submit(store::JobRecord record) override;
+  // Through the local lifecycle: the store and the artifact rows are the fleet's.
+  absl::StatusOr<int32_t> DeleteFinished(const std::string& job_id) override {
+    return local_->DeleteFinished(job_id);
+  }
+  absl::StatusOr<store::ArtifactStore::DeletedSweep> DeleteSweep(
+      const std::string& sweep_id) override {
+    return local_->DeleteSweep(sweep_id);
+  }
   void Enqueue(const store::JobRecord& record) override;
   absl::Status Cancel(const std::string& job_id, std::chrono::milliseconds wait) override;
   std::map<std::string, scheduler::QueuePlaceEstimate> QueuePlaces() override;

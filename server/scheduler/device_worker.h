@@ -88,7 +88,7 @@ class WorkerHost {
 struct SchedulerSync {
   std::mutex& mu;
   std::condition_variable& cv;
-  const bool& stopping;                       // guarded by mu
+  const bool& stopping;                     // guarded by mu
   std::set<std::string>& cancel_requested;  // guarded by mu: jobs asked to stop before they ran
 };
 

@@ -140,4 +140,14 @@ absl::StatusOr<std::vector<store::JobRecord>> JobLifecycle::Recover() {
   return jobs_->ListByState(store::JobState::kQueued);
 }
 
+absl::StatusOr<int32_t> JobLifecycle::DeleteFinished(store::ArtifactStore& artifacts,
+                                                     const std::string& id) {
+  return artifacts.DeleteFinishedJob(id);
+}
+
+absl::StatusOr<store::ArtifactStore::DeletedSweep> JobLifecycle::DeleteSweep(
+    store::ArtifactStore& artifacts, const std::string& sweep_id) {
+  return artifacts.DeleteSweep(sweep_id);
+}
+
 }  // namespace kbench::scheduler

@@ -1,5 +1,5 @@
 // The one owner of a job's state machine: create (with dedupe), start, finish, re-queue and
-// recover, and in a fleet claim, heartbeat (lease renewal), reap and cancel while unclaimed
+// recover, delete, and in a fleet claim, heartbeat (lease renewal), reap and cancel while unclaimed
 // (fleet_lifecycle.cc). Every transition writes the store, counts the metrics and tells the
 // watchers here, in one order, so that no caller can get the order wrong; time comes from the
 // injected clock and retries from FairSharePolicy, on one host and in a fleet alike:
@@ -23,6 +23,7 @@
 #include "server/metrics/metrics.h"
 #include "server/scheduler/clock.h"
 #include "server/scheduler/job_events.h"
+#include "server/store/artifact_store.h"
 #include "server/store/fleet_store.h"
 #include "server/store/job_store.h"
 
@@ -104,6 +105,13 @@ class JobLifecycle {
   // QUEUED and unclaimed -> CANCELLED ("cancelled while queued"); false when a node claimed it
   // meanwhile (that node is then asked).
   absl::StatusOr<bool> CancelUnclaimed(store::FleetStore& fleet, const std::string& id);
+
+  // Deletions of finished work (kbctl jobs rm, kbctl sweep rm), with artifacts, records, history
+  // rows and files (ArtifactStore's errors: FAILED_PRECONDITION for a queued or running job).
+  // Returns how many artifacts went with the job.
+  absl::StatusOr<int32_t> DeleteFinished(store::ArtifactStore& artifacts, const std::string& id);
+  absl::StatusOr<store::ArtifactStore::DeletedSweep> DeleteSweep(store::ArtifactStore& artifacts,
+                                                                 const std::string& sweep_id);
 
   // The job as stored. NOT_FOUND naming the id when absent.
   absl::StatusOr<store::JobRecord> Get(const std::string& id) { return jobs_->Get(id); }

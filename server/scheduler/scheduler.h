@@ -76,6 +76,13 @@ class Scheduler final : public JobQueue, private WorkerHost {
   absl::StatusOr<v1::DeviceInfo> ResolveDevice(const std::string& requested) override;
 
   absl::StatusOr<std::pair<store::JobRecord, bool>> Submit(store::JobRecord record) override;
+  absl::StatusOr<int32_t> DeleteFinished(const std::string& job_id) override {
+    return lifecycle_.DeleteFinished(*artifacts_, job_id);
+  }
+  absl::StatusOr<store::ArtifactStore::DeletedSweep> DeleteSweep(
+      const std::string& sweep_id) override {
+    return lifecycle_.DeleteSweep(*artifacts_, sweep_id);
+  }
   // Queues a job already written to the store as QUEUED. A job whose device is gone or
   // unusable is failed at once instead of being stranded.
   void Enqueue(const store::JobRecord& record) override;
