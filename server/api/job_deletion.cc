@@ -31,7 +31,7 @@ grpc::Status KbenchService::DeleteJob(grpc::ServerContext* context,
     authorizer_->AuditOutcome(*caller, "DeleteJob", job->id, status);
   }
   absl::StatusOr<int32_t> removed;
-  if (status.ok()) removed = artifacts_->DeleteFinishedJob(job->id);
+  if (status.ok()) removed = scheduler_->DeleteFinished(job->id);
   if (status.ok()) status = removed.status();
   if (status.ok()) {
     response->set_artifacts_removed(*removed);

@@ -181,26 +181,22 @@ absl::Status KbenchService::Submit(const auth::Identity& caller,
 
   store::JobRecord record;
   record.id = NewJobId();
-  record.state = store::JobState::kQueued;
   record.device = device.id();
   record.kernel = spec.kernel();
   record.kind = KindOf(spec.kind());
   record.priority = spec.priority();
   record.idempotency_key = request.idempotency_key();
   record.owner = spec.owner();
-  record.create_time_ns = absl::GetCurrentTimeNanos();
   spec.SerializeToString(&record.spec);
   std::unique_lock admission(admission_mu_);
   KBENCH_RETURN_IF_ERROR(CheckOwnerQuota(caller, spec));
   KBENCH_RETURN_IF_ERROR(CheckStoredBytesQuota(caller, "SubmitJob", spec.owner(),
                                                static_cast<int64_t>(record.spec.size()), {&spec}));
-  KBENCH_ASSIGN_OR_RETURN(auto inserted, jobs_->Insert(record));
+  // The queue creates the job through its lifecycle (the one writer of a job's state).
+  KBENCH_ASSIGN_OR_RETURN(auto inserted, scheduler_->Submit(record));
   if (!inserted.second) {
     return Deduplicate(request.idempotency_key(), inserted.first, spec, response);
   }
-  metrics_->JobSubmitted(record.kind, record.device);
-  metrics_->OwnerJobSubmitted(spec.owner());
-  scheduler_->Enqueue(inserted.first);
   admission.unlock();
   logging::LogJob(
       logging::Level::kInfo, record.id, "queued",

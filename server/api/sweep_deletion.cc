@@ -27,7 +27,7 @@ grpc::Status KbenchService::DeleteSweep(grpc::ServerContext* context,
     authorizer_->AuditOutcome(*caller, "DeleteSweep", sweep->id, status);
   }
   absl::StatusOr<store::ArtifactStore::DeletedSweep> deleted;
-  if (status.ok()) deleted = artifacts_->DeleteSweep(sweep->id);
+  if (status.ok()) deleted = scheduler_->DeleteSweep(sweep->id);
   if (status.ok()) status = deleted.status();
   if (status.ok()) {
     response->set_jobs_removed(deleted->jobs);

@@ -35,11 +35,7 @@ void AuditUnauthenticated(absl::string_view method, const std::string& peer,
 
 absl::StatusOr<std::string> OwnerOf(store::JobStore& jobs, const std::string& job_id) {
   KBENCH_ASSIGN_OR_RETURN(store::JobRecord record, jobs.Get(job_id));
-  v1::JobSpec spec;
-  if (!spec.ParseFromString(record.spec)) {
-    return absl::DataLossError(absl::StrCat("job ", job_id, ": its stored spec is unreadable"));
-  }
-  return spec.owner();
+  return record.owner;
 }
 
 }  // namespace

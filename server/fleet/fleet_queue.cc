@@ -6,6 +6,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "google/protobuf/util/time_util.h"
 #include "server/common/logging.h"
 #include "server/store/resilient_job_store.h"
@@ -19,8 +20,6 @@ using logging::Level;
 // The jobs table's trigger announces every change of a job's state, node or cancel request here.
 constexpr char kJobsChannel[] = "kbench_jobs";
 
-int64_t NowNs() { return absl::GetCurrentTimeNanos(); }
-
 std::string DevicesBlob(const std::vector<v1::DeviceInfo>& devices) {
   v1::DeviceList list;
   for (const v1::DeviceInfo& d : devices) *list.add_devices() = d;
@@ -31,7 +30,15 @@ std::string DevicesBlob(const std::vector<v1::DeviceInfo>& devices) {
 
 FleetQueue::FleetQueue(FleetOptions options, scheduler::Scheduler* local, store::JobStore* jobs,
                        store::FleetStore* fleet, scheduler::JobEvents* events)
-    : options_(std::move(options)), local_(local), jobs_(jobs), fleet_(fleet), events_(events) {}
+    : options_(std::move(options)),
+      local_(local),
+      lifecycle_(&local->lifecycle()),
+      clock_(local->clock()),
+      jobs_(jobs),
+      fleet_(fleet),
+      events_(events) {}
+
+int64_t FleetQueue::NowNs() const { return absl::ToUnixNanos(clock_->Now()); }
 
 FleetQueue::~FleetQueue() { Shutdown(); }
 
@@ -48,8 +55,7 @@ absl::Status FleetQueue::Start() {
   // What this node held when it last stopped (a crash, a kill) goes back to the fleet now
   // rather than after the lease.
   KBENCH_ASSIGN_OR_RETURN(std::vector<store::ReapedJob> released,
-                          fleet_->ReleaseNode(options_.node, now, options_.max_attempts));
-  PublishReaped(released);
+                          lifecycle_->ReleaseNode(*fleet_, options_.node, options_.max_attempts));
   KBENCH_ASSIGN_OR_RETURN(listener_,
                           store::PostgresListener::Start(options_.store_url, kJobsChannel,
                                                          [this](const std::string& id) {
@@ -85,7 +91,7 @@ void FleetQueue::Shutdown() {
   local_->Shutdown();
   // The jobs claimed for this node's devices but not started go back to the fleet at once.
   absl::StatusOr<std::vector<store::ReapedJob>> released =
-      fleet_->ReleaseNode(options_.node, NowNs(), options_.max_attempts);
+      lifecycle_->ReleaseNode(*fleet_, options_.node, options_.max_attempts);
   if (!released.ok()) {
     logging::Log(Level::kWarn, "claimed jobs not released; other nodes take them after the lease",
                  {Field("error", released.status().ToString())});
@@ -99,21 +105,21 @@ void FleetQueue::Wake() {
 }
 
 void FleetQueue::CoordinatorLoop() {
-  auto next_beat = std::chrono::steady_clock::now();
+  absl::Time next_beat = clock_->Now();
   std::unique_lock lock(mu_);
   while (!stopping_) {
-    cv_.wait_until(lock, next_beat, [this] { return stopping_ || woken_; });
+    clock_->WaitUntil(cv_, lock, next_beat, [this] { return stopping_ || woken_; });
     if (stopping_) break;
     woken_ = false;
     std::vector<std::string> changed(changed_.begin(), changed_.end());
     changed_.clear();
-    const bool beat = std::chrono::steady_clock::now() >= next_beat;
+    const bool beat = clock_->Now() >= next_beat;
     lock.unlock();
     if (beat) {
       Beat();
       ReapLostNodes();
       ShareLocalProgress();
-      next_beat = std::chrono::steady_clock::now() + absl::ToChronoNanoseconds(options_.heartbeat);
+      next_beat = clock_->Now() + options_.heartbeat;
     }
     FollowChangedJobs(std::move(changed));
     HonourCancelRequests();
@@ -123,9 +129,8 @@ void FleetQueue::CoordinatorLoop() {
 }
 
 void FleetQueue::Beat() {
-  const int64_t now = NowNs();
-  absl::Status beat = fleet_->Heartbeat(options_.node, now, DevicesBlob(local_->Devices()),
-                                        now + absl::ToInt64Nanoseconds(options_.lease));
+  absl::Status beat =
+      lifecycle_->Heartbeat(*fleet_, options_.node, DevicesBlob(local_->Devices()), options_.lease);
   if (!beat.ok()) {
     logging::Log(Level::kWarn, "heartbeat not written", {Field("error", beat.ToString())});
     // Connection lost or refused (not a deadlock or a serialization failure, which the next
@@ -142,23 +147,9 @@ void FleetQueue::Beat() {
 
 void FleetQueue::ReapLostNodes() {
   absl::StatusOr<std::vector<store::ReapedJob>> reaped =
-      fleet_->ReapExpired(NowNs(), options_.max_attempts);
+      lifecycle_->ReapExpired(*fleet_, options_.max_attempts);
   if (!reaped.ok()) {
     logging::Log(Level::kWarn, "leases not reaped", {Field("error", reaped.status().ToString())});
-    return;
-  }
-  PublishReaped(*reaped);
-}
-
-void FleetQueue::PublishReaped(const std::vector<store::ReapedJob>& reaped) {
-  for (const store::ReapedJob& r : reaped) {
-    logging::LogJob(Level::kWarn, r.job.id,
-                    r.failed ? "failed: its node was lost while it ran, too many times"
-                             : "re-queued: its node was lost",
-                    {Field("node", r.job.node), Field("state", store::JobStateName(r.job.state)),
-                     Field("attempts", r.job.attempts)});
-    events_->Publish(r.job.id);
-    if (r.failed) events_->Finished(r.job.id);
   }
 }
 
@@ -214,7 +205,7 @@ void FleetQueue::ShareLocalProgress() {
       shared.insert(*last);
       continue;
     }
-    absl::Status written = fleet_->ShareProgress(options_.node, id, bytes);
+    absl::Status written = lifecycle_->ShareProgress(*fleet_, options_.node, id, bytes);
     if (!written.ok()) {
       logging::LogJob(Level::kWarn, id, "progress not shared",
                       {Field("error", written.ToString())});
@@ -242,20 +233,15 @@ void FleetQueue::ClaimForIdleDevices() {
   const absl::Duration half_life = local_->FairShareHalfLife();
   for (const v1::DeviceInfo& d : local_->Devices()) {
     if (d.state() != v1::DEVICE_STATE_READY || d.queue_depth() > 0) continue;
-    const int64_t now = NowNs();
-    absl::StatusOr<std::optional<store::JobRecord>> claimed = fleet_->Claim(
-        options_.node, store::ClaimableDevice{d.id(), TargetsServedBy(options_.node, d)}, now,
-        now + absl::ToInt64Nanoseconds(options_.lease), half_life);
+    absl::StatusOr<std::optional<store::JobRecord>> claimed = lifecycle_->Claim(
+        *fleet_, options_.node, store::ClaimableDevice{d.id(), TargetsServedBy(options_.node, d)},
+        options_.lease, half_life);
     if (!claimed.ok()) {
       logging::Log(Level::kWarn, "claim failed",
                    {Field("device", d.id()), Field("error", claimed.status().ToString())});
       continue;
     }
-    if (!claimed->has_value()) continue;
-    logging::LogJob(Level::kInfo, (*claimed)->id, "claimed",
-                    {Field("node", options_.node), Field("device", d.id()),
-                     Field("target", (*claimed)->target)});
-    local_->Enqueue(**claimed);
+    if (claimed->has_value()) local_->Enqueue(**claimed);
   }
 }
 
@@ -352,6 +338,12 @@ absl::StatusOr<v1::DeviceInfo> FleetQueue::ResolveOneDevice(const std::string& r
   return *chosen;
 }
 
+absl::StatusOr<std::pair<store::JobRecord, bool>> FleetQueue::Submit(store::JobRecord record) {
+  KBENCH_ASSIGN_OR_RETURN(auto created, local_->lifecycle().Create(std::move(record)));
+  if (created.second) Enqueue(created.first);
+  return created;
+}
+
 void FleetQueue::Enqueue(const store::JobRecord&) {
   // Stored unclaimed; the insert's NOTIFY wakes every node, and this one tries at once.
   Wake();
@@ -366,13 +358,8 @@ absl::Status FleetQueue::Cancel(const std::string& job_id, std::chrono::millisec
   }
   if (record.node == options_.node) return local_->Cancel(job_id, wait);
   if (record.node.empty()) {
-    KBENCH_ASSIGN_OR_RETURN(bool cancelled,
-                            fleet_->CancelUnclaimed(job_id, NowNs(), "cancelled while queued"));
-    if (cancelled) {
-      events_->Publish(job_id);
-      events_->Finished(job_id);
-      return absl::OkStatus();
-    }
+    KBENCH_ASSIGN_OR_RETURN(bool cancelled, lifecycle_->CancelUnclaimed(*fleet_, job_id));
+    if (cancelled) return absl::OkStatus();
     // A node claimed it meanwhile: ask that node, as below.
   }
   KBENCH_RETURN_IF_ERROR(fleet_->RequestCancel(job_id));
@@ -427,7 +414,7 @@ std::string FleetQueue::WaitingFor(const std::string& target,
 
 scheduler::UsageSnapshot FleetQueue::Usage(const std::string& owner) {
   scheduler::UsageSnapshot snapshot;
-  snapshot.now = absl::Now();
+  snapshot.now = clock_->Now();
   const absl::Time day_start = scheduler::NextUtcMidnight(snapshot.now) - absl::Hours(24);
   absl::StatusOr<std::vector<store::FleetOwnerRow>> rows = fleet_->OwnerRows(
       absl::ToUnixNanos(snapshot.now), FairShareHalfLife(), absl::ToUnixNanos(day_start));

@@ -4,7 +4,8 @@
 // next job for each idle local device in fleet-wide fair-share order, heartbeats (renewing the
 // leases of the jobs it holds), re-queues the jobs of nodes whose lease passed, and carries
 // cancels, job changes and running jobs' progress between nodes (LISTEN/NOTIFY). A device runs one
-// job at a time: a job is claimed only for a device with nothing queued or running.
+// job at a time: a job is claimed only for a device with nothing queued or running. Every job
+// transition goes through the local scheduler's JobLifecycle, and time through its clock.
 #pragma once
 
 #include <chrono>
@@ -23,6 +24,7 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "server/common/fair_share_policy.h"
 #include "server/fleet/target.h"
 #include "server/scheduler/job_events.h"
 #include "server/scheduler/job_queue.h"
@@ -42,7 +44,7 @@ struct FleetOptions {
   // A node that has not heartbeated for this long is lost: its jobs are re-queued (--node-lease).
   absl::Duration lease = absl::Seconds(15);
   // Runs of a job a lost node may cost before it ends FAILED (as JobLifecycle's recovery).
-  int32_t max_attempts = 2;
+  int32_t max_attempts = FairSharePolicy::kMaxAttempts;
   // Told when a heartbeat finds the database unreachable (the job store then refuses submits
   // until it is back, and health says so before any submit tries).
   std::function<void(const absl::Status&)> on_store_unreachable;
@@ -70,6 +72,16 @@ class FleetQueue final : public scheduler::JobQueue {
   // A "KIND:any" target becomes the least-loaded (queued + running) working device serving it
   // on a live node.
   absl::StatusOr<v1::DeviceInfo> ResolveOneDevice(const std::string& requested) override;
+  // Stores the job unclaimed (for its target) through the local lifecycle; any node claims it.
+  absl::StatusOr<std::pair<store::JobRecord, bool>> Submit(store::JobRecord record) override;
+  // Through the local lifecycle: the store and the artifact rows are the fleet's.
+  absl::StatusOr<int32_t> DeleteFinished(const std::string& job_id) override {
+    return local_->DeleteFinished(job_id);
+  }
+  absl::StatusOr<store::ArtifactStore::DeletedSweep> DeleteSweep(
+      const std::string& sweep_id) override {
+    return local_->DeleteSweep(sweep_id);
+  }
   void Enqueue(const store::JobRecord& record) override;
   absl::Status Cancel(const std::string& job_id, std::chrono::milliseconds wait) override;
   std::map<std::string, scheduler::QueuePlaceEstimate> QueuePlaces() override;
@@ -96,12 +108,16 @@ class FleetQueue final : public scheduler::JobQueue {
   // The fleet as the last heartbeat read it: every node with its devices.
   std::vector<v1::NodeInfo> ReadNodes();
   bool Alive(int64_t heartbeat_ns, int64_t now_ns) const;
+  // Now, from the local scheduler's clock (one clock for the whole node).
+  int64_t NowNs() const;
   // Why a job for `target` waits, when its node is lost ("" otherwise).
   static std::string WaitingFor(const std::string& target, const std::vector<v1::NodeInfo>& nodes);
-  void PublishReaped(const std::vector<store::ReapedJob>& reaped);
 
   const FleetOptions options_;
   scheduler::Scheduler* const local_;
+  // The local scheduler's: every transition of a fleet's job goes through the same owner.
+  scheduler::JobLifecycle* const lifecycle_;
+  scheduler::Clock* const clock_;
   store::JobStore* const jobs_;
   store::FleetStore* const fleet_;
   scheduler::JobEvents* const events_;

@@ -1,7 +1,7 @@
 // A device's fair-share queue: one line per owner, the next owner chosen at each pop.
 #include "server/scheduler/device_queue.h"
 
-#include <algorithm>
+#include "server/common/fair_share_policy.h"
 
 namespace kbench::scheduler {
 
@@ -13,14 +13,11 @@ void DeviceQueue::Push(const QueuedJob& job) {
 const std::string* DeviceQueue::NextOwner(const std::map<std::string, OwnerLine>& lines,
                                           const OwnerUsageFn& usage) {
   const std::string* best = nullptr;
-  // (boost, usage, priority, seq) of the best head so far: larger boost, lower usage, larger
-  // priority, smaller seq wins.
-  std::tuple<int32_t, double, int32_t, int64_t> best_rank;
+  FairShareRank best_rank;  // of the best owner's head job so far
   for (const auto& [owner, line] : lines) {
     const Key& head = line.begin()->first;
-    const auto rank = std::make_tuple(-std::max(head.priority, 0), usage ? usage(owner) : 0.0,
-                                      -head.priority, head.seq);
-    if (best == nullptr || rank < best_rank) {
+    const FairShareRank rank{head.priority, usage ? usage(owner) : 0.0, head.seq};
+    if (best == nullptr || FairSharePolicy::Before(rank, best_rank)) {
       best = &owner;
       best_rank = rank;
     }

@@ -1,7 +1,8 @@
-// The queue of one device, in fair-share order: a job with a priority above 0 (an admin's
-// privilege) goes first, highest first; otherwise the owner with the least usage goes next
-// (usage told by the caller: decayed GPU time), and within an owner the highest priority, then
-// the oldest (seq). Ties between owners go to the higher priority, then the older head job.
+// The queue of one device, in fair-share order (FairSharePolicy, which a fleet's claim shares):
+// a job with a priority above 0 (an admin's privilege) goes first, highest first; otherwise the
+// owner with the least usage goes next (usage told by the caller: decayed GPU time), and within
+// an owner the highest priority, then the oldest (seq). Ties between owners go to the higher
+// priority, then the older head job.
 #pragma once
 
 #include <cstdint>

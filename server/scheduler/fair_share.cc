@@ -34,16 +34,17 @@ absl::Status Scheduler::ReplayUsage() {
   return absl::OkStatus();
 }
 
-QueuedJob Scheduler::QueuedJobOf(const store::JobRecord& record) {
+QueuedJob QueuedJobOf(const store::JobRecord& record) {
   QueuedJob job;
   job.id = record.id;
   job.priority = record.priority;
   job.seq = record.seq;
   job.enqueue_time_ns = record.create_time_ns;
+  job.owner = record.owner;
   v1::JobSpec spec;
-  // An unreadable spec still queues (under no owner): AdmitJob fails it with the cause.
+  // What predicts its duration is in the spec. An unreadable spec still queues: AdmitJob fails
+  // it with the cause.
   if (spec.ParseFromString(record.spec)) {
-    job.owner = spec.owner();
     job.similar_key = SimilarJobKey(spec, record.device);
     job.timeout_seconds = spec.stopping().timeout_seconds() > 0 ? spec.stopping().timeout_seconds()
                                                                 : kDefaultTimeoutSeconds;
@@ -62,14 +63,10 @@ double Scheduler::OwnerUsageNow(const std::string& owner, absl::Time now) {
   return usage;
 }
 
-double Scheduler::ExpectedSeconds(const QueuedJob& job, bool* from_history) const {
+double Scheduler::ExpectedSeconds(const QueuedJob& job, bool* from_history) {
   const std::optional<double> past = history_.Expected(job.similar_key);
   if (from_history != nullptr) *from_history = past.has_value();
   return past ? *past : job.timeout_seconds;
-}
-
-void Scheduler::PublishPlaces(const Device& device) {
-  for (const QueuedJob& job : device.queue.Jobs()) events_->Publish(job.id);
 }
 
 std::map<std::string, QueuePlaceEstimate> Scheduler::QueuePlaces() {
@@ -130,15 +127,16 @@ UsageSnapshot Scheduler::Usage(const std::string& owner) {
   return snapshot;
 }
 
-void Scheduler::ChargeRun(const AdmittedJob& job, absl::Duration ran, bool succeeded) {
+void Scheduler::ChargeRun(const store::JobRecord& job, const v1::JobSpec& spec, absl::Duration ran,
+                          bool succeeded) {
   const double seconds = std::max(0.0, absl::ToDoubleSeconds(ran));
   const absl::Time now = clock_->Now();
   store::UsageRecord record;
-  record.job_id = job.record.id;
-  record.attempt = job.record.attempts;
-  record.owner = job.spec.owner();
-  record.device = job.record.device;
-  record.similar_key = SimilarJobKey(job.spec, job.record.device);
+  record.job_id = job.id;
+  record.attempt = job.attempts;
+  record.owner = spec.owner();
+  record.device = job.device;
+  record.similar_key = SimilarJobKey(spec, job.device);
   record.succeeded = succeeded;
   record.gpu_microseconds = static_cast<int64_t>(seconds * kMicrosecondsPerSecond);
   record.end_time_ns = absl::ToUnixNanos(now);
@@ -154,6 +152,20 @@ void Scheduler::ChargeRun(const AdmittedJob& job, absl::Duration ran, bool succe
     logging::LogJob(Level::kError, record.job_id, "GPU time not recorded",
                     {Field("owner", record.owner), Field("error", s.ToString())});
   }
+}
+
+void Scheduler::DeviceIdle() {
+  if (on_idle_) on_idle_();
+}
+
+void Scheduler::RankedSucceeded(const std::string& job_id, const v1::JobSpec& spec,
+                                const v1::JobResult& result) {
+  RankedObserver observer;
+  {
+    std::lock_guard lock(ranked_mu_);
+    observer = on_ranked_;
+  }
+  if (observer) observer(job_id, spec, result);
 }
 
 }  // namespace kbench::scheduler

@@ -3,6 +3,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "server/common/fair_share_policy.h"
 #include "server/common/job_error.h"
 #include "server/common/logging.h"
 #include "server/scheduler/result_indexing.h"
@@ -14,15 +15,9 @@ namespace {
 using logging::Field;
 using logging::Level;
 
-// Times a job may be started before a daemon crash under it counts as the job's fault.
-constexpr int32_t kMaxAttempts = 2;
-
 }  // namespace
 
-std::string OwnerOf(const store::JobRecord& job) {
-  v1::JobSpec spec;
-  return spec.ParseFromString(job.spec) ? spec.owner() : std::string();
-}
+std::string OwnerOf(const store::JobRecord& job) { return job.owner; }
 
 JobEnd JobEnd::Succeeded(std::string result) {
   return {store::JobState::kSucceeded, absl::StatusCode::kOk, "", std::move(result)};
@@ -43,6 +38,7 @@ absl::StatusOr<std::pair<store::JobRecord, bool>> JobLifecycle::Create(store::Jo
   KBENCH_ASSIGN_OR_RETURN(auto inserted, jobs_->Insert(std::move(record)));
   if (inserted.second) {
     metrics_->JobSubmitted(inserted.first.kind, inserted.first.device);
+    metrics_->OwnerJobSubmitted(inserted.first.owner);
     events_->Publish(inserted.first.id);
   }
   return inserted;
@@ -61,7 +57,7 @@ absl::StatusOr<store::JobRecord> JobLifecycle::Start(const std::string& id) {
 }
 
 void JobLifecycle::Finish(const store::JobRecord& job, const JobEnd& end,
-                          std::optional<absl::Duration> ran) {
+                          std::optional<absl::Duration> ran, const v1::JobSpec* spec) {
   // A store that cannot be read now (its database away) does not stop the end: the store's
   // conditional finish refuses a second one, and a refused write is held (ResilientJobStore).
   if (absl::StatusOr<store::JobRecord> now = jobs_->Get(job.id);
@@ -84,23 +80,29 @@ void JobLifecycle::Finish(const store::JobRecord& job, const JobEnd& end,
         {Field("owner", OwnerOf(job)), Field("state", state), Field("error", s.ToString())});
     return;
   }
-  if (end.state == store::JobState::kSucceeded) IndexResults(job, end.result, finish_time_ns);
+  if (end.state == store::JobState::kSucceeded) IndexResults(job, end, spec, finish_time_ns);
   events_->Finished(job.id);
   logging::LogJob(Level::kInfo, job.id, state,
                   {Field("owner", OwnerOf(job)), Field("device", job.device),
                    Field("error", message), Field("code", code)});
 }
 
-void JobLifecycle::IndexResults(const store::JobRecord& job, const std::string& result_bytes,
-                                int64_t finish_time_ns) {
-  v1::JobSpec spec;
-  v1::JobResult result;
-  if (!spec.ParseFromString(job.spec) || !result.ParseFromString(result_bytes)) {
+void JobLifecycle::IndexResults(const store::JobRecord& job, const JobEnd& end,
+                                const v1::JobSpec* spec, int64_t finish_time_ns) {
+  // The messages the run already holds are indexed as they are; only a caller without them
+  // (a job finished from its record) has the bytes parsed.
+  v1::JobSpec parsed_spec;
+  v1::JobResult parsed_result;
+  if ((spec == nullptr && !parsed_spec.ParseFromString(job.spec)) ||
+      (end.result_message == nullptr && !parsed_result.ParseFromString(end.result))) {
     logging::LogJob(Level::kError, job.id, "result not indexed: spec or result does not parse");
     return;
   }
+  const v1::JobSpec& s_spec = spec != nullptr ? *spec : parsed_spec;
+  const v1::JobResult& s_result =
+      end.result_message != nullptr ? *end.result_message : parsed_result;
   // After the job's own row: a failure here loses a history entry, never the result.
-  if (absl::Status s = jobs_->IndexResults(IndexedResultsOf(job, spec, result, finish_time_ns));
+  if (absl::Status s = jobs_->IndexResults(IndexedResultsOf(job, s_spec, s_result, finish_time_ns));
       !s.ok()) {
     logging::LogJob(Level::kError, job.id, "result not indexed", {Field("error", s.ToString())});
   }
@@ -123,7 +125,7 @@ absl::StatusOr<std::vector<store::JobRecord>> JobLifecycle::Recover() {
   KBENCH_ASSIGN_OR_RETURN(std::vector<store::JobRecord> running,
                           jobs_->ListByState(store::JobState::kRunning));
   for (const store::JobRecord& r : running) {
-    if (r.attempts >= kMaxAttempts) {
+    if (!FairSharePolicy::MayRetry(r.attempts)) {
       Finish(r, JobEnd::Failed(
                     absl::StatusCode::kAborted,
                     absl::StrCat("the daemon stopped while this job was running, ", r.attempts,
@@ -136,6 +138,16 @@ absl::StatusOr<std::vector<store::JobRecord>> JobLifecycle::Recover() {
                     {Field("owner", OwnerOf(r))});
   }
   return jobs_->ListByState(store::JobState::kQueued);
+}
+
+absl::StatusOr<int32_t> JobLifecycle::DeleteFinished(store::ArtifactStore& artifacts,
+                                                     const std::string& id) {
+  return artifacts.DeleteFinishedJob(id);
+}
+
+absl::StatusOr<store::ArtifactStore::DeletedSweep> JobLifecycle::DeleteSweep(
+    store::ArtifactStore& artifacts, const std::string& sweep_id) {
+  return artifacts.DeleteSweep(sweep_id);
 }
 
 }  // namespace kbench::scheduler

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -13,6 +14,7 @@
 #include "kbench/v1/fleet.pb.h"
 #include "kbench/v1/types.pb.h"
 #include "server/scheduler/usage_ledger.h"
+#include "server/store/artifact_store.h"
 #include "server/store/job_store.h"
 
 namespace kbench::scheduler {
@@ -58,6 +60,16 @@ class JobQueue {
   virtual absl::StatusOr<v1::DeviceInfo> ResolveOneDevice(const std::string& requested) {
     return ResolveDevice(requested);
   }
+  // Creates a QUEUED job through its lifecycle (JobLifecycle::Create: store, metrics,
+  // watchers) and queues it: the API writes no job row itself. With an idempotency key its
+  // owner used before, creates nothing and returns the earlier job with `false`.
+  virtual absl::StatusOr<std::pair<store::JobRecord, bool>> Submit(store::JobRecord record) = 0;
+  // Deletes a finished job (its artifacts, records, history rows) through its lifecycle;
+  // returns how many artifacts went with it. FAILED_PRECONDITION while queued or running.
+  virtual absl::StatusOr<int32_t> DeleteFinished(const std::string& job_id) = 0;
+  // Deletes a sweep with its points' jobs through their lifecycle.
+  virtual absl::StatusOr<store::ArtifactStore::DeletedSweep> DeleteSweep(
+      const std::string& sweep_id) = 0;
   // Queues a job already written to the store as QUEUED.
   virtual void Enqueue(const store::JobRecord& record) = 0;
   // Cancels a queued job, or asks the running one to stop; returns once it is terminal or

@@ -61,10 +61,14 @@ absl::Status Scheduler::Start() {
       devices_[d->id] = std::move(d);
     }
     orphans = QueueRecoveredJobs(queued);
-    // Each worker starts its own executor: the thread that forks a child must live as long as
-    // the daemon (PR_SET_PDEATHSIG follows the forking thread), and the starts run in parallel.
-    for (auto& [id, d] : devices_)
-      d->worker = std::thread([this, dev = d.get()] { WorkerLoop(dev); });
+    // Each worker starts its own executor (in parallel, on its own thread).
+    const WorkerParts parts{options_, launcher_, clock_,      artifacts_,
+                            metrics_, events_,   &lifecycle_, this};
+    for (const std::string& id : order_) {
+      workers_.push_back(std::make_unique<DeviceWorker>(
+          devices_.at(id).get(), parts, SchedulerSync{mu_, cv_, stopping_, cancel_requested_}));
+      workers_.back()->Start();
+    }
   }
   for (const store::JobRecord& r : orphans) {
     // A GPU that left the host: its jobs end with the cause instead of waiting forever.
@@ -120,7 +124,7 @@ std::vector<store::JobRecord> Scheduler::QueueRecoveredJobs(
     }
     it->second->queue.Push(QueuedJobOf(r));
   }
-  for (auto& [id, d] : devices_) UpdateQueueGauge(*d);
+  for (auto& [id, d] : devices_) UpdateQueueGauge(*metrics_, *d);
   return orphans;
 }
 
@@ -148,14 +152,8 @@ void Scheduler::Shutdown() {
     }
   }
   cv_.notify_all();
-  for (const std::string& id : order_) {
-    std::thread* worker = nullptr;
-    {
-      std::lock_guard lock(mu_);
-      worker = &devices_.at(id)->worker;
-    }
-    if (worker->joinable()) worker->join();
-  }
+  // Fixed since Start, which returned before any Shutdown.
+  for (const std::unique_ptr<DeviceWorker>& worker : workers_) worker->Join();
   std::lock_guard lock(mu_);
   for (auto& [id, d] : devices_) d->executor.reset();
 }
@@ -236,6 +234,12 @@ absl::StatusOr<v1::DeviceInfo> Scheduler::ResolveDevice(const std::string& reque
   return chosen->info;
 }
 
+absl::StatusOr<std::pair<store::JobRecord, bool>> Scheduler::Submit(store::JobRecord record) {
+  KBENCH_ASSIGN_OR_RETURN(auto created, lifecycle_.Create(std::move(record)));
+  if (created.second) Enqueue(created.first);
+  return created;
+}
+
 void Scheduler::Enqueue(const store::JobRecord& record) {
   std::string why;
   {
@@ -249,8 +253,8 @@ void Scheduler::Enqueue(const store::JobRecord& record) {
                          " became unavailable: its executor fails to start");
     } else {
       it->second->queue.Push(QueuedJobOf(record));
-      UpdateQueueGauge(*it->second);
-      PublishPlaces(*it->second);
+      UpdateQueueGauge(*metrics_, *it->second);
+      PublishPlaces(*events_, *it->second);
     }
   }
   if (!why.empty()) {
@@ -274,7 +278,7 @@ absl::Status Scheduler::Cancel(const std::string& job_id, std::chrono::milliseco
     for (auto& [id, d] : devices_) {
       if (d->queue.Remove(job_id)) {
         removed = true;
-        UpdateQueueGauge(*d);
+        UpdateQueueGauge(*metrics_, *d);
       } else if (d->running && d->running->id == job_id && d->executor && !d->running->kill_at) {
         // The kill deadline belongs to this run of this job: it ends with the run.
         d->executor->Cancel(job_id);
@@ -303,10 +307,6 @@ std::vector<v1::NodeInfo> Scheduler::Nodes() {
   node.set_alive(true);
   for (v1::DeviceInfo& d : Devices()) *node.add_devices() = std::move(d);
   return {node};
-}
-
-void Scheduler::UpdateQueueGauge(const Device& device) {
-  metrics_->SetQueueDepth(device.id, static_cast<int64_t>(device.queue.size()));
 }
 
 }  // namespace kbench::scheduler

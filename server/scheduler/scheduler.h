@@ -1,5 +1,6 @@
-// The scheduler: one queue and one worker thread per device, each worker owning that device's
-// executor. Runs one job at a time per device, replaces executors that die, keeps retrying
+// The scheduler: routes each job to its device's queue (ResolveDevice, Enqueue, Cancel) and
+// answers for every device; a DeviceWorker per device (device_worker.h) owns that device's loop
+// and executor. Runs one job at a time per device, replaces executors that die, keeps retrying
 // executors that do not start (capped back-off), reports each device's health, and recovers
 // queued and interrupted jobs from the store at start. Time and executors are injected.
 #pragma once
@@ -13,7 +14,6 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -24,43 +24,19 @@
 #include "server/metrics/metrics.h"
 #include "server/scheduler/clock.h"
 #include "server/scheduler/device_queue.h"
+#include "server/scheduler/device_worker.h"
 #include "server/scheduler/executor.h"
 #include "server/scheduler/job_events.h"
 #include "server/scheduler/job_lifecycle.h"
 #include "server/scheduler/job_queue.h"
 #include "server/scheduler/run_history.h"
+#include "server/scheduler/scheduler_options.h"
 #include "server/scheduler/usage_ledger.h"
 #include "server/store/artifact_store.h"
 #include "server/store/job_store.h"
 #include "server/store/usage_store.h"
 
 namespace kbench::scheduler {
-
-struct SchedulerOptions {
-  // Start executors for the CUDA devices the launcher discovers.
-  bool enable_cuda = true;
-  // How long a cancelled running job may take to stop before its executor is killed.
-  absl::Duration cancel_grace = absl::Seconds(5);
-  // Re-queue the store's interrupted jobs and queue its queued ones at Start (a single host).
-  // A fleet's node leaves that to the fleet: the store's queue is every node's.
-  bool recover_jobs = true;
-  // Slack added to a job's own timeout before its executor counts as hung.
-  absl::Duration hang_slack = absl::Seconds(300);
-  // Consecutive failed starts after which a device counts as unusable (FAILED): its queued
-  // jobs fail and new ones are refused, while starts go on being retried.
-  int max_start_failures = 5;
-  // Back-off between failed starts: initial, doubling, capped.
-  absl::Duration initial_backoff = absl::Seconds(1);
-  absl::Duration max_backoff = absl::Seconds(30);
-  // How often a worker looks at its running job's deadlines (a cancel arms a new one).
-  absl::Duration supervision_tick = absl::Milliseconds(250);
-  // Fair share forgets GPU time with this half-life (--fair-share-half-life).
-  absl::Duration fair_share_half_life = absl::Hours(1);
-  // --isolate-owners (issue 23, item 4): a CUDA device's executor is restarted before a job of
-  // another owner than the last job's, so no CUDA context, allocation or loaded module is ever
-  // shared between owners (each job already unloads its modules and scrubs its memory).
-  bool isolate_owners = false;
-};
 
 // The grpc health service name of a device: "kbench.device.cpu", "kbench.device.cuda:0".
 std::string DeviceHealthService(const std::string& device);
@@ -69,7 +45,7 @@ inline constexpr char kStoreHealthService[] = "kbench.store";
 // Told every device's serving state, and the server's ("": some device is usable).
 using HealthReporter = std::function<void(const std::string& service, bool serving)>;
 
-class Scheduler final : public JobQueue {
+class Scheduler final : public JobQueue, private WorkerHost {
  public:
   // Borrows everything; all must outlive the scheduler.
   Scheduler(SchedulerOptions options, ExecutorLauncher* launcher, Clock* clock,
@@ -99,6 +75,14 @@ class Scheduler final : public JobQueue {
   // UNAVAILABLE when it exists but cannot run jobs now.
   absl::StatusOr<v1::DeviceInfo> ResolveDevice(const std::string& requested) override;
 
+  absl::StatusOr<std::pair<store::JobRecord, bool>> Submit(store::JobRecord record) override;
+  absl::StatusOr<int32_t> DeleteFinished(const std::string& job_id) override {
+    return lifecycle_.DeleteFinished(*artifacts_, job_id);
+  }
+  absl::StatusOr<store::ArtifactStore::DeletedSweep> DeleteSweep(
+      const std::string& sweep_id) override {
+    return lifecycle_.DeleteSweep(*artifacts_, sweep_id);
+  }
   // Queues a job already written to the store as QUEUED. A job whose device is gone or
   // unusable is failed at once instead of being stranded.
   void Enqueue(const store::JobRecord& record) override;
@@ -109,6 +93,8 @@ class Scheduler final : public JobQueue {
   absl::Status Cancel(const std::string& job_id, std::chrono::milliseconds wait) override;
 
   JobLifecycle& lifecycle() { return lifecycle_; }
+  // The clock every part of this node reads (a fleet's leases and heartbeats too).
+  Clock* clock() const { return clock_; }
 
   // Records each run's GPU time in `usage` and replays it at Start (fair share, daily quotas
   // and estimates survive restarts). Call before Start; without it usage lives in memory only.
@@ -139,50 +125,7 @@ class Scheduler final : public JobQueue {
   }
 
  private:
-  // The job a device runs now, and the kill deadline a cancel armed for that job only.
-  struct RunningJob {
-    std::string id;
-    std::optional<absl::Time> kill_at;
-    std::string owner;
-    absl::Time started;
-    double expected_seconds = 0;
-  };
-  struct Device {
-    std::string id;
-    DeviceId parsed;
-    v1::DeviceInfo info;
-    DeviceQueue queue;
-    std::unique_ptr<Executor> executor;
-    std::optional<RunningJob> running;
-    int64_t restarts = 0;
-    // The owner of the last job the current executor ran (--isolate-owners).
-    std::optional<std::string> last_owner;
-    int start_failures = 0;
-    bool tried_once = false;
-    // Consecutive jobs whose start the store refused (full disk, database away): the worker
-    // waits longer before each next try.
-    int deferred_starts = 0;
-    std::thread worker;
-  };
-  // Why AdmitJob admitted nothing.
-  enum class NotAdmitted {
-    kDropped,   // ended, or no longer this device's to run
-    kDeferred,  // the store refused its start: it stays QUEUED and goes back in its place
-  };
-  // A job taken off the queue and marked RUNNING.
-  struct AdmittedJob {
-    store::JobRecord record;
-    v1::JobSpec spec;
-    absl::Time started;
-    absl::Time hang_deadline;
-  };
-  // What supervising a run produced: an outcome, or the executor lost (with why).
-  struct RunResult {
-    std::optional<internal::v1::JobOutcome> outcome;
-    ExecutorFailure failure = ExecutorFailure::kExit;
-    std::string lost_message;
-    absl::Duration ran;
-  };
+  using Device = DeviceState;
 
   // Start's steps.
   absl::Status ReplayUsage();
@@ -193,47 +136,17 @@ class Scheduler final : public JobQueue {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status AwaitFirstStarts();
 
-  // The worker and its steps (device_worker.cc).
-  void WorkerLoop(Device* device);
-  bool StartExecutor(Device* device, std::unique_lock<std::mutex>& lock);
-  void MarkUnusable(Device* device, const std::string& why, std::unique_lock<std::mutex>& lock);
-  void WaitBeforeRetry(Device* device, std::unique_lock<std::mutex>& lock);
-  void RunJob(Device* device, const QueuedJob& queued, std::unique_lock<std::mutex>& lock);
-  absl::StatusOr<AdmittedJob> AdmitJob(const Device& device, const std::string& id,
-                                       bool cancelled_early, NotAdmitted* why_not);
-  // After a deferred start: the job back in its place, a wait that grows with each deferral.
-  void DeferStart(Device* device, const QueuedJob& queued, std::unique_lock<std::mutex>& lock);
-  RunResult SuperviseRun(Device* device, const AdmittedJob& job);
-  std::optional<ExecutorFailure> DeadlinePassed(Device* device, const AdmittedJob& job);
-  void RecordOutcome(Device* device, const AdmittedJob& job, const RunResult& run);
-  void RecordLostExecutor(Device* device, const AdmittedJob& job, const RunResult& run);
-  void RequeueWhenTheDiskHasRoom(Device* device, const AdmittedJob& job, const RunResult& run);
-  void ImportArtifacts(const std::string& job_id, const std::string& owner,
-                       const internal::v1::JobOutcome& outcome);
-  void ReplaceExecutor(Device* device, ExecutorFailure cause);
-
-  void FailJob(const std::string& job_id, absl::StatusCode code, const std::string& why);
-
-  // Fair share (fair_share.cc).
-  // The job as its device's queue holds it: owner, priority, what predicts its duration.
-  static QueuedJob QueuedJobOf(const store::JobRecord& record);
-  // An owner's decayed GPU time now, counting its runs in progress on every device.
-  double OwnerUsageNow(const std::string& owner, absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Seconds a queued job is expected to run; `from_history` says whether past runs told it.
-  double ExpectedSeconds(const QueuedJob& job, bool* from_history) const
+  // WorkerHost, what the devices' workers ask of the scheduler (fair_share.cc).
+  double OwnerUsageNow(const std::string& owner, absl::Time now) override
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Tells the device's queued jobs' watchers that their places changed.
-  void PublishPlaces(const Device& device) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Charges a run's wall time to its owner: ledger, history, store, metrics.
-  void ChargeRun(const AdmittedJob& job, absl::Duration ran, bool succeeded);
-  void UpdateQueueGauge(const Device& device);
-  void PublishHealth() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // --isolate-owners: `next` is another owner's than the last job the executor ran.
-  bool NeedsFreshExecutor(const Device& device, const QueuedJob& next) const
+  double ExpectedSeconds(const QueuedJob& job, bool* from_history) override
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Installs a ready executor on its device: its description (under the device's id), READY.
-  void MarkReady(Device* device, std::unique_ptr<Executor> executor)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void PublishHealth() override ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ChargeRun(const store::JobRecord& record, const v1::JobSpec& spec, absl::Duration ran,
+                 bool succeeded) override;
+  void DeviceIdle() override;
+  void RankedSucceeded(const std::string& job_id, const v1::JobSpec& spec,
+                       const v1::JobResult& result) override;
 
   const SchedulerOptions options_;
   ExecutorLauncher* const launcher_;
@@ -249,6 +162,8 @@ class Scheduler final : public JobQueue {
   // Device ids in order: cpu first, then cuda:0, cuda:1, ... Fixed after Start.
   std::vector<std::string> order_;
   std::map<std::string, std::unique_ptr<Device>> devices_ ABSL_GUARDED_BY(mu_);
+  // A worker per device, in `order_`; each owns its device's loop and executor.
+  std::vector<std::unique_ptr<DeviceWorker>> workers_;
   // Jobs asked to stop before they started: honoured when they start.
   std::set<std::string> cancel_requested_ ABSL_GUARDED_BY(mu_);
   HealthReporter health_ ABSL_GUARDED_BY(mu_);

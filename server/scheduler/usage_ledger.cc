@@ -1,8 +1,6 @@
 // Decayed, daily and total GPU time per owner.
 #include "server/scheduler/usage_ledger.h"
 
-#include <cmath>
-
 namespace kbench::scheduler {
 namespace {
 
@@ -17,12 +15,6 @@ int64_t UtcDay(absl::Time t) {
 
 absl::Time NextUtcMidnight(absl::Time t) {
   return absl::FromUnixSeconds((UtcDay(t) + 1) * kSecondsPerDay);
-}
-
-double UsageLedger::DecayFactor(absl::Duration elapsed) const {
-  if (elapsed <= absl::ZeroDuration()) return 1;
-  if (half_life_ <= absl::ZeroDuration()) return 0;
-  return std::exp2(-absl::FDivDuration(elapsed, half_life_));
 }
 
 void UsageLedger::Charge(const std::string& owner, double seconds, absl::Time at) {

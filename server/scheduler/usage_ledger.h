@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
+#include "server/common/fair_share_policy.h"
 
 namespace kbench::scheduler {
 
@@ -22,7 +23,7 @@ struct OwnerUsageTotals {
 class UsageLedger {
  public:
   // A half-life of zero or less means no memory: only today's and the total are kept.
-  explicit UsageLedger(absl::Duration half_life) : half_life_(half_life) {}
+  explicit UsageLedger(absl::Duration half_life) : policy_(half_life) {}
 
   // `seconds` of GPU time used by `owner`, ending at `at`. Charges may come out of order
   // (several devices, or a replay from the store): each is decayed from its own time.
@@ -36,7 +37,7 @@ class UsageLedger {
   // Every owner ever charged, in name order.
   std::vector<std::string> Owners() const;
 
-  absl::Duration half_life() const { return half_life_; }
+  absl::Duration half_life() const { return policy_.half_life(); }
 
  private:
   struct Account {
@@ -46,10 +47,9 @@ class UsageLedger {
     double day_seconds = 0;
     double total = 0;
   };
-  // The factor that ages usage by `elapsed` (1 for a negative elapsed: no growth).
-  double DecayFactor(absl::Duration elapsed) const;
+  double DecayFactor(absl::Duration elapsed) const { return policy_.DecayFactor(elapsed); }
 
-  absl::Duration half_life_;
+  FairSharePolicy policy_;
   std::map<std::string, Account> accounts_;
 };
 

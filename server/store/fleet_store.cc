@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "server/common/fair_share_policy.h"
 #include "server/store/job_rows.h"
 #include "server/store/schema.h"
 
@@ -131,18 +132,23 @@ absl::StatusOr<std::optional<JobRecord>> FleetStore::Claim(const std::string& no
   for (size_t i = 0; i < device.targets.size(); ++i)
     placeholders.push_back(absl::StrCat("?", 6 + i));
   // Usage as the single host's fair share counts it (scheduler/fair_share.cc): GPU seconds
-  // halved every half-life, plus the time of runs in progress, now fleet-wide.
+  // halved every half-life, plus the time of runs in progress, now fleet-wide; the candidates in
+  // the order of the same policy (common/fair_share_policy.h), written as SQL so that the pick
+  // and its lock stay one statement.
+  const FairSharePolicy policy(half_life);
   const std::string sql = absl::StrCat(
-      "WITH usage AS (SELECT owner, SUM(gpu_microseconds / 1e6 * "
-      "power(0.5, (?3 - end_time_ns) / ?4)) AS seconds FROM usage_charges GROUP BY owner), "
+      "WITH usage AS (SELECT owner, SUM(gpu_microseconds / 1e6 * ",
+      FairSharePolicy::SqlDecayFactor("?3 - end_time_ns", "?4"),
+      ") AS seconds FROM usage_charges GROUP BY owner), "
       "running AS (SELECT owner, SUM(GREATEST(0, ?3 - start_time_ns) / 1e9) AS seconds "
       "FROM jobs WHERE state = 'running' GROUP BY owner), "
       "candidate AS (SELECT j.seq FROM jobs j LEFT JOIN usage u ON u.owner = j.owner "
       "LEFT JOIN running r ON r.owner = j.owner "
       "WHERE j.state = 'queued' AND j.node = '' AND j.target IN (",
-      absl::StrJoin(placeholders, ", "),
-      ") ORDER BY GREATEST(j.priority, 0) DESC, COALESCE(u.seconds, 0) + COALESCE(r.seconds, 0), "
-      "j.priority DESC, j.seq LIMIT 1 FOR UPDATE OF j SKIP LOCKED) "
+      absl::StrJoin(placeholders, ", "), ") ORDER BY ",
+      FairSharePolicy::SqlOrderBy("j.priority", "COALESCE(u.seconds, 0) + COALESCE(r.seconds, 0)",
+                                  "j.seq"),
+      " LIMIT 1 FOR UPDATE OF j SKIP LOCKED) "
       // An earlier run's progress (a node lost while it ran) is not this run's.
       "UPDATE jobs SET node = ?1, device = ?2, lease_expires_ns = ?5, progress = '\\x' "
       "FROM candidate "
@@ -153,8 +159,7 @@ absl::StatusOr<std::optional<JobRecord>> FleetStore::Claim(const std::string& no
   KBENCH_RETURN_IF_ERROR(claim->BindText(1, node));
   KBENCH_RETURN_IF_ERROR(claim->BindText(2, device.device));
   KBENCH_RETURN_IF_ERROR(claim->BindInt64(3, now_ns));
-  KBENCH_RETURN_IF_ERROR(
-      claim->BindDouble(4, static_cast<double>(absl::ToInt64Nanoseconds(half_life))));
+  KBENCH_RETURN_IF_ERROR(claim->BindDouble(4, policy.SqlHalfLifeNs()));
   KBENCH_RETURN_IF_ERROR(claim->BindInt64(5, lease_until_ns));
   for (size_t i = 0; i < device.targets.size(); ++i) {
     KBENCH_RETURN_IF_ERROR(claim->BindText(static_cast<int>(6 + i), device.targets[i]));
@@ -198,7 +203,8 @@ absl::StatusOr<std::vector<ReapedJob>> FleetStore::Reap(const std::string& condi
       KBENCH_ASSIGN_OR_RETURN(bool row, query->Step());
       if (!row) break;
       KBENCH_ASSIGN_OR_RETURN(JobRecord job, internal::ReadJob(*query));
-      const bool fail = job.state == JobState::kRunning && job.attempts >= max_attempts;
+      const bool fail =
+          job.state == JobState::kRunning && !FairSharePolicy::MayRetry(job.attempts, max_attempts);
       reaped.push_back(ReapedJob{std::move(job), fail});
     }
   }
@@ -236,22 +242,23 @@ absl::StatusOr<std::vector<FleetOwnerRow>> FleetStore::OwnerRows(int64_t now_ns,
   KBENCH_ASSIGN_OR_RETURN(
       std::unique_ptr<Statement> query,
       db_->Prepare(
-          "WITH charges AS (SELECT owner, SUM(CASE WHEN ?2 > 0 THEN gpu_microseconds / 1e6 * "
-          "power(0.5, (?1 - end_time_ns) / ?2) ELSE 0 END) AS decayed, "
-          "SUM(CASE WHEN end_time_ns >= ?3 THEN gpu_microseconds ELSE 0 END) / 1e6 AS today, "
-          "SUM(gpu_microseconds) / 1e6 AS total FROM usage_charges GROUP BY owner), "
-          "unfinished AS (SELECT owner, COUNT(*) FILTER (WHERE state = 'queued') AS queued, "
-          "COUNT(*) FILTER (WHERE state = 'running') AS running, "
-          "SUM(CASE WHEN state = 'running' THEN GREATEST(0, ?1 - start_time_ns) ELSE 0 END) "
-          "/ 1e9 AS in_progress FROM jobs WHERE state IN ('queued', 'running') GROUP BY owner) "
-          "SELECT COALESCE(c.owner, u.owner), COALESCE(c.decayed, 0) + "
-          "COALESCE(u.in_progress, 0), COALESCE(c.today, 0), COALESCE(c.total, 0), "
-          "COALESCE(u.queued, 0), COALESCE(u.running, 0) "
-          "FROM charges c FULL OUTER JOIN unfinished u ON u.owner = c.owner ORDER BY 1",
+          absl::StrCat(
+              "WITH charges AS (SELECT owner, SUM(gpu_microseconds / 1e6 * ",
+              FairSharePolicy::SqlDecayFactor("?1 - end_time_ns", "?2"),
+              ") AS decayed, "
+              "SUM(CASE WHEN end_time_ns >= ?3 THEN gpu_microseconds ELSE 0 END) / 1e6 AS today, "
+              "SUM(gpu_microseconds) / 1e6 AS total FROM usage_charges GROUP BY owner), "
+              "unfinished AS (SELECT owner, COUNT(*) FILTER (WHERE state = 'queued') AS queued, "
+              "COUNT(*) FILTER (WHERE state = 'running') AS running, "
+              "SUM(CASE WHEN state = 'running' THEN GREATEST(0, ?1 - start_time_ns) ELSE 0 END) "
+              "/ 1e9 AS in_progress FROM jobs WHERE state IN ('queued', 'running') GROUP BY owner) "
+              "SELECT COALESCE(c.owner, u.owner), COALESCE(c.decayed, 0) + "
+              "COALESCE(u.in_progress, 0), COALESCE(c.today, 0), COALESCE(c.total, 0), "
+              "COALESCE(u.queued, 0), COALESCE(u.running, 0) "
+              "FROM charges c FULL OUTER JOIN unfinished u ON u.owner = c.owner ORDER BY 1"),
           "read owners' usage"));
   KBENCH_RETURN_IF_ERROR(query->BindInt64(1, now_ns));
-  KBENCH_RETURN_IF_ERROR(
-      query->BindDouble(2, static_cast<double>(absl::ToInt64Nanoseconds(half_life))));
+  KBENCH_RETURN_IF_ERROR(query->BindDouble(2, FairSharePolicy(half_life).SqlHalfLifeNs()));
   KBENCH_RETURN_IF_ERROR(query->BindInt64(3, day_start_ns));
   std::vector<FleetOwnerRow> rows;
   while (true) {

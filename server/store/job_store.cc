@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "kbench/v1/types.pb.h"
 #include "server/store/code_blobs.h"
 #include "server/store/database.h"
 #include "server/store/job_rows.h"
@@ -91,6 +92,12 @@ absl::StatusOr<JobRecord> ReadJob(Statement& row) {
   job.target = row.ColumnText(16);
   job.node = row.ColumnText(17);
   job.owner = row.ColumnText(18);
+  // A row from before migration 5 (one host) has no owner in its column: its spec names it.
+  // Read here, once, so that every reader takes the owner from the record.
+  if (job.owner.empty()) {
+    v1::JobSpec spec;
+    if (spec.ParseFromString(job.spec)) job.owner = spec.owner();
+  }
   return job;
 }
 

@@ -56,6 +56,7 @@ class FairShareTest : public store::testing::TempDataDirTest {
     r.id = absl::StrCat(owner, "-", ++next_id_);
     r.device = "cpu";
     r.kernel = "square";
+    r.owner = owner;  // as the API sets it: the record's typed owner
     spec.SerializeToString(&r.spec);
     auto created = lifecycle_->Create(r);
     EXPECT_TRUE(created.ok()) << created.status();

@@ -132,6 +132,39 @@ TEST_F(SchedulerTest, RunsAJobAndPublishesItsProgressBeforeItsEnd) {
   EXPECT_EQ(metrics_.RunDurations(), 1);
 }
 
+// Issue 27, item 1: a submit creates the job through the lifecycle (stored QUEUED, counted,
+// watchers told) and queues it; a retry with the same key creates and queues nothing.
+TEST_F(SchedulerTest, SubmitCreatesThroughTheLifecycleAndQueuesOnce) {
+  StartScheduler();
+  v1::JobSpec spec;
+  spec.set_kernel("square");
+  spec.set_device("cpu");
+  spec.set_owner("alice");
+  store::JobRecord r;
+  r.id = "submitted";
+  r.device = "cpu";
+  r.kernel = "square";
+  r.owner = "alice";
+  r.idempotency_key = "k";
+  spec.SerializeToString(&r.spec);
+  absl::StatusOr<std::pair<store::JobRecord, bool>> first = scheduler_->Submit(r);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_TRUE(first->second);
+  EXPECT_EQ(first->first.create_time_ns, absl::ToUnixNanos(clock_.Now()));
+  r.id = "retried";
+  absl::StatusOr<std::pair<store::JobRecord, bool>> again = scheduler_->Submit(r);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_FALSE(again->second);
+  EXPECT_EQ(again->first.id, "submitted");
+  EXPECT_EQ(jobs_->Get("retried").status().code(), absl::StatusCode::kNotFound);
+  // Queued or running, once: nothing ends before the executor is told to succeed.
+  EXPECT_EQ(scheduler_->Devices()[0].queue_depth(), 1);
+  std::shared_ptr<FakeExecutorState> cpu = launcher_.AwaitExecutor("cpu", 0);
+  ASSERT_TRUE(cpu->AwaitRuns(1));
+  cpu->Succeed("submitted");
+  ASSERT_TRUE(AwaitState("submitted", store::JobState::kSucceeded));
+}
+
 TEST_F(SchedulerTest, AJobWhoseStartAFullDiskRefusesStaysQueuedAndRunsOnceItTakesWrites) {
   store::testing::FailingVfs::Install();
   auto opened = store::JobStore::Open(data_dir_);
