@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "client/args.h"
+#include "client/format/conditions_view.h"
 #include "client/format/profile_view.h"
 #include "client/format/progress.h"
 #include "client/format/table.h"
@@ -315,6 +316,9 @@ void AddCostFields(const v1::VariantResult& v, FieldList* f) {
         absl::StrCat(v.placements_size(), ", medians spread ", FormatPercent(v.placement_spread()),
                      "; the median above pools them: ", absl::StrJoin(each, ", ")));
   }
+  // Issue 29: what a launch cost in energy, and whether the window was clean.
+  if (v.has_energy()) f->Add("Energy", EnergySummary(v.energy()));
+  if (v.clean_stamp().stamped()) f->Add("Conditions", StampSummary(v.clean_stamp()));
   f->Add("Time spent", absl::StrCat(FormatSeconds(v.measured_seconds()), " measured, ",
                                     FormatSeconds(v.wall_seconds()), " wall"));
   if (v.discarded_samples() > 0 || v.throttled()) {
@@ -341,6 +345,8 @@ namespace {
 // result from before issue 15's harness has no timed check or flags).
 struct CompareColumns {
   bool bytes = false, flops = false, timed_check = false, flags = false;
+  // Issue 29: energy per launch and the clean stamp.
+  bool energy = false, stamp = false;
 };
 
 // The harness's warnings about one variant's timing (types.proto, VariantResult 103-113):
@@ -369,6 +375,8 @@ CompareColumns ChooseCompareColumns(const v1::JobResult& result) {
     c.flops |= v.flops() > 0;
     c.timed_check |= v.timed_correctness().checked();
     c.flags |= TimingFlags(v) != "-";
+    c.energy |= v.has_energy();
+    c.stamp |= v.clean_stamp().stamped();
   }
   return c;
 }
@@ -377,12 +385,14 @@ Table CompareTableHeader(const CompareColumns& c) {
   std::vector<std::string> headers = {"VARIANT", "MEDIAN", "NOISE", "SAMPLES"};
   if (c.bytes) headers.insert(headers.end(), {"BANDWIDTH", "%COPY"});
   if (c.flops) headers.insert(headers.end(), {"COMPUTE", "%PEAK"});
+  if (c.energy) headers.push_back("J/LAUNCH");
   headers.push_back("SPEEDUP");
   const size_t last_number = headers.size() - 1;
   headers.push_back("CORRECTNESS");
   if (c.timed_check) headers.push_back("TIMED CHECK");
   headers.push_back("STOPPED");
   if (c.flags) headers.push_back("FLAGS");
+  if (c.stamp) headers.push_back("CONDITIONS");
   Table table(headers);
   for (size_t i = 1; i <= last_number; ++i) table.AlignRight(i);
   return table;
@@ -401,6 +411,7 @@ std::vector<std::string> CompareRow(const v1::VariantResult& v, const CompareCol
     row.push_back(FormatFlops(v.flops_per_second()));
     row.push_back(FormatPercent(v.fraction_of_peak_flops()));
   }
+  if (c.energy) row.push_back(EnergyCell(v.energy()));
   double speedup = v.speedup_vs_first();
   if (speedup <= 0 && v.stats().median_seconds() > 0) {
     speedup = first_median / v.stats().median_seconds();
@@ -413,6 +424,7 @@ std::vector<std::string> CompareRow(const v1::VariantResult& v, const CompareCol
   }
   row.push_back(v.stop_reason().empty() ? "-" : v.stop_reason());
   if (c.flags) row.push_back(TimingFlags(v));
+  if (c.stamp) row.push_back(StampCell(v.clean_stamp()));
   return row;
 }
 
@@ -429,6 +441,28 @@ std::string RenderCompareTable(const v1::JobResult& result) {
   return table.Render();
 }
 
+namespace {
+
+// Issue 29: the device's settings a reproduction must match, where NVML said them.
+std::string DeviceConfiguration(const v1::Environment& env) {
+  std::vector<std::string> parts;
+  const std::pair<const char*, const std::string*> named[] = {
+      {"compute mode ", &env.compute_mode()},
+      {"ECC ", &env.ecc_mode()},
+      {"MIG ", &env.mig_mode()},
+      {"MPS ", &env.mps_state()},
+      {"application clocks ", &env.application_clocks()}};
+  for (const auto& [name, value] : named) {
+    if (!value->empty()) parts.push_back(absl::StrCat(name, *value));
+  }
+  if (env.power_limit_watts() > 0) {
+    parts.push_back(absl::StrFormat("power limit %.0f W", env.power_limit_watts()));
+  }
+  return absl::StrJoin(parts, ", ");
+}
+
+}  // namespace
+
 std::string RenderEnvironment(const v1::Environment& env) {
   FieldList f;
   std::string device = env.device_id();
@@ -442,7 +476,14 @@ std::string RenderEnvironment(const v1::Environment& env) {
   if (!env.driver_version().empty()) software.push_back("driver " + env.driver_version());
   if (!env.runtime_version().empty()) software.push_back("runtime " + env.runtime_version());
   if (!env.kbench_version().empty()) software.push_back("kbench " + env.kbench_version());
+  if (!env.cuda_toolkit_version().empty()) {
+    software.push_back("toolkit " + env.cuda_toolkit_version());
+  }
+  if (!env.vbios_version().empty()) software.push_back("VBIOS " + env.vbios_version());
   if (!software.empty()) f.Add("Software", absl::StrJoin(software, ", "));
+  if (const std::string config = DeviceConfiguration(env); !config.empty()) {
+    f.Add("Config", config);
+  }
   if (!env.host().empty() || env.cpu_threads() > 0) {
     f.Add("Host",
           absl::StrCat(

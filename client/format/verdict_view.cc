@@ -60,6 +60,9 @@ std::string RenderComparison(const v1::JobComparison& comparison) {
   absl::StrAppend(&out, table.Render());
   for (const v1::VariantComparison& c : comparison.variants()) {
     absl::StrAppend(&out, VariantCell(c), ": ", c.reason(), "\n");
+    if (!c.energy_note().empty()) {
+      absl::StrAppend(&out, VariantCell(c), ": energy: ", c.energy_note(), "\n");
+    }
     if (c.interval_over() == "placement medians") {
       absl::StrAppend(&out, VariantCell(c),
                       ": each job's own interval is over its placement medians (placements "

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -10,6 +11,7 @@
 #include "analysis/family_correction.h"
 #include "analysis/verdict.h"
 #include "client/args.h"
+#include "client/format/conditions_view.h"
 #include "client/verdict/verdict_reason.h"
 #include "common/status_macros.h"
 
@@ -85,6 +87,21 @@ v1::Verdict ToProto(analysis::Verdict verdict) {
   return v1::VERDICT_UNSURE;
 }
 
+// Issue 29: each side's energy per launch, and a note when time and energy move apart.
+void CompareEnergy(const v1::VariantResult& va, const v1::VariantResult& vb,
+                   v1::VariantComparison* c) {
+  if (va.energy().measured()) c->set_baseline_joules_per_launch(va.energy().joules_per_launch());
+  if (vb.energy().measured()) c->set_candidate_joules_per_launch(vb.energy().joules_per_launch());
+  const auto joules = [](bool has, double value) {
+    return has ? std::optional<double>(value) : std::nullopt;
+  };
+  c->set_energy_note(EnergyTradeOff(
+      va.stats().median_seconds(),
+      joules(c->has_baseline_joules_per_launch(), c->baseline_joules_per_launch()),
+      vb.stats().median_seconds(),
+      joules(c->has_candidate_joules_per_launch(), c->candidate_joules_per_launch())));
+}
+
 // The two results' verdict before the family's correction.
 v1::VariantComparison ComparePair(const v1::Job& a, const v1::Job& b, const Pair& pair,
                                   const DiffOptions& options) {
@@ -99,6 +116,7 @@ v1::VariantComparison ComparePair(const v1::Job& a, const v1::Job& b, const Pair
   c.set_candidate_samples(vb.sample_seconds_size());
   c.set_baseline_median_seconds(va.stats().median_seconds());
   c.set_candidate_median_seconds(vb.stats().median_seconds());
+  CompareEnergy(va, vb, &c);
   c.set_min_effect_percent(options.min_effect_percent);
   c.set_verdict(v1::VERDICT_UNSURE);
   c.set_p_value(1);

@@ -55,6 +55,16 @@ absl::StatusOr<const Api*> LoadUncached(const std::string& library) {
   if (api->compute_processes_v3 == nullptr) {
     Bind(lib, "nvmlDeviceGetComputeRunningProcesses_v2", &api->compute_processes_v2);
   }
+  Bind(lib, "nvmlDeviceGetGraphicsRunningProcesses_v3", &api->graphics_processes_v3);
+  Bind(lib, "nvmlDeviceGetMPSComputeRunningProcesses_v3", &api->mps_processes_v3);
+  Bind(lib, "nvmlDeviceGetMarginTemperature", &api->margin_temperature);
+  Bind(lib, "nvmlDeviceGetComputeMode", &api->compute_mode);
+  Bind(lib, "nvmlDeviceGetMigMode", &api->mig_mode);
+  Bind(lib, "nvmlDeviceGetEccMode", &api->ecc_mode);
+  Bind(lib, "nvmlDeviceGetTotalEccErrors", &api->total_ecc_errors);
+  Bind(lib, "nvmlDeviceGetVbiosVersion", &api->vbios_version);
+  Bind(lib, "nvmlDeviceGetApplicationsClock", &api->applications_clock);
+  Bind(lib, "nvmlDeviceGetEnforcedPowerLimit", &api->enforced_power_limit);
   // Renamed in driver 535 ("throttle" became "clocks event"); older drivers have only the old
   // name, newer ones keep it as an alias.
   Bind(lib, "nvmlDeviceGetCurrentClocksEventReasons", &api->throttle_reasons);

@@ -61,6 +61,22 @@ inline constexpr int kPerfPolicyPower = 0;
 inline constexpr int kPerfPolicyThermal = 1;
 inline constexpr int kPerfPolicyBoardLimit = 3;
 inline constexpr int kPerfPolicyReliability = 5;
+// nvmlMarginTemperature_t (nvmlDeviceGetMarginTemperature, driver 550+): its version word is
+// NVML_STRUCT_VERSION(MarginTemperature, 1) = sizeof | 1 << 24.
+struct MarginTemperature {
+  unsigned int version;
+  int margin_temperature;
+};
+inline constexpr unsigned int kMarginTemperatureV1 =
+    static_cast<unsigned int>(sizeof(MarginTemperature)) | (1u << 24);
+// nvmlComputeMode_t.
+inline constexpr int kComputeModeDefault = 0;
+inline constexpr int kComputeModeExclusiveThread = 1;
+inline constexpr int kComputeModeProhibited = 2;
+inline constexpr int kComputeModeExclusiveProcess = 3;
+// nvmlMemoryErrorType_t and nvmlEccCounterType_t (issue 29: ECC errors during a window).
+inline constexpr int kMemoryErrorUncorrected = 1;
+inline constexpr int kEccCounterVolatile = 0;
 
 // The entry points kbench uses. init, shutdown and error_string are always bound; any other may
 // be null on an old driver, and its reading is then left empty.
@@ -88,6 +104,17 @@ struct Api {
   // Processes with a compute context on the device (issue 13: contended results).
   Return (*compute_processes_v3)(Device, unsigned int*, ProcessInfoV3*) = nullptr;
   Return (*compute_processes_v2)(Device, unsigned int*, ProcessInfoV2*) = nullptr;
+  // Issue 29: the clean-measurement stamp and the environment a reproduction must match.
+  Return (*graphics_processes_v3)(Device, unsigned int*, ProcessInfoV3*) = nullptr;
+  Return (*mps_processes_v3)(Device, unsigned int*, ProcessInfoV3*) = nullptr;
+  Return (*margin_temperature)(Device, MarginTemperature*) = nullptr;
+  Return (*compute_mode)(Device, int*) = nullptr;
+  Return (*mig_mode)(Device, unsigned int*, unsigned int*) = nullptr;
+  Return (*ecc_mode)(Device, int*, int*) = nullptr;
+  Return (*total_ecc_errors)(Device, int, int, unsigned long long*) = nullptr;
+  Return (*vbios_version)(Device, char*, unsigned int) = nullptr;
+  Return (*applications_clock)(Device, int, unsigned int*) = nullptr;
+  Return (*enforced_power_limit)(Device, unsigned int*) = nullptr;  // milliwatts
 };
 
 // Loads `library` and binds its entry points, once per path per process; the library stays

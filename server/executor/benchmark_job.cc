@@ -1,13 +1,17 @@
 // The benchmark pipeline shared by the cpu and CUDA executors.
 #include "server/executor/benchmark_job.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <fstream>
 #include <memory>
 #include <random>
 #include <span>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "absl/cleanup/cleanup.h"
@@ -22,6 +26,8 @@
 #include "server/common/artifact_write_error.h"
 #include "server/common/spec_problem.h"
 #include "server/executor/cheat_checks.h"
+#include "server/executor/conditions/sampling_conditions.h"
+#include "server/executor/energy_phase.h"
 #include "server/executor/measure/statistics.h"
 #include "server/executor/placements.h"
 #include "server/executor/progress_phase.h"
@@ -345,6 +351,7 @@ class BenchmarkRun {
   absl::Status SampleInterleaved();
   absl::Status CheckSealedSamples();
   absl::Status CheckTimedLaunches();
+  absl::Status MeasureEnergy();
   void Summarize();
   absl::Status JudgeFloors();
   void PublishCheckSeeds();
@@ -363,6 +370,8 @@ class BenchmarkRun {
   // The stream of samples variant `i` took at each of its placements.
   std::vector<const measure::VariantSamples*> StreamsOf(size_t i) const;
   std::string StreamName(const VariantRun& v, size_t placement) const;
+  // The sampling window's conditions (issue 29): the clean stamp and the thermal gate.
+  SamplingConditions MakeSamplingConditions() const;
 
   DeviceRunner& runner_;
   const JobContext& context_;
@@ -504,17 +513,38 @@ absl::Status BenchmarkRun::SampleInterleaved() {
   }
   measure::SamplerHooks hooks;
   hooks.cancelled = context_.cancelled;
+  SamplingConditions conditions = MakeSamplingConditions();
   hooks.progress = [&](const measure::ProgressUpdate& u) {
     Report(v1::PROGRESS_PHASE_MEASURE, u.variant, u.samples, u.noise, u.elapsed_seconds);
+    conditions.BetweenSamples();
   };
   v1::Environment* env = run_.result.mutable_environment();
   runner_.BeginSampling();
   absl::Cleanup end = [&] { runner_.EndSampling(env); };
+  conditions.BeforeSampling();
   KBENCH_ASSIGN_OR_RETURN(
       sampled_, measure::SampleInterleaved(names, fns, CriteriaFromSpec(spec_.stopping()), hooks));
+  const v1::CleanStamp stamp = conditions.AfterSampling();
   std::move(end).Invoke();
   runner_.ReadClocks(env->mutable_after());
+  // The variants were sampled interleaved: one window, one stamp for each.
+  for (const VariantRun& v : variants_) {
+    *run_.result.mutable_variants(v.result_index)->mutable_clean_stamp() = stamp;
+  }
   return absl::OkStatus();
+}
+
+SamplingConditions BenchmarkRun::MakeSamplingConditions() const {
+  const GateClock clock{
+      [] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+            .count();
+      },
+      [](double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); }};
+  return SamplingConditions(
+      runner_.conditions_reader(),
+      ThermalGateOn(spec_.has_thermal_gate(), spec_.thermal_gate(), spec_.ranked()), clock,
+      getpid());
 }
 
 absl::Status BenchmarkRun::CheckSealedSamples() {
@@ -548,6 +578,24 @@ absl::Status BenchmarkRun::CheckTimedLaunches() {
             absl::StrCat("'s timed launch", PlacementSuffix(p, v.prepared.size())));
       }
     }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status BenchmarkRun::MeasureEnergy() {
+  // At most a quarter of the job's sampling timeout per variant (the phase runs after sampling,
+  // outside every timed sample, on the first placement's buffers).
+  const double budget = 0.25 * CriteriaFromSpec(spec_.stopping()).timeout_seconds;
+  for (size_t i = 0; i < variants_.size(); ++i) {
+    VariantRun& v = variants_[i];
+    if (runner_.energy_counter() != nullptr) {
+      Report(v1::PROGRESS_PHASE_MEASURE, absl::StrCat(v.name, " (energy)"));
+    }
+    const double per_launch = Median(sampled_[v.first_stream].per_launch_seconds());
+    const kernels::Cost cost = kernels::FindOperation(v.problem.op)->cost(v.problem);
+    KBENCH_ASSIGN_OR_RETURN(
+        *run_.result.mutable_variants(v.result_index)->mutable_energy(),
+        MeasureVariantEnergy(runner_, *v.prepared.front(), per_launch, cost, budget));
   }
   return absl::OkStatus();
 }
@@ -659,6 +707,7 @@ absl::StatusOr<JobRun> RunBenchmarkJob(DeviceRunner& runner, const JobContext& c
   KBENCH_RETURN_IF_ERROR(job.SampleInterleaved());
   KBENCH_RETURN_IF_ERROR(job.CheckSealedSamples());
   KBENCH_RETURN_IF_ERROR(job.CheckTimedLaunches());
+  KBENCH_RETURN_IF_ERROR(job.MeasureEnergy());
   job.Summarize();
   KBENCH_RETURN_IF_ERROR(job.JudgeFloors());
   job.PublishCheckSeeds();

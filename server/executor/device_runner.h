@@ -14,6 +14,8 @@
 #include "absl/strings/str_cat.h"
 #include "kbench/v1/types.pb.h"
 #include "kernels/operation.h"
+#include "server/executor/conditions/clean_stamp.h"
+#include "server/executor/conditions/energy.h"
 #include "server/executor/measure/sampler.h"
 #include "server/executor/sealed_samples.h"
 
@@ -95,6 +97,15 @@ class PreparedVariant {
   virtual void DescribeMeasurement(v1::VariantResult* out) const { (void)out; }
   // One untimed run, waited for (profiling: CUPTI records it).
   virtual absl::Status RunOnce() = 0;
+  // The energy phase (issue 29): `launches` untimed launches back to back on the same buffers
+  // as the samples, waited for at the end. A device whose launches can be queued overrides it
+  // so that no wait sits between them.
+  virtual absl::Status LaunchBatch(int64_t launches) {
+    for (int64_t i = 0; i < launches; ++i) {
+      if (absl::Status s = RunOnce(); !s.ok()) return s;
+    }
+    return absl::OkStatus();
+  }
 };
 
 class DeviceRunner {
@@ -133,6 +144,11 @@ class DeviceRunner {
   // Called after sampling, whether it succeeded or not: the clock floor used and the throttling
   // seen since BeginSampling go into `env`.
   virtual void EndSampling(v1::Environment* env) { (void)env; }
+  // Issue 29: the device's energy counter and its conditions (clocks, thermals, other
+  // processes) for the clean stamp and the thermal gate; null where the device has none (the
+  // cpu device, a GPU without NVML): energy is then "unsupported on <device>", never a zero.
+  virtual EnergyCounter* energy_counter() { return nullptr; }
+  virtual ConditionsReader* conditions_reader() { return nullptr; }
   // True after an error that leaves the device unusable in this process (sticky CUDA error).
   virtual bool NeedsRestart() const { return false; }
 

@@ -106,3 +106,40 @@ TEST(CompareJobs, CorrectsTheVerdictsOfSeveralVariantsAsOneFamily) {
 
 }  // namespace
 }  // namespace kbench::client
+
+namespace kbench::client {
+namespace {
+
+// Issue 29: energy beside time.
+v1::Job WithEnergy(const std::string& id, double median_seconds, double joules_per_launch) {
+  v1::Job job = Benchmark(id, 1);
+  v1::VariantResult* v = job.mutable_result()->mutable_variants(0);
+  v->mutable_stats()->set_median_seconds(median_seconds);
+  v->mutable_energy()->set_measured(true);
+  v->mutable_energy()->set_joules_per_launch(joules_per_launch);
+  return job;
+}
+
+TEST(CompareJobs, SaysWhenTheCandidateIsFasterButUsesMoreEnergy) {
+  absl::StatusOr<v1::JobComparison> c =
+      CompareJobs(WithEnergy("a", 2e-3, 1e-3), WithEnergy("b", 1e-3, 1.5e-3), {});
+  ASSERT_TRUE(c.ok()) << c.status();
+  const v1::VariantComparison& v = c->variants(0);
+  EXPECT_DOUBLE_EQ(v.baseline_joules_per_launch(), 1e-3);
+  EXPECT_DOUBLE_EQ(v.candidate_joules_per_launch(), 1.5e-3);
+  EXPECT_THAT(v.energy_note(), ::testing::StartsWith("faster by 50.0% but uses 50.0% more energy"));
+}
+
+TEST(CompareJobs, SaysNothingOfEnergyWhenBothImproveOrOneIsUnmeasured) {
+  absl::StatusOr<v1::JobComparison> c =
+      CompareJobs(WithEnergy("a", 2e-3, 2e-3), WithEnergy("b", 1e-3, 1e-3), {});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->variants(0).energy_note(), "");
+  c = CompareJobs(Benchmark("a", 1), WithEnergy("b", 1e-3, 5e-3), {});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_FALSE(c->variants(0).has_baseline_joules_per_launch());
+  EXPECT_EQ(c->variants(0).energy_note(), "");
+}
+
+}  // namespace
+}  // namespace kbench::client

@@ -116,6 +116,52 @@ TEST(RenderJob, DescribesOneVariantWithStatisticsThroughputAndCorrectness) {
   EXPECT_THAT(text, ContainsRegex("Seed: +42"));
 }
 
+// Issue 29: energy per launch and the clean stamp, in the compare table and the result view.
+v1::Job ConditionsJob() {
+  v1::Job job = CompareJob();
+  v1::VariantResult* naive = job.mutable_result()->mutable_variants(0);
+  naive->mutable_energy()->set_measured(true);
+  naive->mutable_energy()->set_joules_per_launch(2.5e-3);
+  naive->mutable_energy()->set_average_watts(310);
+  naive->mutable_energy()->set_launches(4000);
+  naive->mutable_energy()->set_seconds(1.0);
+  naive->mutable_clean_stamp()->set_stamped(true);
+  naive->mutable_clean_stamp()->set_clean(true);
+  v1::VariantResult* fused = job.mutable_result()->mutable_variants(1);
+  fused->mutable_energy()->set_unsupported("unsupported on cpu");
+  fused->mutable_clean_stamp()->set_stamped(true);
+  fused->mutable_clean_stamp()->add_reasons(v1::STAMP_REASON_OTHER_PROCESS);
+  fused->mutable_clean_stamp()->add_details("other processes had a context on the device: pid 9");
+  return job;
+}
+
+TEST(RenderCompareTable, ShowsEnergyPerLaunchAndTheStamp) {
+  const std::string table = RenderCompareTable(ConditionsJob().result());
+  EXPECT_THAT(table, HasSubstr("J/LAUNCH"));
+  EXPECT_THAT(table, ContainsRegex("naive .* 2.5 mJ .*clean"));
+  EXPECT_THAT(table, ContainsRegex("fused .* - .*NOT CLEAN \\(1\\)"));
+}
+
+TEST(RenderJob, ShowsEnergyOrWhyItIsMissingAndTheStampsReasons) {
+  v1::Job measured = ConditionsJob();
+  measured.mutable_result()->mutable_variants()->DeleteSubrange(1, 1);
+  const std::string text = RenderJob(measured);
+  EXPECT_THAT(text, ContainsRegex("Energy: +2.5 mJ/launch, 310 W \\(4000 launches in 1.00 s\\)"));
+  EXPECT_THAT(text, ContainsRegex("Conditions: +clean"));
+  v1::Job unmeasured = ConditionsJob();
+  unmeasured.mutable_result()->mutable_variants()->DeleteSubrange(0, 1);
+  const std::string other = RenderJob(unmeasured);
+  EXPECT_THAT(other, ContainsRegex("Energy: +unsupported on cpu"));
+  EXPECT_THAT(other, HasSubstr("NOT CLEAN: other processes had a context on the device: pid 9"));
+  EXPECT_THAT(other, Not(HasSubstr(" 0 J")));
+}
+
+TEST(RenderCompareTable, LeavesOutEnergyAndConditionsForOlderResults) {
+  const std::string table = RenderCompareTable(CompareJob().result());
+  EXPECT_THAT(table, Not(HasSubstr("J/LAUNCH")));
+  EXPECT_THAT(table, Not(HasSubstr("CONDITIONS")));
+}
+
 TEST(RenderJob, ShowsTheCheckSeedsAndThePhysicalFloor) {
   v1::Job job = CompareJob();
   job.mutable_result()->mutable_variants()->DeleteSubrange(1, 1);

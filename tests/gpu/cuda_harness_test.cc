@@ -351,6 +351,41 @@ TEST_F(CudaHarnessTest, HotIsFasterThanColdWhenTheProblemFitsInL2) {
   EXPECT_GT(hot->result.variants(0).stats().launches_per_sample(), 1);
 }
 
+// Issue 29 on a real GPU: NVML's energy counter resolves a batch of copies (a plausible power
+// between 10 W and 1500 W), and the window carries a stamp with the clocks it saw.
+TEST_F(CudaHarnessTest, MeasuresEnergyPerLaunchAndStampsTheWindow) {
+  BenchOptions o;
+  o.min_time_seconds = 0.05;
+  absl::StatusOr<JobRun> run = RunBench(runner(), "copy", {1 << 24}, o);
+  ASSERT_TRUE(run.ok()) << run.status();
+  const v1::VariantResult& v = run->result.variants(0);
+  PrintResult("copy 64 MiB cold", v);
+  const v1::Energy& e = v.energy();
+  std::printf("energy: measured=%d %s %.4g J/launch %.1f W %lld launches %.2f s\n", e.measured(),
+              e.unsupported().c_str(), e.joules_per_launch(), e.average_watts(),
+              static_cast<long long>(e.launches()), e.seconds());
+  std::printf("stamp: %s\n", v.clean_stamp().DebugString().c_str());
+  std::printf(
+      "environment: vbios %s, compute mode %s, ECC %s, MIG %s, MPS %s, app clocks %s, "
+      "power limit %.0f W, toolkit %s\n",
+      run->result.environment().vbios_version().c_str(),
+      run->result.environment().compute_mode().c_str(),
+      run->result.environment().ecc_mode().c_str(), run->result.environment().mig_mode().c_str(),
+      run->result.environment().mps_state().c_str(),
+      run->result.environment().application_clocks().c_str(),
+      run->result.environment().power_limit_watts(),
+      run->result.environment().cuda_toolkit_version().c_str());
+  if (!e.measured()) GTEST_SKIP() << "no energy counter here: " << e.unsupported();
+  EXPECT_GT(e.joules_per_launch(), 0);
+  EXPECT_GT(e.average_watts(), 10);
+  EXPECT_LT(e.average_watts(), 1500);
+  EXPECT_GE(e.seconds(), 0.2);
+  EXPECT_GT(e.bytes_per_joule(), 0);
+  EXPECT_TRUE(v.clean_stamp().stamped());
+  EXPECT_GE(v.clean_stamp().readings(), 2);
+  EXPECT_GT(v.clean_stamp().sm_clock_max_mhz(), 0);
+}
+
 TEST_F(CudaHarnessTest, GraphModeRotatesEnoughBufferSetsToLeaveTheL2) {
   const kernels::Problem problem{"copy", "vectorized", {1 << 20}, kernels::DType::kF32, {}};
   absl::StatusOr<std::unique_ptr<PreparedVariant>> pv =

@@ -185,6 +185,9 @@ void CudaRunner::ReadClocks(v1::ClockReading* reading) {
 
 void CudaRunner::FillDeviceEnvironment(v1::Environment* env) {
   env->set_default_sm_clock_mhz(default_sm_clock_mhz_);
+  FillNvmlConfiguration(nvml_, env);
+  env->set_cuda_toolkit_version(
+      absl::StrCat(CUDART_VERSION / 1000, ".", (CUDART_VERSION % 1000) / 10));
   warmup_clock_mhz_ = 0;
   warmup_slowdown_ = false;
 }

@@ -19,6 +19,7 @@
 #include "server/executor/cuda/l2_flusher.h"
 #include "server/executor/cuda/measure_modes.h"
 #include "server/executor/cuda/nvml.h"
+#include "server/executor/cuda/nvml_conditions.h"
 #include "server/executor/cuda/user_variant.h"
 #include "server/executor/device_runner.h"
 #include "server/executor/measure/clock_floor.h"
@@ -68,6 +69,12 @@ class CudaRunner : public DeviceRunner {
 
   void BeginSampling() override;
   void EndSampling(v1::Environment* env) override;
+  // Issue 29: NVML's energy counter (unsupported where the driver or GPU lacks it) and the
+  // stamp's readings (none without NVML).
+  EnergyCounter* energy_counter() override { return &conditions_; }
+  ConditionsReader* conditions_reader() override {
+    return nvml_.available() ? &conditions_ : nullptr;
+  }
 
   bool NeedsRestart() const override { return needs_restart_; }
 
@@ -123,6 +130,7 @@ class CudaRunner : public DeviceRunner {
   ViolationCounters violations_before_;
   // Other processes on the GPU around sampling, and the idle gate before it (issue 13).
   NvmlActivity activity_{&nvml_};
+  NvmlConditions conditions_{&nvml_};
   ContentionWatch contention_{0};
   v1::IdleGate idle_gate_;
   bool needs_restart_ = false;

@@ -66,6 +66,11 @@ class Nvml {
   // the entry point.
   std::optional<std::vector<SeenProcess>> ComputeProcesses() const;
 
+  // The entry points and the device handle, for readers of other facts (nvml_conditions.h);
+  // null while unavailable.
+  const nvml::Api* api() const { return api_; }
+  nvml::Device device() const { return device_; }
+
   // The bits that mean the clocks were held down, not merely idle or set so.
   static constexpr uint64_t kSlowdownMask = 0x4 | 0x8 | 0x10 | 0x20 | 0x40 | 0x80;
 

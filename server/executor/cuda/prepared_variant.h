@@ -52,6 +52,7 @@ class CudaPreparedVariant : public PreparedVariant {
   // in cold and hot mode), takes a sample, and reads that set back.
   absl::StatusOr<TimedCheck> TakeCheckedSample() override;
   absl::Status RunOnce() override;
+  absl::Status LaunchBatch(int64_t launches) override;
   absl::Status SetSealedPositions(const std::vector<std::vector<int64_t>>& positions) override;
   absl::StatusOr<SealedSample> TakeSealedSample(const SampleSeal& seal) override;
   absl::StatusOr<std::function<kernels::HostTensors()>> SealedInputs(
