@@ -43,11 +43,11 @@ void AnnounceReady(const DaemonFlags& flags, const store::StoreLocation& locatio
   }
   std::printf("kbenchd: ready\n");
   std::fflush(stdout);
-  logging::Log(Level::kInfo, "kbenchd ready",
-               {Field("listen", address), Field("data_dir", location.data_dir),
-                Field("store", std::string(location.is_postgres() ? "postgres" : "sqlite")),
-                Field("node", location.node),
-                Field("security", auth::DescribeSecurity(flags.security))});
+  logging::Log(
+      Level::kInfo, "kbenchd ready",
+      {Field("listen", address), Field("data_dir", location.data_dir),
+       Field("store", std::string(location.is_postgres() ? "postgres" : "sqlite")),
+       Field("node", location.node), Field("security", auth::DescribeSecurity(flags.security))});
 }
 
 // The API's options: its flags, and the cpu device's bound on a problem's bytes.
@@ -67,6 +67,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonFlags& flags) 
   KBENCH_RETURN_IF_ERROR(daemon->StartMaintenance());
   KBENCH_RETURN_IF_ERROR(daemon->StartQueue());
   KBENCH_RETURN_IF_ERROR(daemon->StartService());
+  daemon->StartSweepReporter();
   KBENCH_RETURN_IF_ERROR(daemon->StartServer());
   return daemon;
 }
@@ -146,8 +147,8 @@ absl::Status Daemon::StartScheduler() {
   scheduler::Clock* clock = scheduler::Clock::Real();
   launcher_ = std::make_unique<scheduler::ProcessLauncher>(std::move(executor), clock);
   scheduler_ = std::make_unique<scheduler::Scheduler>(scheduler_options_, launcher_.get(), clock,
-                                                      jobs_.get(), artifacts_.get(),
-                                                      metrics_.get(), &events_);
+                                                      jobs_.get(), artifacts_.get(), metrics_.get(),
+                                                      &events_);
   WireTenancy();
   return Described(scheduler_->Start());
 }
@@ -166,8 +167,8 @@ void Daemon::WireTenancy() {
 absl::Status Daemon::StartMaintenance() {
   scheduler::MaintenanceOptions options;
   options.job_retention = job_retention_;
-  maintenance_ = std::make_unique<scheduler::StoreMaintenance>(
-      options, scheduler::Clock::Real(), jobs_.get(), artifacts_.get());
+  maintenance_ = std::make_unique<scheduler::StoreMaintenance>(options, scheduler::Clock::Real(),
+                                                               jobs_.get(), artifacts_.get());
   FollowStoreState();
   maintenance_->RunOnce();
   maintenance_->Start();
@@ -212,8 +213,8 @@ absl::Status Daemon::StartService() {
   scheduler::JobQueue* queue = scheduler_.get();
   if (fleet_queue_ != nullptr) queue = fleet_queue_.get();
   service_ = std::make_unique<api::KbenchService>(jobs_.get(), artifacts_.get(), stored_.get(),
-                                                  queue, &events_, metrics_.get(), ApiOptionsOf(flags_),
-                                                  authorizer_.get());
+                                                  queue, &events_, metrics_.get(),
+                                                  ApiOptionsOf(flags_), authorizer_.get());
   service_->EnableVariants(variants_.get(), flags_.max_variants_per_owner);
   // Ranked runs are confirmed by kbenchd's own re-run (issue 23) before a rank is final.
   scheduler_->SetRankedObserver([service = service_.get()](const std::string& id,
@@ -221,29 +222,38 @@ absl::Status Daemon::StartService() {
                                                            const v1::JobResult& result) {
     service->ConfirmRankedRun(id, spec, result);
   });
-  api::SweepReporterOptions sweep_reports;
-  sweep_reports.data_dir = data_dir_;
-  sweep_reports.chunks = artifacts_->chunks();
-  return Described(service_->EnableSweeps(sweeps_.get(), sweep_reports));
+  service_->EnableSweeps(sweeps_.get(), data_dir_);
+  return absl::OkStatus();
+}
+
+void Daemon::StartSweepReporter() {
+  reports::SweepReporterOptions options;
+  options.data_dir = data_dir_;
+  options.chunks = artifacts_->chunks();
+  sweep_reporter_ = std::make_unique<reports::SweepReporter>(
+      sweeps_.get(),
+      [service = service_.get()](const store::SweepRecord& record, bool with_jobs) {
+        return service->LoadSweep(record, with_jobs);
+      },
+      std::move(options));
+  sweep_reporter_->Start();
 }
 
 absl::Status Daemon::StartServer() {
   KBENCH_ASSIGN_OR_RETURN(
       Listening listening,
-      kbench::StartServer(EndpointOf(flags_, data_dir_, security_),
-                          api::AuthenticateBeforeReading(
-                              security_.credentials, !flags_.security.tls_cert.empty(),
-                              security_.authenticator.get(), &gate_),
-                          security_.unix_peers.get(), ApiOptionsOf(flags_), service_.get(),
-                          &gate_));
+      kbench::StartServer(
+          EndpointOf(flags_, data_dir_, security_),
+          api::AuthenticateBeforeReading(security_.credentials, !flags_.security.tls_cert.empty(),
+                                         security_.authenticator.get(), &gate_),
+          security_.unix_peers.get(), ApiOptionsOf(flags_), service_.get(), &gate_));
   listening_ = std::make_unique<Listening>(std::move(listening));
   // Per-device health ("kbench.device.cpu", ...) and NOT_SERVING for "" when no device is
   // usable, kept current by the scheduler from now on.
-  scheduler_->ReportHealthTo(
-      [health = listening_->server->GetHealthCheckService()](const std::string& service,
-                                                             bool serving) {
-        health->SetServingStatus(service, serving);
-      });
+  scheduler_->ReportHealthTo([health = listening_->server->GetHealthCheckService()](
+                                 const std::string& service, bool serving) {
+    health->SetServingStatus(service, serving);
+  });
   if (fleet_queue_ != nullptr) fleet_queue_->ListeningOn(listening_->address);
   return absl::OkStatus();
 }
@@ -259,7 +269,7 @@ void Daemon::Run() {
                 .end_streams =
                     [this] {
                       service_->StopStreams();
-                      service_->StopSweeps();
+                      sweep_reporter_->Stop();
                     },
                 .stop_work = [this] { StopWork(); }},
                absl::Seconds(flags_.drain_seconds));

@@ -19,6 +19,7 @@
 #include "server/fleet/fleet_queue.h"
 #include "server/listening.h"
 #include "server/metrics/metrics.h"
+#include "server/reports/sweep_reporter.h"
 #include "server/scheduler/executor_supervisor.h"
 #include "server/scheduler/job_events.h"
 #include "server/scheduler/scheduler.h"
@@ -60,6 +61,7 @@ class Daemon {
   absl::Status StartMaintenance();
   absl::Status StartQueue();
   absl::Status StartService();
+  void StartSweepReporter();
   absl::Status StartServer();
   // Wires fair share's bookkeeping and the tenancy metrics (run's GPU time per owner,
   // authentication failures by reason).
@@ -111,6 +113,8 @@ class Daemon {
   std::unique_ptr<store::FleetStore> fleet_store_;
   std::unique_ptr<fleet::FleetQueue> fleet_queue_;
   std::unique_ptr<api::KbenchService> service_;
+  // Background work, no API call: writes each ended sweep's tables, plots and report.
+  std::unique_ptr<reports::SweepReporter> sweep_reporter_;
   std::unique_ptr<Listening> listening_;
 };
 

@@ -101,8 +101,7 @@ absl::StatusOr<Security> SetUpSecurity(const DaemonFlags& flags) {
     security.unix_peers = std::make_unique<auth::UnixPeers>();
     auth_options.unix_peers = security.unix_peers.get();
   }
-  KBENCH_ASSIGN_OR_RETURN(security.authenticator,
-                          auth::Authenticator::Create(auth_options));
+  KBENCH_ASSIGN_OR_RETURN(security.authenticator, auth::Authenticator::Create(auth_options));
   KBENCH_ASSIGN_OR_RETURN(security.credentials, auth::ServerCredentialsFor(flags.security));
   if (security.unix_peers != nullptr && !flags.store.empty()) {
     return absl::InvalidArgumentError(
@@ -111,27 +110,26 @@ absl::StatusOr<Security> SetUpSecurity(const DaemonFlags& flags) {
   }
   if (flags.security.insecure && !auth::IsLoopbackAddress(ListenAddress(flags))) {
     logging::Log(Level::kWarn, "--insecure: the queue is open to whoever reaches it",
-                         {Field("listen", ListenAddress(flags))});
+                 {Field("listen", ListenAddress(flags))});
   }
   return security;
 }
 
 Endpoint EndpointOf(const DaemonFlags& flags, const std::string& data_dir,
-                            const Security& security) {
+                    const Security& security) {
   Endpoint endpoint;
   if (security.unix_peers == nullptr) {
     endpoint.listen = ListenAddress(flags);
     return endpoint;
   }
-  endpoint.unix_socket = flags.security.unix_socket.empty()
-                             ? auth::DefaultUnixSocketPath(data_dir)
-                             : flags.security.unix_socket;
+  endpoint.unix_socket = flags.security.unix_socket.empty() ? auth::DefaultUnixSocketPath(data_dir)
+                                                            : flags.security.unix_socket;
   endpoint.unix_socket_group = flags.security.unix_socket_group;
   return endpoint;
 }
 
 absl::StatusOr<store::StoreLocation> StoreLocationOf(const DaemonFlags& flags,
-                                                             const std::string& data_dir) {
+                                                     const std::string& data_dir) {
   store::StoreLocation location;
   location.data_dir = data_dir;
   if (flags.store.empty()) return location;
