@@ -18,7 +18,6 @@
 #include "server/api/stream_limiter.h"
 #include "server/api/stream_reactors.h"
 #include "server/api/stream_requests.h"
-#include "server/api/sweep_reporter.h"
 #include "server/api/watch_hub.h"
 #include "server/auth/authorizer.h"
 #include "server/metrics/metrics.h"
@@ -54,13 +53,16 @@ class KbenchService final : public WithReceiveLimits<StreamingBase> {
   void ConfirmRankedRun(const std::string& job_id, const v1::JobSpec& spec,
                         const v1::JobResult& result);
 
-  // Serves the sweep RPCs from `sweeps` (which must outlive the service) and starts the
-  // reporter that writes each finished sweep's tables, plots and report. Without it the sweep
-  // RPCs answer UNIMPLEMENTED. A sweep has at most `max_points` points.
-  absl::Status EnableSweeps(store::SweepStore* sweeps, SweepReporterOptions options,
-                            int64_t max_points = sweep::kMaxPoints);
-  // Stops the reporter (graceful shutdown); unfinished sweeps are reported after a restart.
-  void StopSweeps();
+  // Serves the sweep RPCs from `sweeps` (which must outlive the service); their reports'
+  // files lie under `data_dir` (written by server/reports/sweep_reporter.h, which the daemon
+  // runs). Without it the sweep RPCs answer UNIMPLEMENTED. A sweep has at most `max_points`
+  // points.
+  void EnableSweeps(store::SweepStore* sweeps, std::string data_dir,
+                    int64_t max_points = sweep::kMaxPoints);
+  // The sweep as the API shows it, and its points' jobs when `with_jobs`: what the sweep
+  // reporter reports (sweep_service.cc). Thread-safe.
+  absl::StatusOr<std::pair<v1::Sweep, std::vector<v1::Job>>> LoadSweep(
+      const store::SweepRecord& record, bool with_jobs);
 
   // Serves the variant RPCs from `variants` (which must outlive the service) and resolves
   // `@name` variants of submitted jobs and sweeps from it; each owner registers at most
@@ -147,11 +149,8 @@ class KbenchService final : public WithReceiveLimits<StreamingBase> {
   // The artifact's info and open file, after checking that the job and artifact exist.
   absl::StatusOr<std::pair<v1::ArtifactInfo, std::unique_ptr<store::ArtifactReader>>> OpenArtifact(
       const auth::Identity& caller, const v1::GetArtifactRequest& request);
-  // Sweeps (sweep_service.cc). The sweep as the API shows it, and its points' jobs when
-  // `with_jobs`.
-  absl::StatusOr<std::pair<v1::Sweep, std::vector<v1::Job>>> LoadSweep(
-      const store::SweepRecord& record, bool with_jobs);
-  // Every point's job spec, validated for `device`; the points' axis values in *points.
+  // Sweeps (sweep_service.cc). Every point's job spec, validated for `device`; the points' axis
+  // values in *points.
   absl::StatusOr<std::vector<v1::JobSpec>> ValidateSweep(const v1::SweepSpec& spec,
                                                          const v1::DeviceInfo& device,
                                                          std::vector<sweep::Point>* points);
@@ -197,7 +196,6 @@ class KbenchService final : public WithReceiveLimits<StreamingBase> {
   store::SweepStore* sweeps_ = nullptr;
   std::string sweep_data_dir_;
   int64_t max_sweep_points_ = sweep::kMaxPoints;
-  std::unique_ptr<SweepReporter> reporter_;
   // Registered variants: null until EnableVariants.
   store::VariantStore* variants_ = nullptr;
   int64_t max_variants_per_owner_ = 0;

@@ -84,21 +84,11 @@ int64_t StoredBytesOf(const std::string& sweep_spec, const std::vector<v1::JobSp
 
 }  // namespace
 
-absl::Status KbenchService::EnableSweeps(store::SweepStore* sweeps, SweepReporterOptions options,
-                                         int64_t max_points) {
+void KbenchService::EnableSweeps(store::SweepStore* sweeps, std::string data_dir,
+                                 int64_t max_points) {
   sweeps_ = sweeps;
-  sweep_data_dir_ = options.data_dir;
+  sweep_data_dir_ = std::move(data_dir);
   max_sweep_points_ = max_points;
-  reporter_ = std::make_unique<SweepReporter>(
-      sweeps,
-      [this](const store::SweepRecord& r, bool with_jobs) { return LoadSweep(r, with_jobs); },
-      std::move(options));
-  reporter_->Start();
-  return absl::OkStatus();
-}
-
-void KbenchService::StopSweeps() {
-  if (reporter_) reporter_->Stop();
 }
 
 absl::StatusOr<std::pair<v1::Sweep, std::vector<v1::Job>>> KbenchService::LoadSweep(

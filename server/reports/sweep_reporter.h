@@ -19,7 +19,7 @@
 #include "server/store/artifact_bytes.h"
 #include "server/store/sweep_store.h"
 
-namespace kbench::api {
+namespace kbench::reports {
 
 // A sweep as the API shows it, and (when asked for) its points' jobs with their results, in
 // point order.
@@ -69,4 +69,4 @@ class SweepReporter {
   std::thread thread_;
 };
 
-}  // namespace kbench::api
+}  // namespace kbench::reports

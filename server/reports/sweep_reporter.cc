@@ -1,5 +1,5 @@
-// The sweep reporter's pass and the files of one report.
-#include "server/api/sweep_reporter.h"
+// The sweep reporter's pass and the files of one report (server/reports/sweep_reporter.h).
+#include "server/reports/sweep_reporter.h"
 
 #include <filesystem>
 #include <fstream>
@@ -15,7 +15,7 @@
 #include "server/common/logging.h"
 #include "server/store/artifact_store.h"
 
-namespace kbench::api {
+namespace kbench::reports {
 namespace {
 
 namespace fs = std::filesystem;
@@ -183,4 +183,4 @@ absl::Status SweepReporter::Record(const std::string& sweep_id, const std::strin
       {sweep_id, name, relative, content_type, size, sha256, absl::GetCurrentTimeNanos()});
 }
 
-}  // namespace kbench::api
+}  // namespace kbench::reports
