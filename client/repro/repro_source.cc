@@ -70,7 +70,13 @@ absl::StatusOr<std::string> RegisteredCode(Session& session, const v1::Job& job,
 absl::StatusOr<ReproSource> SourceFromServer(Session& session, const std::string& job_id,
                                              const CodeFiles& files, bool need_all_code) {
   ReproSource source;
-  KBENCH_ASSIGN_OR_RETURN(source.job, session.connection().GetJob(job_id));
+  // The code as it ran comes back to its owners and admins (GetJobRequest.include_code); anyone
+  // else gives it with --code.
+  absl::StatusOr<v1::Job> with_code = session.connection().GetJob(job_id, /*include_code=*/true);
+  if (absl::IsPermissionDenied(with_code.status())) {
+    with_code = session.connection().GetJob(job_id);
+  }
+  KBENCH_ASSIGN_OR_RETURN(source.job, std::move(with_code));
   for (const v1::UserKernel& uk : source.job.spec().user_kernels()) {
     auto file = files.find(uk.name());
     if (file != files.end()) {
@@ -80,13 +86,18 @@ absl::StatusOr<ReproSource> SourceFromServer(Session& session, const std::string
       continue;
     }
     const bool registered = IsListedVariant(source.job.spec(), uk.name());
+    if (!registered && !uk.code().empty()) {
+      KBENCH_RETURN_IF_ERROR(CheckCode(source.job, uk, uk.code(), "the job's record"));
+      source.code[uk.name()] = uk.code();
+      continue;
+    }
     if (registered && !need_all_code) continue;  // kbenchd resolves it again at submit
     if (!registered) {
       return CheckFailedError(absl::StatusCode::kFailedPrecondition,
                               absl::StrCat("job ", job_id, " ran the user kernel ", uk.name(),
                                            " (file ", uk.file_name(),
-                                           "), whose code kbenchd does not return: give it "
-                                           "with --code ",
+                                           "), whose code kbenchd returns only to its owners and "
+                                           "admins: give it with --code ",
                                            uk.name(), "=FILE"));
     }
     KBENCH_ASSIGN_OR_RETURN(std::string code, RegisteredCode(session, source.job, uk));

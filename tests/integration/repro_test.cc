@@ -3,6 +3,8 @@
 // and reproduced on a second kbenchd with another data directory, a tampered bundle refused.
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -116,6 +118,33 @@ TEST_F(ReproTest, ATamperedBundleIsRefusedNamingTheMember) {
       << repro.err;
   EXPECT_EQ(JobCount(b), 0u) << "a tampered bundle submits nothing";
 }
+
+#ifdef KBENCH_TEST_CUDA_TOOLKIT
+// A job's own kernel: its owner's bundle carries the code as the job ran it, read back from
+// kbenchd (GetJobRequest.include_code), with no --code.
+TEST_F(ReproTest, ABundleOfAUserKernelCarriesItsCodeFromTheRecord) {
+  const std::string source = dir_.path() + "/sq.cu";
+  const std::string code =
+      "extern \"C\" __global__ void square_kernel(const float* x, float* y, long long n) {\n"
+      "  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+      "  if (i < n) y[i] = x[i] * x[i];\n}\n";
+  { std::ofstream(source) << code; }
+  KbctlRun compiled = Kbctl(a_, "-o json compile square --source " + source +
+                                    " --entry square_kernel --grid 'cdiv(n,256)' --block 256");
+  ASSERT_EQ(compiled.exit_code, 0) << compiled.out << compiled.err;
+  const nlohmann::json doc = nlohmann::json::parse(compiled.out);
+  const std::string job = (doc.contains("job") ? doc["job"] : doc)["id"].get<std::string>();
+  const std::string file = dir_.path() + "/uk.kbench";
+  KbctlRun bundle = Kbctl(a_, "bundle " + job + " -o " + file);
+  ASSERT_EQ(bundle.exit_code, 0) << bundle.out << bundle.err;
+  const std::string x = dir_.path() + "/uk";
+  const std::string sh = "mkdir " + x + " && tar -xzf " + file + " -C " + x;
+  ASSERT_EQ(std::system(sh.c_str()), 0) << sh;
+  std::ifstream in(x + "/code/@user");
+  const std::string carried((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(carried, code);
+}
+#endif
 
 TEST_F(ReproTest, SaysWhatItTakesWhenGivenNeitherJobNorBundle) {
   KbctlRun repro = Kbctl(a_, "repro no-such-file.kbench");
