@@ -8,11 +8,12 @@ set -euo pipefail
 build_dir="$1" version="$2"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 work="$(realpath "$(mktemp -d)")"
-installed=0 stand_in=0 made_etc=0
+installed=0 stand_in=0 made_etc=0 made_group=0
 cleanup() {
   if ((installed)); then apt-get remove -y -qq kbench-client kbench-server >/dev/null 2>&1 || true; fi
   if ((stand_in)); then apt-get remove -y -qq kbench-test-cuda-runtime >/dev/null 2>&1 || true; fi
   if ((made_etc)); then rm -rf /etc/kbench; fi
+  if ((made_group)); then groupdel kbench 2>/dev/null || true; fi
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -88,6 +89,7 @@ grep -q -- '--executor-path' <<<"$help" || fail "unpacked kbenchd --help"
 if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
   installed=1
   [[ -e /etc/kbench ]] || made_etc=1
+  getent group kbench >/dev/null || made_group=1
   extra=()
   # A host whose CUDA came from NVIDIA's runfile (CI's) has the libraries but not their packages:
   # a stand-in that provides them, as an operator's equivs package would (docs/operations.md).
