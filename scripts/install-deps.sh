@@ -23,6 +23,9 @@ packages=(
   libpq-dev postgresql-15
   libarchive-dev
 )
+# kubectl renders deploy/k8s's kustomizations in a test; Debian's kubernetes-client only where no
+# kubectl is installed already (another vendor's kubectl package owns the same /usr/bin/kubectl).
+command -v kubectl >/dev/null || packages+=(kubernetes-client)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -60,13 +60,15 @@ def main():
 
     # --- Kubernetes ---
     k8s = deploy / "k8s"
-    kustomization = yaml.safe_load((k8s / "kustomization.yaml").read_text())
     docs = []
-    for name in kustomization["resources"]:
-        path = k8s / name
-        check(path.exists(), f"kustomization lists {name}, which does not exist")
-        if path.exists():
-            docs += [d for d in yaml.safe_load_all(path.read_text()) if d]
+    # base (what every cluster applies) and monitoring (the Prometheus Operator's, optional).
+    for part in ("base", "monitoring"):
+        kustomization = yaml.safe_load((k8s / part / "kustomization.yaml").read_text())
+        for name in kustomization["resources"]:
+            path = k8s / part / name
+            check(path.exists(), f"k8s/{part} lists {name}, which does not exist")
+            if path.exists():
+                docs += [d for d in yaml.safe_load_all(path.read_text()) if d]
     by_kind = {}
     for d in docs:
         by_kind.setdefault(d["kind"], []).append(d)
@@ -87,7 +89,7 @@ def main():
           "kbenchd container requests no nvidia.com/gpu")
     args = flags_of(kb["args"])
     for f in args:
-        used_flags[f] = "k8s/daemonset.yaml"
+        used_flags[f] = "k8s/base/daemonset.yaml"
     ports = {p["name"]: p["containerPort"] for p in kb["ports"]}
     check(port_of(args["--listen"]) == ports.get("grpc"), "--listen port != grpc containerPort")
     check(port_of(args["--metrics-listen"]) == ports.get("metrics"),
@@ -124,7 +126,7 @@ def main():
     alerts = yaml.safe_load((deploy / "prometheus" / "alerts.yml").read_text())
     rule = by_kind["PrometheusRule"][0]
     check(rule["spec"]["groups"] == alerts["groups"],
-          "k8s/prometheusrule.yaml differs from prometheus/alerts.yml")
+          "k8s/monitoring/prometheusrule.yaml differs from prometheus/alerts.yml")
     # The Operator names the scrape job after the Service; the alerts select job="kbench".
     jobs = set(re.findall(r'job="([^"]+)"', (deploy / "prometheus" / "alerts.yml").read_text()))
     check(jobs <= {svc["metadata"]["name"]},
@@ -172,8 +174,8 @@ def main():
     # --- a fleet (issue 14): the k8s overlay, the PostgreSQL StatefulSet, compose, systemd ---
     fleet = k8s / "fleet"
     overlay = yaml.safe_load((fleet / "kustomization.yaml").read_text())
-    check(".." in overlay["resources"], "k8s/fleet does not build on deploy/k8s")
-    [patch_ref] = overlay["patches"]
+    check("../base" in overlay.get("bases", []), "k8s/fleet does not build on deploy/k8s/base")
+    [patch_ref] = overlay["patchesJson6902"]
     patch = yaml.safe_load((fleet / patch_ref["path"]).read_text())
     patch_args = [op["value"] for op in patch if op["path"].endswith("/args/-")]
     for f in flags_of(patch_args):
