@@ -19,15 +19,15 @@ from kbench.v1 import usage_pb2 as kbench_dot_v1_dot_usage__pb2
 from kbench.v1 import variants_pb2 as kbench_dot_v1_dot_variants__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17kbench/v1/service.proto\x12\tkbench.v1\x1a\x15kbench/v1/fleet.proto\x1a\x15kbench/v1/sweep.proto\x1a\x17kbench/v1/history.proto\x1a\x15kbench/v1/types.proto\x1a\x15kbench/v1/usage.proto\x1a\x18kbench/v1/variants.proto\"\x14\n\x12ListKernelsRequest\"=\n\x13ListKernelsResponse\x12&\n\x07kernels\x18\x01 \x03(\x0b\x32\x15.kbench.v1.KernelInfo\"\x14\n\x12ListDevicesRequest\"=\n\x13ListDevicesResponse\x12&\n\x07\x64\x65vices\x18\x01 \x03(\x0b\x32\x15.kbench.v1.DeviceInfo\"M\n\x10SubmitJobRequest\x12 \n\x04spec\x18\x01 \x01(\x0b\x32\x12.kbench.v1.JobSpec\x12\x17\n\x0fidempotency_key\x18\x02 \x01(\t\"F\n\x11SubmitJobResponse\x12\x1b\n\x03job\x18\x01 \x01(\x0b\x32\x0e.kbench.v1.Job\x12\x14\n\x0c\x64\x65\x64uplicated\x18\x02 \x01(\x08\"\x1f\n\rGetJobRequest\x12\x0e\n\x06job_id\x18\x01 \x01(\t\"-\n\x0eGetJobResponse\x12\x1b\n\x03job\x18\x01 \x01(\x0b\x32\x0e.kbench.v1.Job\"!\n\x0fWatchJobRequest\x12\x0e\n\x06job_id\x18\x01 \x01(\t\"/\n\x10WatchJobResponse\x12\x1b\n\x03job\x18\x01 \x01(\x0b\x32\x0e.kbench.v1.Job\"\"\n\x10\x43\x61ncelJobRequest\x12\x0e\n\x06job_id\x18\x01 \x01(\t\"0\n\x11\x43\x61ncelJobResponse\x12\x1b\n\x03job\x18\x01 \x01(\x0b\x32\x0e.kbench.v1.Job\"\"\n\x10\x44\x65leteJobRequest\x12\x0e\n\x06job_id\x18\x01 \x01(\t\".\n\x11\x44\x65leteJobResponse\x12\x19\n\x11\x61rtifacts_removed\x18\x01 \x01(\x05\"\x9f\x01\n\x0fListJobsRequest\x12\"\n\x05state\x18\x01 \x01(\x0e\x32\x13.kbench.v1.JobState\x12\x0e\n\x06kernel\x18\x02 \x01(\t\x12\x0e\n\x06\x64\x65vice\x18\x03 \x01(\t\x12\x11\n\tpage_size\x18\x04 \x01(\x05\x12\x12\n\npage_token\x18\x05 \x01(\t\x12!\n\x04view\x18\xc8\x01 \x01(\x0e\x32\x12.kbench.v1.JobView\"I\n\x10ListJobsResponse\x12\x1c\n\x04jobs\x18\x01 \x03(\x0b\x32\x0e.kbench.v1.Job\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"2\n\x12GetArtifactRequest\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\"Z\n\x13GetArtifactResponse\x12%\n\x04info\x18\x01 \x01(\x0b\x32\x17.kbench.v1.ArtifactInfo\x12\x0e\n\x06offset\x18\x02 \x01(\x03\x12\x0c\n\x04\x64\x61ta\x18\x03 \x01(\x0c*L\n\x07JobView\x12\x18\n\x14JOB_VIEW_UNSPECIFIED\x10\x00\x12\x14\n\x10JOB_VIEW_SUMMARY\x10\x01\x12\x11\n\rJOB_VIEW_FULL\x10\x02\x32\x85\r\n\rKbenchService\x12L\n\x0bListKernels\x12\x1d.kbench.v1.ListKernelsRequest\x1a\x1e.kbench.v1.ListKernelsResponse\x12L\n\x0bListDevices\x12\x1d.kbench.v1.ListDevicesRequest\x1a\x1e.kbench.v1.ListDevicesResponse\x12\x46\n\tListNodes\x12\x1b.kbench.v1.ListNodesRequest\x1a\x1c.kbench.v1.ListNodesResponse\x12\x46\n\tSubmitJob\x12\x1b.kbench.v1.SubmitJobRequest\x1a\x1c.kbench.v1.SubmitJobResponse\x12=\n\x06GetJob\x12\x18.kbench.v1.GetJobRequest\x1a\x19.kbench.v1.GetJobResponse\x12\x45\n\x08WatchJob\x12\x1a.kbench.v1.WatchJobRequest\x1a\x1b.kbench.v1.WatchJobResponse0\x01\x12\x46\n\tCancelJob\x12\x1b.kbench.v1.CancelJobRequest\x1a\x1c.kbench.v1.CancelJobResponse\x12\x46\n\tDeleteJob\x12\x1b.kbench.v1.DeleteJobRequest\x1a\x1c.kbench.v1.DeleteJobResponse\x12\x43\n\x08ListJobs\x12\x1a.kbench.v1.ListJobsRequest\x1a\x1b.kbench.v1.ListJobsResponse\x12N\n\x0bGetArtifact\x12\x1d.kbench.v1.GetArtifactRequest\x1a\x1e.kbench.v1.GetArtifactResponse0\x01\x12\x43\n\x08GetUsage\x12\x1a.kbench.v1.GetUsageRequest\x1a\x1b.kbench.v1.GetUsageResponse\x12L\n\x0bSubmitSweep\x12\x1d.kbench.v1.SubmitSweepRequest\x1a\x1e.kbench.v1.SubmitSweepResponse\x12\x43\n\x08GetSweep\x12\x1a.kbench.v1.GetSweepRequest\x1a\x1b.kbench.v1.GetSweepResponse\x12L\n\x0b\x43\x61ncelSweep\x12\x1d.kbench.v1.CancelSweepRequest\x1a\x1e.kbench.v1.CancelSweepResponse\x12I\n\nListSweeps\x12\x1c.kbench.v1.ListSweepsRequest\x1a\x1d.kbench.v1.ListSweepsResponse\x12L\n\x0b\x44\x65leteSweep\x12\x1d.kbench.v1.DeleteSweepRequest\x1a\x1e.kbench.v1.DeleteSweepResponse\x12L\n\x0bListHistory\x12\x1d.kbench.v1.ListHistoryRequest\x1a\x1e.kbench.v1.ListHistoryResponse\x12U\n\x0eGetLeaderboard\x12 .kbench.v1.GetLeaderboardRequest\x1a!.kbench.v1.GetLeaderboardResponse\x12I\n\nAddVariant\x12\x1c.kbench.v1.AddVariantRequest\x1a\x1d.kbench.v1.AddVariantResponse\x12I\n\nGetVariant\x12\x1c.kbench.v1.GetVariantRequest\x1a\x1d.kbench.v1.GetVariantResponse\x12O\n\x0cListVariants\x12\x1e.kbench.v1.ListVariantsRequest\x1a\x1f.kbench.v1.ListVariantsResponse\x12R\n\rDeleteVariant\x12\x1f.kbench.v1.DeleteVariantRequest\x1a .kbench.v1.DeleteVariantResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17kbench/v1/service.proto\x12\tkbench.v1\x1a\x15kbench/v1/fleet.proto\x1a\x15kbench/v1/sweep.proto\x1a\x17kbench/v1/history.proto\x1a\x15kbench/v1/types.proto\x1a\x15kbench/v1/usage.proto\x1a\x18kbench/v1/variants.proto\"\x14\n\x12ListKernelsRequest\"=\n\x13ListKernelsResponse\x12&\n\x07kernels\x18\x01 \x03(\x0b\x32\x15.kbench.v1.KernelInfo\"\x14\n\x12ListDevicesRequest\"=\n\x13ListDevicesResponse\x12&\n\x07\x64\x65vices\x18\x01 \x03(\x0b\x32\x15.kbench.v1.DeviceInfo\"M\n\x10SubmitJobRequest\x12 \n\x04spec\x18\x01 \x01(\x0b\x32\x12.kbench.v1.JobSpec\x12\x17\n\x0fidempotency_key\x18\x02 \x01(\t\"F\n\x11SubmitJobResponse\x12\x1b\n\x03job\x18\x01 \x01(\x0b\x32\x0e.kbench.v1.Job\x12\x14\n\x0c\x64\x65\x64uplicated\x18\x02 \x01(\x08\"5\n\rGetJobRequest\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x14\n\x0cinclude_code\x18\x02 \x01(\x08\"-\n\x0eGetJobResponse\x12\x1b\n\x03job\x18\x01 \x01(\x0b\x32\x0e.kbench.v1.Job\"!\n\x0fWatchJobRequest\x12\x0e\n\x06job_id\x18\x01 \x01(\t\"/\n\x10WatchJobResponse\x12\x1b\n\x03job\x18\x01 \x01(\x0b\x32\x0e.kbench.v1.Job\"\"\n\x10\x43\x61ncelJobRequest\x12\x0e\n\x06job_id\x18\x01 \x01(\t\"0\n\x11\x43\x61ncelJobResponse\x12\x1b\n\x03job\x18\x01 \x01(\x0b\x32\x0e.kbench.v1.Job\"\"\n\x10\x44\x65leteJobRequest\x12\x0e\n\x06job_id\x18\x01 \x01(\t\".\n\x11\x44\x65leteJobResponse\x12\x19\n\x11\x61rtifacts_removed\x18\x01 \x01(\x05\"\x9f\x01\n\x0fListJobsRequest\x12\"\n\x05state\x18\x01 \x01(\x0e\x32\x13.kbench.v1.JobState\x12\x0e\n\x06kernel\x18\x02 \x01(\t\x12\x0e\n\x06\x64\x65vice\x18\x03 \x01(\t\x12\x11\n\tpage_size\x18\x04 \x01(\x05\x12\x12\n\npage_token\x18\x05 \x01(\t\x12!\n\x04view\x18\xc8\x01 \x01(\x0e\x32\x12.kbench.v1.JobView\"I\n\x10ListJobsResponse\x12\x1c\n\x04jobs\x18\x01 \x03(\x0b\x32\x0e.kbench.v1.Job\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"2\n\x12GetArtifactRequest\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\"Z\n\x13GetArtifactResponse\x12%\n\x04info\x18\x01 \x01(\x0b\x32\x17.kbench.v1.ArtifactInfo\x12\x0e\n\x06offset\x18\x02 \x01(\x03\x12\x0c\n\x04\x64\x61ta\x18\x03 \x01(\x0c*L\n\x07JobView\x12\x18\n\x14JOB_VIEW_UNSPECIFIED\x10\x00\x12\x14\n\x10JOB_VIEW_SUMMARY\x10\x01\x12\x11\n\rJOB_VIEW_FULL\x10\x02\x32\x85\r\n\rKbenchService\x12L\n\x0bListKernels\x12\x1d.kbench.v1.ListKernelsRequest\x1a\x1e.kbench.v1.ListKernelsResponse\x12L\n\x0bListDevices\x12\x1d.kbench.v1.ListDevicesRequest\x1a\x1e.kbench.v1.ListDevicesResponse\x12\x46\n\tListNodes\x12\x1b.kbench.v1.ListNodesRequest\x1a\x1c.kbench.v1.ListNodesResponse\x12\x46\n\tSubmitJob\x12\x1b.kbench.v1.SubmitJobRequest\x1a\x1c.kbench.v1.SubmitJobResponse\x12=\n\x06GetJob\x12\x18.kbench.v1.GetJobRequest\x1a\x19.kbench.v1.GetJobResponse\x12\x45\n\x08WatchJob\x12\x1a.kbench.v1.WatchJobRequest\x1a\x1b.kbench.v1.WatchJobResponse0\x01\x12\x46\n\tCancelJob\x12\x1b.kbench.v1.CancelJobRequest\x1a\x1c.kbench.v1.CancelJobResponse\x12\x46\n\tDeleteJob\x12\x1b.kbench.v1.DeleteJobRequest\x1a\x1c.kbench.v1.DeleteJobResponse\x12\x43\n\x08ListJobs\x12\x1a.kbench.v1.ListJobsRequest\x1a\x1b.kbench.v1.ListJobsResponse\x12N\n\x0bGetArtifact\x12\x1d.kbench.v1.GetArtifactRequest\x1a\x1e.kbench.v1.GetArtifactResponse0\x01\x12\x43\n\x08GetUsage\x12\x1a.kbench.v1.GetUsageRequest\x1a\x1b.kbench.v1.GetUsageResponse\x12L\n\x0bSubmitSweep\x12\x1d.kbench.v1.SubmitSweepRequest\x1a\x1e.kbench.v1.SubmitSweepResponse\x12\x43\n\x08GetSweep\x12\x1a.kbench.v1.GetSweepRequest\x1a\x1b.kbench.v1.GetSweepResponse\x12L\n\x0b\x43\x61ncelSweep\x12\x1d.kbench.v1.CancelSweepRequest\x1a\x1e.kbench.v1.CancelSweepResponse\x12I\n\nListSweeps\x12\x1c.kbench.v1.ListSweepsRequest\x1a\x1d.kbench.v1.ListSweepsResponse\x12L\n\x0b\x44\x65leteSweep\x12\x1d.kbench.v1.DeleteSweepRequest\x1a\x1e.kbench.v1.DeleteSweepResponse\x12L\n\x0bListHistory\x12\x1d.kbench.v1.ListHistoryRequest\x1a\x1e.kbench.v1.ListHistoryResponse\x12U\n\x0eGetLeaderboard\x12 .kbench.v1.GetLeaderboardRequest\x1a!.kbench.v1.GetLeaderboardResponse\x12I\n\nAddVariant\x12\x1c.kbench.v1.AddVariantRequest\x1a\x1d.kbench.v1.AddVariantResponse\x12I\n\nGetVariant\x12\x1c.kbench.v1.GetVariantRequest\x1a\x1d.kbench.v1.GetVariantResponse\x12O\n\x0cListVariants\x12\x1e.kbench.v1.ListVariantsRequest\x1a\x1f.kbench.v1.ListVariantsResponse\x12R\n\rDeleteVariant\x12\x1f.kbench.v1.DeleteVariantRequest\x1a .kbench.v1.DeleteVariantResponseb\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'kbench.v1.service_pb2', globals())
 if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
-  _JOBVIEW._serialized_start=1217
-  _JOBVIEW._serialized_end=1293
+  _JOBVIEW._serialized_start=1239
+  _JOBVIEW._serialized_end=1315
   _LISTKERNELSREQUEST._serialized_start=181
   _LISTKERNELSREQUEST._serialized_end=201
   _LISTKERNELSRESPONSE._serialized_start=203
@@ -41,29 +41,29 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _SUBMITJOBRESPONSE._serialized_start=430
   _SUBMITJOBRESPONSE._serialized_end=500
   _GETJOBREQUEST._serialized_start=502
-  _GETJOBREQUEST._serialized_end=533
-  _GETJOBRESPONSE._serialized_start=535
-  _GETJOBRESPONSE._serialized_end=580
-  _WATCHJOBREQUEST._serialized_start=582
-  _WATCHJOBREQUEST._serialized_end=615
-  _WATCHJOBRESPONSE._serialized_start=617
-  _WATCHJOBRESPONSE._serialized_end=664
-  _CANCELJOBREQUEST._serialized_start=666
-  _CANCELJOBREQUEST._serialized_end=700
-  _CANCELJOBRESPONSE._serialized_start=702
-  _CANCELJOBRESPONSE._serialized_end=750
-  _DELETEJOBREQUEST._serialized_start=752
-  _DELETEJOBREQUEST._serialized_end=786
-  _DELETEJOBRESPONSE._serialized_start=788
-  _DELETEJOBRESPONSE._serialized_end=834
-  _LISTJOBSREQUEST._serialized_start=837
-  _LISTJOBSREQUEST._serialized_end=996
-  _LISTJOBSRESPONSE._serialized_start=998
-  _LISTJOBSRESPONSE._serialized_end=1071
-  _GETARTIFACTREQUEST._serialized_start=1073
-  _GETARTIFACTREQUEST._serialized_end=1123
-  _GETARTIFACTRESPONSE._serialized_start=1125
-  _GETARTIFACTRESPONSE._serialized_end=1215
-  _KBENCHSERVICE._serialized_start=1296
-  _KBENCHSERVICE._serialized_end=2965
+  _GETJOBREQUEST._serialized_end=555
+  _GETJOBRESPONSE._serialized_start=557
+  _GETJOBRESPONSE._serialized_end=602
+  _WATCHJOBREQUEST._serialized_start=604
+  _WATCHJOBREQUEST._serialized_end=637
+  _WATCHJOBRESPONSE._serialized_start=639
+  _WATCHJOBRESPONSE._serialized_end=686
+  _CANCELJOBREQUEST._serialized_start=688
+  _CANCELJOBREQUEST._serialized_end=722
+  _CANCELJOBRESPONSE._serialized_start=724
+  _CANCELJOBRESPONSE._serialized_end=772
+  _DELETEJOBREQUEST._serialized_start=774
+  _DELETEJOBREQUEST._serialized_end=808
+  _DELETEJOBRESPONSE._serialized_start=810
+  _DELETEJOBRESPONSE._serialized_end=856
+  _LISTJOBSREQUEST._serialized_start=859
+  _LISTJOBSREQUEST._serialized_end=1018
+  _LISTJOBSRESPONSE._serialized_start=1020
+  _LISTJOBSRESPONSE._serialized_end=1093
+  _GETARTIFACTREQUEST._serialized_start=1095
+  _GETARTIFACTREQUEST._serialized_end=1145
+  _GETARTIFACTRESPONSE._serialized_start=1147
+  _GETARTIFACTRESPONSE._serialized_end=1237
+  _KBENCHSERVICE._serialized_start=1318
+  _KBENCHSERVICE._serialized_end=2987
 # @@protoc_insertion_point(module_scope)
