@@ -129,8 +129,9 @@ TEST_F(ReproTest, ABundleOfAUserKernelCarriesItsCodeFromTheRecord) {
       "  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
       "  if (i < n) y[i] = x[i] * x[i];\n}\n";
   { std::ofstream(source) << code; }
-  KbctlRun compiled = Kbctl(a_, "-o json compile square --source " + source +
-                                    " --entry square_kernel --arch sm_90a --grid 'cdiv(n,256)' --block 256");
+  KbctlRun compiled =
+      Kbctl(a_, "-o json compile square --source " + source +
+                    " --entry square_kernel --arch sm_90a --grid 'cdiv(n,256)' --block 256");
   ASSERT_EQ(compiled.exit_code, 0) << compiled.out << compiled.err;
   const nlohmann::json doc = nlohmann::json::parse(compiled.out);
   const std::string job = (doc.contains("job") ? doc["job"] : doc)["id"].get<std::string>();
