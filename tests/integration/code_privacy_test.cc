@@ -137,6 +137,11 @@ TEST_F(CodePrivacy, GetJobIncludesTheCodeForItsOwnerAndAdminsOnly) {
   EXPECT_TRUE(read.spec().user_kernels().empty());
   ASSERT_TRUE(Get(bob_, job.id(), &read).ok());  // without the code, anyone may
   EXPECT_TRUE(read.spec().user_kernels(0).code().empty());
+  // A job of catalogue variants has no code to withhold: include_code is no refusal there.
+  v1::JobSpec catalogue = QuickCpuSpec();
+  const v1::Job plain = RunAs(alice_, catalogue);
+  ASSERT_TRUE(Get(bob_, plain.id(), &read, /*include_code=*/true).ok());
+  EXPECT_EQ(read.id(), plain.id());
 }
 
 TEST_F(CodePrivacy, ACompileErrorIsShownToItsOwnerOnly) {
