@@ -6,16 +6,8 @@ set -euo pipefail
 pack=$(cd "$1" && pwd); cases=$2; out=$3
 mkdir -p "$out"
 export LD_LIBRARY_PATH="$pack/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
-data=$(mktemp -d)
-"$pack/bin/kbenchd" --open --listen 127.0.0.1:0 --data-dir "$data" >"$out/kbenchd.stdout" 2>"$out/kbenchd.log" &
-pid=$!
-trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null || true' EXIT
-for _ in $(seq 1 600); do
-  grep -q '^kbenchd: ready' "$out/kbenchd.stdout" 2>/dev/null && break
-  kill -0 $pid || { cat "$out/kbenchd.log"; exit 1; }
-  sleep 0.1
-done
-export KBENCH_SERVER=$(sed -n 's/^kbenchd: listening on //p' "$out/kbenchd.stdout")
+source "$(dirname "${BASH_SOURCE[0]}")/../gpu/start_kbenchd.sh"
+start_kbenchd "$pack" "$out"
 "$pack/bin/kbctl" -o json devices >"$out/devices.json"
 "$pack/bin/kbctl" devices
 n=0
@@ -30,7 +22,7 @@ while IFS= read -r line; do
   python3 -c 'import json,sys; print(json.dumps({"case": sys.argv[1], "peer": sys.argv[2], "args": sys.argv[3], "rc": int(sys.argv[4]), "wall_seconds": float(sys.argv[6]) - float(sys.argv[5])}))' "$name" "$peer" "$args" "$rc" "$start" "$end" >"$out/kb_${n}.meta"
   echo "case $n $name rc=$rc"
 done <"$cases"
-kill $pid; wait $pid 2>/dev/null || true
+kill $kbenchd_pid; wait $kbenchd_pid 2>/dev/null || true
 trap - EXIT
 PYTHONUNBUFFERED=1 python3 "$pack/torch_peers.py" "$cases" >"$out/torch.json"
 python3 "$pack/report.py" "$out" | tee "$out/report.md"

@@ -13,17 +13,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 pack=$(cd "$1" && pwd); out=$2; rounds=${ROUNDS:-10}
 mkdir -p "$out"
 export LD_LIBRARY_PATH="$pack/lib:/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64"
-data=$(mktemp -d)
-"$pack/bin/kbenchd" --open --listen 127.0.0.1:0 --data-dir "$data" \
-  >"$out/kbenchd.stdout" 2>"$out/kbenchd.log" &
-pid=$!
-trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null || true' EXIT
-for _ in $(seq 1 600); do
-  grep -q '^kbenchd: ready' "$out/kbenchd.stdout" 2>/dev/null && break
-  kill -0 $pid || { tail "$out/kbenchd.log"; exit 1; }
-  sleep 0.1
-done
-export KBENCH_SERVER=$(sed -n 's/^kbenchd: listening on //p' "$out/kbenchd.stdout")
+source "$(dirname "${BASH_SOURCE[0]}")/../../gpu/start_kbenchd.sh"
+start_kbenchd "$pack" "$out"
 kbctl() { timeout "${T:-300}" "$pack/bin/kbctl" "$@"; }
 rounds_file=$out/rounds.jsonl
 : >"$rounds_file"
