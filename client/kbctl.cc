@@ -1,6 +1,7 @@
 // kbctl's command line: global flags, subcommands, and the mapping of outcomes to exit codes.
 #include "client/kbctl.h"
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "client/args.h"
 #include "client/command_suggestion.h"
@@ -55,8 +56,15 @@ absl::StatusOr<GlobalOptions> ResolveGlobals(const GlobalFlags& flags, const Io&
   } else if (flags.output == "json") {
     options.output = OutputFormat::kJson;
   } else {
+    // -o is the output format on every command, as in kubectl; files and directories are
+    // --file/-f and --dir/-d (report, bundle, artifacts get, sweep get).
+    const bool path_like = absl::StrContains(flags.output, '/') ||
+                           absl::StrContains(flags.output, '.') || flags.output == "-";
     return UsageError(
-        absl::StrCat("-o: unknown output format \"", flags.output, "\"; expected table or json"));
+        absl::StrCat("-o: unknown output format \"", flags.output, "\"; expected table or json",
+                     path_like ? " (-o is the output format on every command; write to a file with "
+                                 "--file/-f PATH, or into a directory with --dir/-d DIR)"
+                               : ""));
   }
   KBENCH_ASSIGN_OR_RETURN(absl::Duration timeout, ParseDuration("--timeout", flags.timeout));
   if (timeout <= absl::ZeroDuration()) {
@@ -124,6 +132,7 @@ int RunKbctl(const std::vector<std::string>& args, const Io& io) {
   AddVariantsCommands(app, &action);
   AddBisectCommand(app, &action);
   AddReproCommands(app, &action);
+  AddCompletionCommands(app, &action);
 
   std::vector<const char*> argv = {"kbctl"};
   for (const std::string& a : args) argv.push_back(a.c_str());
@@ -153,7 +162,10 @@ int RunKbctl(const std::vector<std::string>& args, const Io& io) {
     return static_cast<int>(ExitCode::kUsage);
   }
 
-  absl::StatusOr<GlobalOptions> options = ResolveGlobals(globals, io, app.got_subcommand("config"));
+  // Commands that need no server: nothing about one is resolved (a broken config file included).
+  const bool offline =
+      app.got_subcommand("config") || app.got_subcommand("completion") || app.got_subcommand("man");
+  absl::StatusOr<GlobalOptions> options = ResolveGlobals(globals, io, offline);
   absl::Status status = options.status();
   if (status.ok()) {
     Session session(*options, io);

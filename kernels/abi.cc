@@ -59,8 +59,6 @@ std::string Factor(int64_t elements, const Probe& probe) {
   return absl::StrJoin(names, "*");
 }
 
-bool AnyRank(const Operation& op) { return op.dims.size() == 1 && op.dims[0] == "elements..."; }
-
 }  // namespace
 
 std::vector<std::string> AbiDimNames(const Operation& op) {

@@ -11,8 +11,6 @@
 namespace kbench::kernels {
 namespace {
 
-// A dims list of {"elements..."} means any rank from 1 to 4; the element count matters.
-bool AnyRank(const Operation& op) { return op.dims.size() == 1 && op.dims[0] == "elements..."; }
 constexpr size_t kMaxAnyRank = 4;
 // No single dimension beyond 2^31 - 1: kernels index rows and columns with 32-bit grids.
 constexpr int64_t kMaxDim = std::numeric_limits<int32_t>::max();

@@ -85,7 +85,8 @@ using HostRunFn = std::function<void(const Problem&, const std::vector<const flo
 struct Operation {
   std::string name;
   std::string description;
-  // Names of the shape's dimensions, e.g. {"rows", "cols"}.
+  // Names of the shape's dimensions, e.g. {"rows", "cols"}; {"elements..."}: any rank from 1
+  // to 4, where only the element count matters (AnyRank).
   std::vector<std::string> dims;
   std::vector<int64_t> default_shape;
   std::vector<ParamDesc> params;
@@ -114,6 +115,11 @@ struct Operation {
 
   const VariantDesc* FindVariant(const std::string& variant) const;
 };
+
+// Whether `op` takes any rank from 1 to 4 (dims {"elements..."}).
+inline bool AnyRank(const Operation& op) {
+  return op.dims.size() == 1 && op.dims[0] == "elements...";
+}
 
 // Default relative-L2 tolerances by dtype, for operations with short reductions.
 double DefaultTolerance(DType dtype);

@@ -204,6 +204,10 @@ absl::Status Daemon::StartQueue() {
   options.on_store_unreachable = [jobs = jobs_.get()](const absl::Status& why) {
     jobs->NoteUnreachable(why);
   };
+  // Maintenance started before the queue: its held writes follow the database's return at once.
+  options.on_store_answered = [jobs = jobs_.get(), maintenance = maintenance_.get()] {
+    if (!jobs->Writable() || jobs->PendingWrites() > 0) maintenance->Wake();
+  };
   fleet_queue_ = std::make_unique<fleet::FleetQueue>(options, scheduler_.get(), jobs_.get(),
                                                      fleet_store_.get(), &events_);
   return Described(fleet_queue_->Start());

@@ -75,7 +75,7 @@ absl::Status RunList(Session& session, const std::string& job_id) {
 
 absl::Status RunGet(Session& session, const GetFlags& flags) {
   if (flags.output == "-" && session.json()) {
-    return UsageError("-o -: the artifact's bytes and -o json cannot both go to stdout");
+    return UsageError("--file -: the artifact's bytes and -o json cannot both go to stdout");
   }
   // Which artifacts, and where each one goes.
   std::vector<std::pair<std::string, std::string>> downloads;
@@ -91,7 +91,7 @@ absl::Status RunGet(Session& session, const GetFlags& flags) {
       downloads.emplace_back(name, Destination(flags.output, name));
     } else {
       if (flags.output == "-") {
-        return UsageError(absl::StrCat("-o -: job ", flags.job, " has ", job.artifacts_size(),
+        return UsageError(absl::StrCat("--file -: job ", flags.job, " has ", job.artifacts_size(),
                                        " artifacts; name one"));
       }
       const std::filesystem::path dir = flags.output.empty() ? "." : flags.output;
@@ -138,10 +138,10 @@ void AddArtifactCommands(CLI::App& app, Action* action) {
   CLI::App* get = group->add_subcommand(
       "get",
       "Download an artifact, verifying its sha256. Without NAME: the job's only artifact, or "
-      "all of them into the directory -o (default .)");
+      "all of them into the directory --file names (default .)");
   get->add_option("JOB", flags->job, "Job id")->required();
   get->add_option("NAME", flags->name, "Artifact name (`kbctl artifacts ls JOB`)");
-  get->add_option("-o,--file", flags->output,
+  get->add_option("-f,--file", flags->output,
                   "Where to write it (default ./NAME; - for stdout; a directory when getting "
                   "several)")
       ->type_name("PATH");

@@ -31,6 +31,7 @@ struct HistoryFlags {
   std::string limit;
   std::string page_token;
   bool all = false;
+  bool include_unclean = false;
   std::string plot;  // --plot FILE.svg|FILE.png
 };
 
@@ -56,6 +57,7 @@ absl::StatusOr<v1::ListHistoryRequest> BuildHistoryRequest(const HistoryFlags& f
     request.set_page_size(static_cast<int32_t>(limit));
   }
   request.set_page_token(f.page_token);
+  request.set_include_unclean(f.include_unclean);
   return request;
 }
 
@@ -101,7 +103,9 @@ struct LeaderboardFlags {
   std::string dtype;
   std::string device_model;
   std::string mode;
+  std::string by = "time";  // --by time|energy
   bool include_unranked = false;
+  bool include_unclean = false;
 };
 
 absl::StatusOr<v1::GetLeaderboardRequest> BuildLeaderboardRequest(const LeaderboardFlags& f) {
@@ -121,6 +125,11 @@ absl::StatusOr<v1::GetLeaderboardRequest> BuildLeaderboardRequest(const Leaderbo
     request.set_mode(mode);
   }
   request.set_include_unranked(f.include_unranked);
+  request.set_include_unclean(f.include_unclean);
+  if (f.by != "time" && f.by != "energy") {
+    return UsageError(absl::StrCat("--by: '", f.by, "' is not a ranking; give time or energy"));
+  }
+  request.set_by_energy(f.by == "energy");
   return request;
 }
 
@@ -148,13 +157,19 @@ absl::Status RunLeaderboard(Session& session, const LeaderboardFlags& flags) {
                           session.connection().GetLeaderboard(request));
   if (session.json()) return session.PrintJson(board);
   if (board.ranked().empty() && board.incomplete().empty()) {
+    if (request.by_energy()) {
+      session.Note(
+          "kbctl: no counted results with a measured energy match (energy is measured on CUDA "
+          "devices whose NVML has an energy counter; `kbctl result JOB` says why where it is not)");
+      return absl::OkStatus();
+    }
     session.Note(flags.include_unranked
                      ? "kbctl: no counted results (checked, not impossible, not contended) match"
                      : "kbctl: no ranked runs match (submit them with `kbctl bench|compare "
                        "--ranked`; --include-unranked shows every counted result)");
     return absl::OkStatus();
   }
-  session.out() << RenderLeaderboard(board);
+  session.out() << RenderLeaderboard(board, request.by_energy());
   return absl::OkStatus();
 }
 
@@ -182,6 +197,13 @@ void AddLeaderboardCommand(CLI::App& app, Action* action) {
   cmd->add_flag("--include-unranked", flags->include_unranked,
                 "Every counted result, not only ranked runs: each variant by its best (no "
                 "intervals, no ties)");
+  cmd->add_option("--by", flags->by,
+                  "What ranks: time (default) or energy (joules per launch, measured results "
+                  "only)")
+      ->type_name("time|energy");
+  cmd->add_flag("--include-unclean", flags->include_unclean,
+                "Also count results whose clean-measurement stamp found contamination (another "
+                "process on the GPU, clocks moved, throttling, heat): left out by default");
   cmd->callback(
       [flags, action] { *action = [flags](Session& s) { return RunLeaderboard(s, *flags); }; });
 }
@@ -205,6 +227,9 @@ void AddHistoryCommands(CLI::App& app, Action* action) {
   cmd->add_option("--page-token", flags->page_token, "Continue after an earlier page")
       ->type_name("TOKEN");
   cmd->add_flag("--all", flags->all, "Follow the page tokens to the last page");
+  cmd->add_flag("--include-unclean", flags->include_unclean,
+                "Also list results whose clean-measurement stamp found contamination (flagged "
+                "unclean; left out by default, as kbctl diff's noise estimate leaves them out)");
   cmd->add_option("--plot", flags->plot,
                   "Draw the results over time (median, 95% CI bars; one line per variant, shape, "
                   "dtype, mode and device model) into FILE.svg or FILE.png, instead of the table")

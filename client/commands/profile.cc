@@ -76,7 +76,7 @@ void AddProfileCommand(CLI::App& app, Action* action) {
       "profile",
       "Profile variants under CUPTI: kernel summary, resources, categories; saves the trace");
   AddSpecFlags(cmd, SubmitCommand::kProfile, &flags->spec);
-  cmd->add_option("-O,--trace-file", flags->trace_path,
+  cmd->add_option("-f,--file", flags->trace_path,
                   "Where to save the Chrome trace (default trace-JOB.json)")
       ->type_name("PATH");
   cmd->callback(

@@ -1,4 +1,4 @@
-// kbctl repro JOB|FILE.kbench and kbctl bundle JOB -o FILE (issue 29, item 3): re-run a stored
+// kbctl repro JOB|FILE.kbench and kbctl bundle JOB -f FILE (issue 29, item 3): re-run a stored
 // job from its record on the same device model and report the new result beside the old, with
 // the job-as-unit verdict and every environment field that drifted; or export everything a
 // reproduction on another kbench needs into one checked file.
@@ -206,7 +206,7 @@ void AddReproCommands(CLI::App& app, Action* action) {
       "Export a succeeded job for reproduction on another kbench: spec, code, environment, raw "
       "samples, artifacts and their sha256 in one file (kbctl repro FILE runs it)");
   bundle->add_option("JOB", *job, "The job")->required();
-  bundle->add_option("-o,--file", *path, "Where to write it (default JOB.kbench)")
+  bundle->add_option("-f,--file", *path, "Where to write it (default JOB.kbench)")
       ->type_name("FILE");
   bundle
       ->add_option("--code", *code,

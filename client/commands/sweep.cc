@@ -180,9 +180,9 @@ void AddSweepCommands(CLI::App& app, Action* action) {
   auto get_id = std::make_shared<std::string>();
   auto get_dir = std::make_shared<std::string>();
   CLI::App* get = sweep->add_subcommand(
-      "get", "Show a sweep's table, or with -o DIR save its CSV, JSON, plots and report.html");
+      "get", "Show a sweep's table, or with --dir DIR save its CSV, JSON, plots and report.html");
   get->add_option("SWEEP", *get_id, "Sweep id")->required();
-  get->add_option("-o,--dir", *get_dir, "Directory to save the artifacts into")->type_name("DIR");
+  get->add_option("-d,--dir", *get_dir, "Directory to save the artifacts into")->type_name("DIR");
   get->callback([get_id, get_dir, action] {
     *action = [get_id, get_dir](Session& s) { return RunSweepGet(s, *get_id, *get_dir); };
   });
@@ -207,7 +207,7 @@ void AddSweepCommands(CLI::App& app, Action* action) {
   CLI::App* report =
       app.add_subcommand("report", "Write the self-contained HTML report of a sweep or a job");
   report->add_option("ID", *report_id, "Sweep or job id")->required();
-  report->add_option("-o,--file", *report_path, "Where to write it (default ID.html)")
+  report->add_option("-f,--file", *report_path, "Where to write it (default ID.html)")
       ->type_name("PATH");
   report->callback([report_id, report_path, action] {
     *action = [report_id, report_path](Session& s) {

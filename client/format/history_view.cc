@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "client/args.h"
+#include "client/format/conditions_view.h"
 #include "client/format/table.h"
 #include "client/format/units.h"
 #include "client/verdict/history_noise.h"
@@ -31,6 +32,7 @@ std::string Flags(const v1::HistoryEntry& e) {
   if (!e.correct()) flags.push_back("unchecked/failed");
   if (e.impossible()) flags.push_back("impossible");
   if (e.contended()) flags.push_back("contended");
+  if (!e.clean()) flags.push_back("unclean");
   return flags.empty() ? "ok" : absl::StrJoin(flags, ",");
 }
 
@@ -67,18 +69,33 @@ std::string SpreadLines(const v1::ListHistoryResponse& history) {
 }  // namespace
 
 std::string RenderHistory(const v1::ListHistoryResponse& history) {
-  Table table({"FINISHED (UTC)", "JOB", "VARIANT", "SHAPE", "DTYPE", "MODE", "DEVICE", "MEDIAN",
-               "95% CI", "SAMPLES", "FLAGS", "OWNER"});
+  bool any_energy = false;
+  for (const v1::HistoryEntry& e : history.entries()) any_energy |= e.has_joules_per_launch();
+  std::vector<std::string> headers = {"FINISHED (UTC)", "JOB",    "VARIANT", "SHAPE",  "DTYPE",
+                                      "MODE",           "DEVICE", "MEDIAN",  "95% CI", "SAMPLES"};
+  if (any_energy) headers.push_back("J/LAUNCH");
+  headers.insert(headers.end(), {"FLAGS", "OWNER"});
+  Table table(headers);
   for (size_t column : {7, 8, 9}) table.AlignRight(column);
+  if (any_energy) table.AlignRight(10);
   for (const v1::HistoryEntry& e : history.entries()) {
     const v1::ResultKey& k = e.key();
-    table.AddRow(
-        {FormatDate(e.finish_time()), e.job_id(), VariantName(k.variant(), k.module_sha256()),
-         Shape(k.shape()), DTypeName(k.dtype()), ModeAndPlacements(k),
-         absl::StrCat(e.device(), " (", k.device_model(), ")"), FormatSeconds(e.median_seconds()),
-         absl::StrCat(FormatSeconds(e.median_ci_low_seconds()), " .. ",
-                      FormatSeconds(e.median_ci_high_seconds())),
-         absl::StrCat(e.samples()), Flags(e), e.owner()});
+    std::vector<std::string> row = {FormatDate(e.finish_time()),
+                                    e.job_id(),
+                                    VariantName(k.variant(), k.module_sha256()),
+                                    Shape(k.shape()),
+                                    DTypeName(k.dtype()),
+                                    ModeAndPlacements(k),
+                                    absl::StrCat(e.device(), " (", k.device_model(), ")"),
+                                    FormatSeconds(e.median_seconds()),
+                                    absl::StrCat(FormatSeconds(e.median_ci_low_seconds()), " .. ",
+                                                 FormatSeconds(e.median_ci_high_seconds())),
+                                    absl::StrCat(e.samples())};
+    if (any_energy) {
+      row.push_back(e.has_joules_per_launch() ? FormatJoules(e.joules_per_launch()) : "-");
+    }
+    row.insert(row.end(), {Flags(e), e.owner()});
+    table.AddRow(row);
   }
   return absl::StrCat(table.Render(), SpreadLines(history));
 }
@@ -138,19 +155,45 @@ Table BestOfTable(const v1::GetLeaderboardResponse& board) {
   return t;
 }
 
+// A board by energy: the geomean of joules per launch ranks, time is shown beside it.
+Table EnergyTable(const v1::GetLeaderboardResponse& board) {
+  Table t({"RANK", "VARIANT", "GEOMEAN J/LAUNCH", "SHAPE", "J/LAUNCH", "MEDIAN", "JOB"});
+  for (size_t column : {0, 2, 4, 5}) t.AlignRight(column);
+  for (const v1::LeaderboardEntry& e : board.ranked()) {
+    for (int i = 0; i < e.points_size(); ++i) {
+      const v1::LeaderboardPoint& p = e.points(i);
+      const bool first = i == 0;
+      t.AddRow({first ? absl::StrCat(e.rank(), e.final() || !IsRankedBoard(board) ? "" : "*") : "",
+                first ? VariantName(e.variant(), e.module_sha256()) : "",
+                first ? FormatJoules(e.geomean_joules_per_launch()) : "", Shape(p.shape()),
+                p.has_joules_per_launch() ? FormatJoules(p.joules_per_launch()) : "-",
+                FormatSeconds(p.median_seconds()), p.job_id()});
+    }
+  }
+  return t;
+}
+
 }  // namespace
 
-std::string RenderLeaderboard(const v1::GetLeaderboardResponse& board) {
+std::string RenderLeaderboard(const v1::GetLeaderboardResponse& board, bool by_energy) {
   std::string out = absl::StrCat("device model: ", board.device_model(), "\n");
   const bool ranked_board = IsRankedBoard(board);
-  if (ranked_board) {
+  if (by_energy) {
+    absl::StrAppend(&out,
+                    ranked_board ? "ranked runs only, each variant by its median run's energy"
+                                 : "every counted result, each variant by its least energy",
+                    " per launch at each shape (no intervals, so no ties); only results whose "
+                    "energy was measured\n");
+  } else if (ranked_board) {
     absl::StrAppend(&out,
                     "ranked runs only; =N: tied (intervals overlap), N*: provisional (not yet "
                     "confirmed by kbenchd's own re-run at every shape)\n");
   } else {
     absl::StrAppend(&out, "every counted result, each variant by its best (not ranked runs)\n");
   }
-  Table ranked = ranked_board ? RankedTable(board) : BestOfTable(board);
+  Table ranked = by_energy      ? EnergyTable(board)
+                 : ranked_board ? RankedTable(board)
+                                : BestOfTable(board);
   absl::StrAppend(&out, ranked.Render());
   if (board.incomplete_size() > 0) {
     absl::StrAppend(&out, "\nnot ranked (a shape has no counted result):\n");

@@ -7,10 +7,12 @@
 
 namespace kbench::client {
 
-// One row per result, as the server returned them (newest first).
+// One row per result, as the server returned them (newest first); a J/LAUNCH column where any
+// result's energy was measured.
 std::string RenderHistory(const v1::ListHistoryResponse& history);
 
 // The ranked variants, one row per shape under each, then the variants missing a shape.
-std::string RenderLeaderboard(const v1::GetLeaderboardResponse& board);
+// `by_energy`: the board ranks energy per launch (GetLeaderboardRequest.by_energy).
+std::string RenderLeaderboard(const v1::GetLeaderboardResponse& board, bool by_energy = false);
 
 }  // namespace kbench::client

@@ -59,6 +59,8 @@ void FillEntry(const store::IndexedResult& r, v1::HistoryEntry* e) {
   e->set_impossible(r.impossible);
   e->set_contended(r.contended);
   e->set_custom_stopping(r.custom_stopping);
+  e->set_clean(r.clean);
+  if (r.joules_per_launch > 0) e->set_joules_per_launch(r.joules_per_launch);
 }
 
 absl::Status CheckEnums(v1::DType dtype, v1::MeasureMode mode) {
@@ -85,6 +87,7 @@ absl::StatusOr<store::HistoryFilter> HistoryFilterOf(const v1::ListHistoryReques
   filter.dtype = result_key::DTypeText(request.dtype());
   filter.device = request.device();
   filter.mode = result_key::ModeText(request.mode());
+  filter.include_unclean = request.include_unclean();
   filter.limit =
       request.page_size() == 0 ? kDefaultPageSize : std::min(request.page_size(), kMaxPageSize);
   if (!request.page_token().empty()) {
@@ -96,6 +99,14 @@ absl::StatusOr<store::HistoryFilter> HistoryFilterOf(const v1::ListHistoryReques
 // A variant as a leaderboard ranks it: catalogue name, or user variant name plus module.
 using Contender = std::pair<std::string, std::string>;
 
+// What a board ranks by: a result's median time, or (by_energy) its energy per launch.
+struct BoardMetric {
+  bool energy = false;
+  double Of(const store::IndexedResult& r) const {
+    return energy ? r.joules_per_launch : r.median_seconds;
+  }
+};
+
 // A contender's value at one shape: its best row (boards that include unranked results), or the
 // median of its ranked runs with an interval that holds every run's (issue 23: never the best
 // of N, which rewards the luckiest draw and whoever submits most often).
@@ -104,27 +115,39 @@ struct ShapePoint {
   double median = 0, ci_low = 0, ci_high = 0;
   int32_t runs = 0;
   bool confirmed = false;  // a run kbenchd re-ran itself is among them
+  double joules = 0;       // the board's metric by energy; else the chosen row's, 0 if none
 };
 
-ShapePoint BestOf(const std::vector<store::IndexedResult>& rows) {
-  const auto best = std::min_element(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
-    return a.median_seconds < b.median_seconds;
+ShapePoint BestOf(const std::vector<store::IndexedResult>& rows, const BoardMetric& metric) {
+  const auto best = std::min_element(rows.begin(), rows.end(), [&](const auto& a, const auto& b) {
+    return metric.Of(a) < metric.Of(b);
   });
-  return {*best, best->median_seconds, best->median_ci_low_seconds, best->median_ci_high_seconds,
-          static_cast<int32_t>(rows.size())};
+  return {*best,
+          best->median_seconds,
+          best->median_ci_low_seconds,
+          best->median_ci_high_seconds,
+          static_cast<int32_t>(rows.size()),
+          false,
+          best->joules_per_launch};
 }
 
-ShapePoint MedianOfRuns(const std::vector<store::IndexedResult>& rows) {
-  std::vector<double> medians;
-  for (const store::IndexedResult& r : rows) medians.push_back(r.median_seconds);
-  std::sort(medians.begin(), medians.end());
-  const size_t n = medians.size();
+double MedianOf(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+ShapePoint MedianOfRuns(const std::vector<store::IndexedResult>& rows, const BoardMetric& metric) {
+  std::vector<double> values;
+  for (const store::IndexedResult& r : rows) values.push_back(metric.Of(r));
+  const double middle = MedianOf(std::move(values));
   ShapePoint p;
-  p.median = n % 2 == 1 ? medians[n / 2] : 0.5 * (medians[n / 2 - 1] + medians[n / 2]);
-  p.runs = static_cast<int32_t>(n);
+  p.runs = static_cast<int32_t>(rows.size());
   p.row = *std::min_element(rows.begin(), rows.end(), [&](const auto& a, const auto& b) {
-    return std::abs(a.median_seconds - p.median) < std::abs(b.median_seconds - p.median);
+    return std::abs(metric.Of(a) - middle) < std::abs(metric.Of(b) - middle);
   });
+  p.median = metric.energy ? p.row.median_seconds : middle;
+  p.joules = metric.energy ? middle : p.row.joules_per_launch;
   p.ci_low = rows.front().median_ci_low_seconds;
   p.ci_high = rows.front().median_ci_high_seconds;
   for (const store::IndexedResult& r : rows) {
@@ -137,14 +160,14 @@ ShapePoint MedianOfRuns(const std::vector<store::IndexedResult>& rows) {
 
 // Each contender's point at each shape.
 std::map<Contender, std::map<std::string, ShapePoint>> PointsPerShape(
-    const std::vector<store::IndexedResult>& rows, bool ranked) {
+    const std::vector<store::IndexedResult>& rows, bool ranked, const BoardMetric& metric) {
   std::map<Contender, std::map<std::string, std::vector<store::IndexedResult>>> runs;
   for (const store::IndexedResult& r : rows)
     runs[{r.variant, r.module_sha256}][r.shape].push_back(r);
   std::map<Contender, std::map<std::string, ShapePoint>> points;
   for (const auto& [who, at_shape] : runs) {
     for (const auto& [shape, shape_rows] : at_shape) {
-      points[who][shape] = ranked ? MedianOfRuns(shape_rows) : BestOf(shape_rows);
+      points[who][shape] = ranked ? MedianOfRuns(shape_rows, metric) : BestOf(shape_rows, metric);
     }
   }
   return points;
@@ -157,8 +180,9 @@ v1::LeaderboardEntry EntryOf(const Contender& who,
   v1::LeaderboardEntry entry;
   entry.set_variant(who.first);
   entry.set_module_sha256(who.second);
-  double log_sum = 0, log_low = 0, log_high = 0;
+  double log_sum = 0, log_low = 0, log_high = 0, log_joules = 0;
   bool all_confirmed = true;
+  bool all_energy = true;
   for (size_t i = 0; i < shapes.size(); ++i) {
     auto it = at_shape.find(shapes[i]);
     if (it == at_shape.end()) {
@@ -178,7 +202,10 @@ v1::LeaderboardEntry EntryOf(const Contender& who,
       p->set_ci_high_seconds(point.ci_high);
       p->set_confirmed(point.confirmed);
     }
+    if (point.joules > 0) p->set_joules_per_launch(point.joules);
     all_confirmed = all_confirmed && point.confirmed;
+    all_energy = all_energy && point.joules > 0;
+    log_joules += point.joules > 0 ? std::log(point.joules) : 0;
     log_sum += std::log(point.median);
     log_low += std::log(std::max(point.ci_low, 1e-300));
     log_high += std::log(std::max(point.ci_high, 1e-300));
@@ -186,6 +213,7 @@ v1::LeaderboardEntry EntryOf(const Contender& who,
   if (entry.missing_shapes_size() == 0) {
     const double n = static_cast<double>(shapes.size());
     entry.set_geomean_median_seconds(std::exp(log_sum / n));
+    if (all_energy) entry.set_geomean_joules_per_launch(std::exp(log_joules / n));
     if (ranked) {
       entry.set_geomean_ci_low_seconds(std::exp(log_low / n));
       entry.set_geomean_ci_high_seconds(std::exp(log_high / n));
@@ -227,6 +255,8 @@ absl::StatusOr<store::LeaderboardFilter> LeaderboardFilterOf(
   filter.device_model = model_of(request.device_model());
   filter.mode = result_key::ModeText(request.mode());
   filter.ranked_only = !request.include_unranked();
+  filter.include_unclean = request.include_unclean();
+  filter.energy_only = request.by_energy();
   std::set<std::string> seen;
   for (int i = 0; i < request.shapes_size(); ++i) {
     const v1::Shape& shape = request.shapes(i);
@@ -267,8 +297,9 @@ absl::Status GetLeaderboard(store::JobStore& jobs, const DeviceModelOf& model_of
   KBENCH_ASSIGN_OR_RETURN(std::vector<store::IndexedResult> rows, jobs.LeaderboardRows(filter));
   response->set_device_model(filter.device_model);
   const bool ranked_board = filter.ranked_only;
+  const BoardMetric metric{request.by_energy()};
   std::vector<v1::LeaderboardEntry> ranked;
-  for (const auto& [who, at_shape] : PointsPerShape(rows, ranked_board)) {
+  for (const auto& [who, at_shape] : PointsPerShape(rows, ranked_board, metric)) {
     v1::LeaderboardEntry entry = EntryOf(who, at_shape, request, filter.shapes, ranked_board);
     if (entry.missing_shapes_size() > 0) {
       *response->add_incomplete() = std::move(entry);
@@ -276,10 +307,12 @@ absl::Status GetLeaderboard(store::JobStore& jobs, const DeviceModelOf& model_of
       ranked.push_back(std::move(entry));
     }
   }
-  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
-    return a.geomean_median_seconds() < b.geomean_median_seconds();
+  std::stable_sort(ranked.begin(), ranked.end(), [&](const auto& a, const auto& b) {
+    return metric.energy ? a.geomean_joules_per_launch() < b.geomean_joules_per_launch()
+                         : a.geomean_median_seconds() < b.geomean_median_seconds();
   });
-  AssignRanks(ranked_board, &ranked);
+  // Energy carries no interval: a board by energy has no ties.
+  AssignRanks(ranked_board && !metric.energy, &ranked);
   for (v1::LeaderboardEntry& e : ranked) *response->add_ranked() = std::move(e);
   return absl::OkStatus();
 }

@@ -131,6 +131,7 @@ void FleetQueue::CoordinatorLoop() {
 void FleetQueue::Beat() {
   absl::Status beat =
       lifecycle_->Heartbeat(*fleet_, options_.node, DevicesBlob(local_->Devices()), options_.lease);
+  if (beat.ok() && options_.on_store_answered) options_.on_store_answered();
   if (!beat.ok()) {
     logging::Log(Level::kWarn, "heartbeat not written", {Field("error", beat.ToString())});
     // Connection lost or refused (not a deadlock or a serialization failure, which the next

@@ -48,6 +48,9 @@ struct FleetOptions {
   // Told when a heartbeat finds the database unreachable (the job store then refuses submits
   // until it is back, and health says so before any submit tries).
   std::function<void(const absl::Status&)> on_store_unreachable;
+  // Told when a heartbeat was written: the database answers, so what an outage left held in
+  // memory can be written now rather than at the next retry tick.
+  std::function<void()> on_store_answered;
 };
 
 class FleetQueue final : public scheduler::JobQueue {

@@ -66,6 +66,8 @@ std::vector<store::IndexedResult> IndexedResultsOf(const store::JobRecord& job,
     r.ranked = spec.ranked() && RankedResultCounts(v);
     r.confirmation = r.ranked && !spec.confirms_job().empty();
     r.custom_stopping = spec.stopping().ByteSizeLong() > 0;
+    r.clean = !v.clean_stamp().stamped() || v.clean_stamp().clean();
+    r.joules_per_launch = v.energy().measured() ? v.energy().joules_per_launch() : 0;
   }
   return rows;
 }

@@ -13,7 +13,7 @@ constexpr char kColumns[] =
     "seq, job_id, variant, module_sha256, kernel, shape, dtype, params, mode, device, "
     "device_model, driver_version, kbench_version, owner, finish_time_ns, median_seconds, "
     "median_ci_low_seconds, median_ci_high_seconds, samples, correct, impossible, contended, "
-    "placements, ranked, confirmation, custom_stopping";
+    "placements, ranked, confirmation, custom_stopping, clean, joules_per_launch";
 
 IndexedResult ReadRow(Statement& row) {
   IndexedResult r;
@@ -43,6 +43,8 @@ IndexedResult ReadRow(Statement& row) {
   r.ranked = row.ColumnInt64(23) != 0;
   r.confirmation = row.ColumnInt64(24) != 0;
   r.custom_stopping = row.ColumnInt64(25) != 0;
+  r.clean = row.ColumnInt64(26) != 0;
+  r.joules_per_launch = row.ColumnDouble(27);
   return r;
 }
 
@@ -74,6 +76,8 @@ absl::Status BindRow(Statement& insert, const IndexedResult& r) {
   KBENCH_RETURN_IF_ERROR(insert.BindInt64(index++, r.ranked ? 1 : 0));
   KBENCH_RETURN_IF_ERROR(insert.BindInt64(index++, r.confirmation ? 1 : 0));
   KBENCH_RETURN_IF_ERROR(insert.BindInt64(index++, r.custom_stopping ? 1 : 0));
+  KBENCH_RETURN_IF_ERROR(insert.BindInt64(index++, r.clean ? 1 : 0));
+  KBENCH_RETURN_IF_ERROR(insert.BindDouble(index++, r.joules_per_launch));
   return absl::OkStatus();
 }
 
@@ -96,11 +100,12 @@ absl::StatusOr<std::unique_ptr<ResultIndexQueries>> ResultIndexQueries::Prepare(
       db->Prepare("DELETE FROM result_index WHERE job_id = ?1", "delete a job's indexed results"));
   KBENCH_ASSIGN_OR_RETURN(
       q->insert_row_,
-      db->Prepare(absl::StrCat("INSERT INTO result_index (",
-                               std::string(kColumns).substr(sizeof("seq, ") - 1),
-                               ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-                               "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)"),
-                  "index a result"));
+      db->Prepare(
+          absl::StrCat("INSERT INTO result_index (",
+                       std::string(kColumns).substr(sizeof("seq, ") - 1),
+                       ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
+                       "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)"),
+          "index a result"));
   return q;
 }
 
@@ -155,6 +160,7 @@ absl::StatusOr<std::vector<IndexedResult>> ResultIndexQueries::History(
     values.push_back(filter.device);
     values.push_back(filter.device);
   }
+  if (!filter.include_unclean) absl::StrAppend(&sql, " AND clean = 1");
   if (filter.before_seq > 0) absl::StrAppend(&sql, " AND seq < ", filter.before_seq);
   absl::StrAppend(&sql, " ORDER BY seq DESC LIMIT ", filter.limit);
   KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Statement> query, db_->Prepare(sql, "read history"));
@@ -177,6 +183,8 @@ absl::StatusOr<std::vector<IndexedResult>> ResultIndexQueries::LeaderboardRows(
     values.push_back(filter.mode);
   }
   if (filter.ranked_only) absl::StrAppend(&sql, " AND ranked = 1");
+  if (!filter.include_unclean) absl::StrAppend(&sql, " AND clean = 1");
+  if (filter.energy_only) absl::StrAppend(&sql, " AND joules_per_launch > 0");
   KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Statement> query, db_->Prepare(sql, "read leaderboard"));
   KBENCH_RETURN_IF_ERROR(BindTexts(*query, values));
   return ReadRows(*query);

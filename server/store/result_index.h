@@ -46,6 +46,11 @@ struct IndexedResult {
   bool confirmation = false;
   // The job set a stopping rule of its own (any JobSpec.stopping field; migration 13).
   bool custom_stopping = false;
+  // Its clean-measurement stamp found the sampling window clean, or took no readings (migration
+  // 15; issue 29).
+  bool clean = true;
+  // Energy per launch; 0 where it was not measured (a measured energy is never 0).
+  double joules_per_launch = 0;
 };
 
 // Empty strings match anything.
@@ -60,6 +65,8 @@ struct HistoryFilter {
   // Only rows with seq < before_seq (0: no bound): the paging cursor.
   int64_t before_seq = 0;
   int32_t limit = 50;
+  // Also rows whose clean stamp found contamination (left out by default).
+  bool include_unclean = false;
 };
 
 struct LeaderboardFilter {
@@ -70,6 +77,10 @@ struct LeaderboardFilter {
   std::string mode;  // empty: any
   // Only rows of ranked runs.
   bool ranked_only = false;
+  // Also rows whose clean stamp found contamination (left out by default).
+  bool include_unclean = false;
+  // Only rows with a measured energy (a board by energy).
+  bool energy_only = false;
 };
 
 namespace internal {

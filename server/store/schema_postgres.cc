@@ -267,6 +267,11 @@ CREATE INDEX job_code_refs_by_sha256 ON job_code_refs (sha256);
 CREATE INDEX job_code_refs_by_owner ON job_code_refs (owner, sha256);
 CREATE INDEX user_variants_by_sha256 ON user_variants (sha256);
 )sql",
+    // 15: a result's clean stamp and energy per launch (see schema_sqlite.cc's migration 15).
+    R"sql(
+ALTER TABLE result_index ADD COLUMN clean BIGINT NOT NULL DEFAULT 1;
+ALTER TABLE result_index ADD COLUMN joules_per_launch DOUBLE PRECISION NOT NULL DEFAULT 0;
+)sql",
 };
 
 }  // namespace

@@ -286,6 +286,15 @@ CREATE INDEX job_code_refs_by_sha256 ON job_code_refs (sha256);
 CREATE INDEX job_code_refs_by_owner ON job_code_refs (owner, sha256);
 CREATE INDEX user_variants_by_sha256 ON user_variants (sha256);
 )sql",
+    // 15: every result's conditions (issue 29): whether its clean-measurement stamp found the
+    // sampling window clean (results before the stamp, and those of a device that takes no
+    // readings, count as clean), and its energy per launch in joules (0: not measured; a measured
+    // energy is never 0). History, verdict baselines and leaderboards leave unclean rows out
+    // unless asked; leaderboards by energy rank by the second column.
+    R"sql(
+ALTER TABLE result_index ADD COLUMN clean INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE result_index ADD COLUMN joules_per_launch REAL NOT NULL DEFAULT 0;
+)sql",
 };
 
 }  // namespace

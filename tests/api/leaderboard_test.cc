@@ -34,7 +34,7 @@ class LeaderboardTest : public ::testing::Test {
   // One indexed result of job `id` (created here): `variant` at shape 1024 with `median` and
   // the interval median -/+ `half`.
   void Add(const std::string& id, const std::string& variant, double median, double half,
-           bool ranked, bool confirmation = false) {
+           bool ranked, bool confirmation = false, double joules = 0, bool clean = true) {
     store::JobRecord job;
     job.id = id;
     job.device = "cpu";
@@ -58,11 +58,16 @@ class LeaderboardTest : public ::testing::Test {
     r.correct = true;
     r.ranked = ranked;
     r.confirmation = confirmation;
+    r.joules_per_launch = joules;
+    r.clean = clean;
     ASSERT_TRUE(store_->IndexResults({r}).ok());
   }
 
-  v1::GetLeaderboardResponse Board(bool include_unranked = false) {
+  v1::GetLeaderboardResponse Board(bool include_unranked = false, bool by_energy = false,
+                                   bool include_unclean = false) {
     v1::GetLeaderboardRequest request;
+    request.set_by_energy(by_energy);
+    request.set_include_unclean(include_unclean);
     request.set_kernel("gelu");
     request.add_shapes()->add_dims(1024);
     request.set_dtype(v1::DTYPE_F32);
@@ -127,6 +132,47 @@ TEST_F(LeaderboardTest, CountsNoUnrankedResultUnlessAsked) {
   EXPECT_DOUBLE_EQ(all.ranked(0).points(0).median_seconds(), 0.5);
   EXPECT_EQ(all.ranked(0).points(0).runs(), 0);  // a best-of board has no runs or intervals
   EXPECT_FALSE(all.ranked(0).tied());
+}
+
+// Issue 29: a contaminated run counts on no board unless asked, however fast it was.
+TEST_F(LeaderboardTest, LeavesOutUncleanRunsUnlessAsked) {
+  Add("a1", "a", 1.0, 0.01, true);
+  Add("b1", "b", 0.5, 0.01, true, false, 0, /*clean=*/false);
+  const v1::GetLeaderboardResponse board = Board();
+  ASSERT_EQ(board.ranked_size(), 1);
+  EXPECT_EQ(board.ranked(0).variant(), "a");
+  const v1::GetLeaderboardResponse all = Board(false, false, /*include_unclean=*/true);
+  ASSERT_EQ(all.ranked_size(), 2);
+  EXPECT_EQ(all.ranked(0).variant(), "b");
+}
+
+// Issue 29: --by energy ranks the median run's joules per launch; the faster variant that
+// spends more energy ranks below, results without a measured energy are left out, and the time
+// of the run at the energy median is shown beside it.
+TEST_F(LeaderboardTest, ByEnergyRanksJoulesPerLaunchOfMeasuredRunsOnly) {
+  Add("fast1", "fast", 1.0, 0.01, true, false, /*joules=*/3e-3);
+  Add("fast2", "fast", 1.1, 0.01, true, false, /*joules=*/5e-3);
+  Add("fast3", "fast", 1.2, 0.01, true, false, /*joules=*/4e-3);
+  Add("frugal1", "frugal", 2.0, 0.01, true, false, /*joules=*/1e-3);
+  Add("unmeasured1", "unmeasured", 0.5, 0.01, true);
+  const v1::GetLeaderboardResponse board = Board(false, /*by_energy=*/true);
+  ASSERT_EQ(board.ranked_size(), 2);
+  EXPECT_EQ(board.ranked(0).variant(), "frugal");
+  EXPECT_DOUBLE_EQ(board.ranked(0).geomean_joules_per_launch(), 1e-3);
+  const v1::LeaderboardEntry& fast = board.ranked(1);
+  EXPECT_EQ(fast.variant(), "fast");
+  EXPECT_EQ(fast.rank(), 2);
+  EXPECT_FALSE(fast.tied());
+  EXPECT_DOUBLE_EQ(fast.points(0).joules_per_launch(), 4e-3);  // the median of 3, 5, 4 mJ
+  EXPECT_EQ(fast.points(0).job_id(), "fast3");
+  EXPECT_DOUBLE_EQ(fast.points(0).median_seconds(), 1.2);  // fast3's time
+  EXPECT_DOUBLE_EQ(fast.geomean_joules_per_launch(), 4e-3);
+  // A board by time still shows each point's energy where it was measured.
+  const v1::GetLeaderboardResponse by_time = Board();
+  ASSERT_EQ(by_time.ranked_size(), 3);
+  EXPECT_EQ(by_time.ranked(0).variant(), "unmeasured");
+  EXPECT_FALSE(by_time.ranked(0).points(0).has_joules_per_launch());
+  EXPECT_TRUE(by_time.ranked(1).points(0).has_joules_per_launch());
 }
 
 }  // namespace

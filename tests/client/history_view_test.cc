@@ -70,5 +70,46 @@ TEST(HistoryViewTest, KeepsResultsOfSeveralPlacementsApartAndSaysSo) {
       << out;
 }
 
+// Issue 29: a J/LAUNCH column appears once any result's energy was measured ("-" where not,
+// never a zero), and an unclean result listed with --include-unclean says so in its flags.
+TEST(HistoryViewTest, ShowsEnergyWhereMeasuredAndFlagsUncleanResults) {
+  v1::ListHistoryResponse history;
+  v1::HistoryEntry measured = VariantEntry("measured", 1e-6, "host_loop");
+  measured.set_clean(true);
+  measured.set_joules_per_launch(2.5e-3);
+  *history.add_entries() = measured;
+  v1::HistoryEntry unclean = VariantEntry("unclean", 1e-6, "host_loop");
+  *history.add_entries() = unclean;
+  const std::string out = RenderHistory(history);
+  EXPECT_NE(out.find("J/LAUNCH"), std::string::npos) << out;
+  EXPECT_NE(out.find("2.5 mJ"), std::string::npos) << out;
+  EXPECT_NE(out.find("  unclean"), std::string::npos) << out;
+
+  v1::ListHistoryResponse without_energy;
+  v1::HistoryEntry clean = VariantEntry("clean", 1e-6, "host_loop");
+  clean.set_clean(true);
+  *without_energy.add_entries() = clean;
+  EXPECT_EQ(RenderHistory(without_energy).find("J/LAUNCH"), std::string::npos);
+}
+
+TEST(LeaderboardViewTest, ABoardByEnergyShowsJoulesAndTimeAndSaysWhatRanks) {
+  v1::GetLeaderboardResponse board;
+  board.set_device_model("NVIDIA H100 80GB HBM3");
+  v1::LeaderboardEntry* e = board.add_ranked();
+  e->set_rank(1);
+  e->set_variant("fused");
+  e->set_geomean_joules_per_launch(1.5e-3);
+  v1::LeaderboardPoint* p = e->add_points();
+  p->add_shape(4096);
+  p->set_median_seconds(90e-6);
+  p->set_joules_per_launch(1.5e-3);
+  p->set_job_id("j-1");
+  const std::string out = RenderLeaderboard(board, /*by_energy=*/true);
+  EXPECT_NE(out.find("by its least energy per launch"), std::string::npos) << out;
+  EXPECT_NE(out.find("GEOMEAN J/LAUNCH"), std::string::npos) << out;
+  EXPECT_NE(out.find("1.5 mJ"), std::string::npos) << out;
+  EXPECT_NE(out.find("90"), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace kbench::client

@@ -35,7 +35,7 @@ TEST(KbctlReport, RendersHostileVariantNamesAsText) {
   testing::FakeKbenchServer server;
   server.AddJob(job);
   const std::filesystem::path out = dir / "report.html";
-  const Result r = Kbctl({"--server", server.address(), "report", "j-hostile", "-o", out.string()});
+  const Result r = Kbctl({"--server", server.address(), "report", "j-hostile", "-f", out.string()});
   ASSERT_EQ(r.code, 0) << r.err;
   std::ifstream in(out);
   const std::string html(std::istreambuf_iterator<char>(in), {});

@@ -101,6 +101,16 @@ TEST_F(KbctlTest, BadOutputFormatIsUsageError) {
   EXPECT_EQ(server_.rpc_count(), 0);
 }
 
+// Issue 28: -o is the output format on every command, as in kubectl; a file name given to it
+// (the habit of `kbctl report S -o out.html` before) is refused with the flag that takes it.
+TEST_F(KbctlTest, AFileGivenToDashOIsRefusedNamingFileAndDir) {
+  const Result r = Run({"report", "s-1", "-o", "out.html"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("unknown output format \"out.html\""));
+  EXPECT_THAT(r.err, HasSubstr("--file/-f PATH"));
+  EXPECT_EQ(server_.rpc_count(), 0);
+}
+
 TEST(Kbctl, UnreachableServerIsRpcErrorWithCodeOnStderr) {
   // Port 1 on loopback: nothing listens there, and connecting fails at once.
   const Result r = Kbctl({"--server", "127.0.0.1:1", "devices"});
@@ -632,7 +642,7 @@ TEST_F(KbctlTest, ArtifactsGetWritesTheVerifiedBytesToTheFile) {
   for (int i = 0; i < 3500; ++i) bytes += static_cast<char>(i * 7);  // Several chunks.
   server_.AddArtifact("j", "samples.bin", bytes);
   const std::filesystem::path out = TempDir() / "s.bin";
-  const Result r = Run({"artifacts", "get", "j", "samples.bin", "-o", out.string()});
+  const Result r = Run({"artifacts", "get", "j", "samples.bin", "-f", out.string()});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(ReadFile(out), bytes);
   EXPECT_THAT(r.err, HasSubstr("sha256 " + Sha256Hex(bytes) + " verified"));
@@ -644,7 +654,7 @@ TEST_F(KbctlTest, ArtifactsGetFailsLoudlyOnSha256MismatchAndWritesNothing) {
   server_.AddJob(job);
   server_.AddArtifact("j", "trace.json", "{\"traceEvents\": []}", Sha256Hex("something else"));
   const std::filesystem::path out = TempDir() / "trace.json";
-  const Result r = Run({"artifacts", "get", "j", "trace.json", "-o", out.string()});
+  const Result r = Run({"artifacts", "get", "j", "trace.json", "-f", out.string()});
   EXPECT_EQ(r.code, 1);
   EXPECT_THAT(r.err, HasSubstr("kbctl: DATA_LOSS: artifact \"trace.json\" of job j: sha256 "
                                "mismatch"));
@@ -658,7 +668,7 @@ TEST_F(KbctlTest, ArtifactsGetTellsGlobalOutputFormatFromItsOwnFileFlag) {
   server_.AddJob(job);
   server_.AddArtifact("j", "a.txt", "hello\n");
   const std::filesystem::path out = TempDir() / "a.txt";
-  const Result r = Run({"-o", "json", "artifacts", "get", "j", "a.txt", "-o", out.string()});
+  const Result r = Run({"-o", "json", "artifacts", "get", "j", "a.txt", "-f", out.string()});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(ReadFile(out), "hello\n");
   google::protobuf::Struct doc;
@@ -679,7 +689,7 @@ TEST_F(KbctlTest, ArtifactsGetToStdoutWritesOnlyTheBytes) {
   job.set_id("j");
   server_.AddJob(job);
   server_.AddArtifact("j", "a.txt", "hello\n");
-  const Result r = Run({"artifacts", "get", "j", "a.txt", "-o", "-"});
+  const Result r = Run({"artifacts", "get", "j", "a.txt", "-f", "-"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, "hello\n");
 }
@@ -690,14 +700,14 @@ TEST_F(KbctlTest, ArtifactsGetWithoutNameFetchesEveryArtifactIntoTheDirectory) {
   server_.AddJob(job);
   server_.AddArtifact("j", "a.txt", "A");
   server_.AddArtifact("j", "b.txt", "B");
-  const Result r = Run({"artifacts", "get", "j", "-o", TempDir().string()});
+  const Result r = Run({"artifacts", "get", "j", "-f", TempDir().string()});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(ReadFile(TempDir() / "a.txt"), "A");
   EXPECT_EQ(ReadFile(TempDir() / "b.txt"), "B");
 }
 
 TEST_F(KbctlTest, ArtifactsGetOfUnknownArtifactIsNotFound) {
-  const Result r = Run({"artifacts", "get", "j", "nope.csv", "-o", (TempDir() / "x").string()});
+  const Result r = Run({"artifacts", "get", "j", "nope.csv", "-f", (TempDir() / "x").string()});
   EXPECT_EQ(r.code, 3);
   EXPECT_THAT(r.err, HasSubstr("kbctl: NOT_FOUND: name: job \"j\" has no artifact \"nope.csv\""));
 }
@@ -723,7 +733,7 @@ TEST_F(KbctlTest, ProfileSubmitsAProfileJobPrintsTablesAndSavesTheTrace) {
   });
   const std::filesystem::path out = TempDir() / "t.json";
   const Result r = Run({"profile", "softmax", "--variants", "naive,fused", "--shape", "64x64",
-                        "--iterations", "5", "--ncu", "-O", out.string()});
+                        "--iterations", "5", "--ncu", "-f", out.string()});
   EXPECT_EQ(r.code, 0) << r.err;
   const v1::JobSpec spec = server_.submits()[0].spec();
   EXPECT_EQ(spec.kind(), v1::JOB_KIND_PROFILE);

@@ -62,6 +62,11 @@ client_files="$(dpkg-deb -c "$client")"
 server_files="$(dpkg-deb -c "$server")"
 grep -q '\./usr/bin/kbctl$' <<<"$client_files" || fail "kbench-client lacks /usr/bin/kbctl"
 grep -q 'kbenchd' <<<"$client_files" && fail "kbench-client carries kbenchd"
+# kbctl's manual and completions, generated from its command definitions (issue 28).
+for f in usr/share/man/man1/kbctl.1.gz usr/share/bash-completion/completions/kbctl \
+         usr/share/zsh/vendor-completions/_kbctl usr/share/fish/vendor_completions.d/kbctl.fish; do
+  grep -q "\./$f\$" <<<"$client_files" || fail "kbench-client lacks /$f"
+done
 for f in usr/bin/kbenchd usr/bin/kbench-executor usr/lib/systemd/system/kbenchd.service \
          usr/share/kbench/grafana/kbench-dashboard.json usr/share/kbench/prometheus/alerts.yml; do
   grep -q "\./$f\$" <<<"$server_files" || fail "kbench-server lacks /$f"
@@ -114,6 +119,10 @@ if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
     [[ "$mode" == "640 root kbench" ]] || fail "/etc/kbench/users.yaml is '$mode', not '640 root kbench'"
   fi
   /usr/bin/kbctl --version | grep -q "$version" || fail "installed kbctl --version"
+  # (Minimal images exclude /usr/share/man from every package they install.)
+  if command -v man >/dev/null && [[ -e /usr/share/man/man1/kbctl.1.gz ]]; then
+    man -P cat kbctl 2>/dev/null | grep -q 'kbctl leaderboard' || fail "man kbctl lists no leaderboard"
+  fi
   help="$(/usr/bin/kbenchd --help)" || fail "installed kbenchd --help exits non-zero"
   grep -q -- '--executor-path' <<<"$help" || fail "installed kbenchd --help"
   echo "installed with apt-get and ran: $(basename "$client") $(basename "$server")"

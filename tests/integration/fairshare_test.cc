@@ -114,8 +114,8 @@ class FairShareTest : public ::testing::Test {
   TempDir dir_;
 };
 
-// A job of about 0.15 s: long enough that the first owner's 40 submits outpace its runs, short
-// enough that 45 of them take seconds.
+// A job of about 0.15 s: long enough that the first owner's 20 submits outpace its runs, short
+// enough that 25 of them take seconds.
 v1::JobSpec ShortCpuSpec() {
   v1::JobSpec spec = QuickCpuSpec();
   spec.mutable_stopping()->set_min_time_seconds(0.15);
@@ -142,7 +142,7 @@ std::vector<std::string> SubmitMany(Stub& stub, const std::string& token, int n)
 
 TEST_F(FairShareTest, ALateOwnersFiveJobsAllFinishBeforeTheFirstOwnersFifteenth) {
   Daemon daemon(dir_.path() + "/data", {"--auth-file", WriteAuthFile(dir_.path())});
-  const std::vector<std::string> dave_jobs = SubmitMany(daemon.stub(), kDave, 40);
+  const std::vector<std::string> dave_jobs = SubmitMany(daemon.stub(), kDave, 20);
   const std::vector<std::string> bob_jobs = SubmitMany(daemon.stub(), kBob, 5);
   const auto done = [](const v1::Job& j) { return IsTerminal(j.state()); };
   std::map<std::string, v1::Job> finished;

@@ -104,7 +104,7 @@ TEST_F(KbctlTest, TimesAVariantAtSeveralPlacements) {
   KbctlRun table = Kbctl("get " + id);
   EXPECT_NE(table.out.find("Placements:   3, medians spread"), std::string::npos) << table.out;
   const std::string file = dir_.path() + "/placed.csv";
-  ASSERT_EQ(Kbctl("artifacts get " + id + " samples.csv -o " + file).exit_code, 0);
+  ASSERT_EQ(Kbctl("artifacts get " + id + " samples.csv -f " + file).exit_code, 0);
   std::ifstream csv(file);
   std::string header;
   std::getline(csv, header);
@@ -153,7 +153,7 @@ TEST_F(KbctlTest, HealthKernelsDevicesAndArtifacts) {
   const nlohmann::json doc = nlohmann::json::parse(bench.out);
   const std::string id = (doc.contains("job") ? doc["job"] : doc)["id"];
   const std::string file = dir_.path() + "/samples.csv";
-  KbctlRun get = Kbctl("artifacts get " + id + " samples.csv -o " + file);
+  KbctlRun get = Kbctl("artifacts get " + id + " samples.csv -f " + file);
   EXPECT_EQ(get.exit_code, 0) << get.out;
   FILE* f = std::fopen(file.c_str(), "r");
   ASSERT_NE(f, nullptr);

@@ -84,7 +84,7 @@ TEST_F(ReproTest, ABundleReproducesOnAnotherKbenchd) {
   const std::string job = Bench(a_);
   ASSERT_FALSE(job.empty());
   const std::string file = dir_.path() + "/job.kbench";
-  KbctlRun bundle = Kbctl(a_, "bundle " + job + " -o " + file);
+  KbctlRun bundle = Kbctl(a_, "bundle " + job + " -f " + file);
   ASSERT_EQ(bundle.exit_code, 0) << bundle.out << bundle.err;
   ASSERT_TRUE(std::filesystem::exists(file));
 
@@ -101,7 +101,7 @@ TEST_F(ReproTest, ATamperedBundleIsRefusedNamingTheMember) {
   const std::string job = Bench(a_);
   ASSERT_FALSE(job.empty());
   const std::string file = dir_.path() + "/job.kbench";
-  ASSERT_EQ(Kbctl(a_, "bundle " + job + " -o " + file).exit_code, 0);
+  ASSERT_EQ(Kbctl(a_, "bundle " + job + " -f " + file).exit_code, 0);
   // Unpack, make the stored samples faster, pack again with the manifest unchanged.
   const std::string x = dir_.path() + "/x";
   const std::string sh = "mkdir " + x + " && tar -xzf " + file + " -C " + x + " && echo 1e-9 >> " +
@@ -136,7 +136,7 @@ TEST_F(ReproTest, ABundleOfAUserKernelCarriesItsCodeFromTheRecord) {
   const nlohmann::json doc = nlohmann::json::parse(compiled.out);
   const std::string job = (doc.contains("job") ? doc["job"] : doc)["id"].get<std::string>();
   const std::string file = dir_.path() + "/uk.kbench";
-  KbctlRun bundle = Kbctl(a_, "bundle " + job + " -o " + file);
+  KbctlRun bundle = Kbctl(a_, "bundle " + job + " -f " + file);
   ASSERT_EQ(bundle.exit_code, 0) << bundle.out << bundle.err;
   const std::string x = dir_.path() + "/uk";
   const std::string sh = "mkdir " + x + " && tar -xzf " + file + " -C " + x;

@@ -131,7 +131,7 @@ TEST_F(SweepTest, TwelvePointsGiveTablesPlotsAndAReportChromiumRenders) {
   EXPECT_TRUE(got.sweep().error().empty()) << got.sweep().error();
 
   const std::string dir = out_.path() + "/artifacts";
-  ASSERT_EQ(Kbctl(absl::StrCat("sweep get ", id, " -o ", dir)).exit_code, 0);
+  ASSERT_EQ(Kbctl(absl::StrCat("sweep get ", id, " --dir ", dir)).exit_code, 0);
   for (const char* name : {"sweep.csv", "sweep.json", "time.svg", "time.png", "bandwidth.svg",
                            "speedup.svg", "report.html"}) {
     EXPECT_GT(fs::exists(fs::path(dir) / name) ? fs::file_size(fs::path(dir) / name) : 0, 0u)
@@ -152,7 +152,7 @@ TEST_F(SweepTest, TwelvePointsGiveTablesPlotsAndAReportChromiumRenders) {
   }
   EXPECT_EQ(doc["points"][11]["values"]["dim0"], "512");
 
-  ASSERT_EQ(Kbctl(absl::StrCat("report ", id, " -o ", out_.path(), "/report.html")).exit_code, 0);
+  ASSERT_EQ(Kbctl(absl::StrCat("report ", id, " -f ", out_.path(), "/report.html")).exit_code, 0);
   const std::string chromium = report::FindProgram("chromium");
   if (chromium.empty()) GTEST_SKIP() << "chromium is not installed (scripts/install-deps.sh)";
   const std::string flags =

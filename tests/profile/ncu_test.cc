@@ -133,13 +133,13 @@ TEST(ParseNcuRawCsv, ReturnsNoLaunchesForAnEmptyReport) {
   EXPECT_TRUE(r->empty());
 }
 
-class TempDir {
+class NcuDir {
  public:
-  TempDir() {
+  NcuDir() {
     char tmpl[] = "/tmp/kbench_ncu_test_XXXXXX";
     path_ = mkdtemp(tmpl);
   }
-  ~TempDir() { std::system(("rm -rf '" + path_ + "'").c_str()); }
+  ~NcuDir() { std::system(("rm -rf '" + path_ + "'").c_str()); }
   const std::string& path() const { return path_; }
   std::string MakeExecutable(const std::string& name) const {
     const std::string p = path_ + "/" + name;
@@ -165,7 +165,7 @@ TEST(FindNcu, FailsNamingWhereItLooked) {
 }
 
 TEST(FindNcu, FindsItOnThePath) {
-  TempDir dir;
+  NcuDir dir;
   const std::string ncu = dir.MakeExecutable("ncu");
   NcuSearch search;
   search.path_env = "/nonexistent:" + dir.path();
@@ -176,7 +176,7 @@ TEST(FindNcu, FindsItOnThePath) {
 }
 
 TEST(FindNcu, UsesTheFallbackAfterThePath) {
-  TempDir dir;
+  NcuDir dir;
   const std::string ncu = dir.MakeExecutable("my-ncu");
   NcuSearch search;
   search.path_env = "/nonexistent";
@@ -187,7 +187,7 @@ TEST(FindNcu, UsesTheFallbackAfterThePath) {
 }
 
 TEST(FindNcu, TrustsOnlyTheExplicitPathWhenOneIsSet) {
-  TempDir dir;
+  NcuDir dir;
   dir.MakeExecutable("ncu");
   NcuSearch search;
   search.explicit_path = dir.path() + "/missing-ncu";
@@ -234,7 +234,7 @@ TEST(NcuImportArgv, AsksForTheRawPageInBaseUnits) {
 }
 
 TEST(RunNcu, ReportsAFailingNcuWithTheEndOfItsOutput) {
-  TempDir dir;
+  NcuDir dir;
   const std::string ncu = dir.path() + "/ncu";
   std::ofstream(ncu)
       << "#!/bin/sh\necho '==ERROR== ERR_NVGPUCTRPERM - no permission' >&2\nexit 1\n";
@@ -253,7 +253,7 @@ TEST(RunNcu, ReportsAFailingNcuWithTheEndOfItsOutput) {
 }
 
 TEST(RunNcu, ParsesTheImportedRawPage) {
-  TempDir dir;
+  NcuDir dir;
   // A stand-in ncu: the profile run writes a report, the import prints the fixture.
   const std::string fixture = testing::FixturePath("ncu_raw_softmax_fused.csv");
   const std::string ncu = dir.path() + "/ncu";

@@ -112,13 +112,13 @@ TEST(MemcheckArgv, RunsTheTargetModeUnderMemcheckWithABoundedReport) {
             "--ncu-target /data/job/.sanitize_target.textproto");
 }
 
-class TempDir {
+class SanitizerDir {
  public:
-  TempDir() {
+  SanitizerDir() {
     char tmpl[] = "/tmp/kbench_sanitizer_test_XXXXXX";
     path_ = mkdtemp(tmpl);
   }
-  ~TempDir() { std::system(("rm -rf " + path_).c_str()); }
+  ~SanitizerDir() { std::system(("rm -rf " + path_).c_str()); }
   const std::string& path() const { return path_; }
   // A script standing in for compute-sanitizer: it writes `report` to the --log-file argument
   // (the 4th), says `output` on stdout, and exits with `code`.
@@ -135,7 +135,7 @@ class TempDir {
   std::string path_;
 };
 
-MemcheckRequest RequestIn(const TempDir& dir, const std::string& sanitizer) {
+MemcheckRequest RequestIn(const SanitizerDir& dir, const std::string& sanitizer) {
   MemcheckRequest r;
   r.sanitizer = sanitizer;
   r.target_executable = "/bin/true";
@@ -147,7 +147,7 @@ MemcheckRequest RequestIn(const TempDir& dir, const std::string& sanitizer) {
 }
 
 TEST(RunMemcheck, ReturnsTheErrorsOfAReport) {
-  TempDir dir;
+  SanitizerDir dir;
   const MemcheckRequest r = RequestIn(dir, dir.StandIn(kOutOfBoundsReport, "target failed", 1));
   absl::StatusOr<MemcheckRun> run = RunMemcheck(r, nullptr);
   ASSERT_TRUE(run.ok()) << run.status();
@@ -156,7 +156,7 @@ TEST(RunMemcheck, ReturnsTheErrorsOfAReport) {
 }
 
 TEST(RunMemcheck, PassesACleanRun) {
-  TempDir dir;
+  SanitizerDir dir;
   const MemcheckRequest r =
       RequestIn(dir, dir.StandIn("========= ERROR SUMMARY: 0 errors\n", "checked", 0));
   absl::StatusOr<MemcheckRun> run = RunMemcheck(r, nullptr);
@@ -165,7 +165,7 @@ TEST(RunMemcheck, PassesACleanRun) {
 }
 
 TEST(RunMemcheck, ATargetThatFailsWithoutAMemoryErrorGivesNoVerdict) {
-  TempDir dir;
+  SanitizerDir dir;
   const MemcheckRequest r = RequestIn(
       dir, dir.StandIn("========= ERROR SUMMARY: 0 errors\n", "correctness: @mine differs", 1));
   absl::StatusOr<MemcheckRun> run = RunMemcheck(r, nullptr);
@@ -176,7 +176,7 @@ TEST(RunMemcheck, ATargetThatFailsWithoutAMemoryErrorGivesNoVerdict) {
 }
 
 TEST(RunMemcheck, AReportWithoutSummaryGivesNoVerdict) {
-  TempDir dir;
+  SanitizerDir dir;
   const MemcheckRequest r = RequestIn(dir, dir.StandIn("========= COMPUTE-SANITIZER\n", "", 0));
   absl::StatusOr<MemcheckRun> run = RunMemcheck(r, nullptr);
   EXPECT_EQ(run.status().code(), absl::StatusCode::kFailedPrecondition);
@@ -200,7 +200,7 @@ TEST(FindSanitizer, NamesTheFieldTheVariableAndWhereItLooked) {
 }
 
 TEST(FindSanitizer, TakesTheExplicitPath) {
-  TempDir dir;
+  SanitizerDir dir;
   SanitizerSearch search;
   search.explicit_path = dir.StandIn("", "", 0);
   search.path_env = "/nonexistent";

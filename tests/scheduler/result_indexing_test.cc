@@ -64,6 +64,27 @@ TEST(IndexedResultsOf, RecordsWhetherTheJobSetAStoppingRuleOfItsOwn) {
   EXPECT_TRUE(IndexedResultsOf(job.record, job.spec, job.result, 1)[0].custom_stopping);
 }
 
+// Issue 29: a result is clean unless its stamp took readings and found contamination (no stamp:
+// a device that takes no readings, or a result from before the stamp); its energy is indexed
+// only where it was measured.
+TEST(IndexedResultsOf, RecordsTheCleanStampAndTheMeasuredEnergy) {
+  Job job = SucceededBenchmark();
+  EXPECT_TRUE(IndexedResultsOf(job.record, job.spec, job.result, 1)[0].clean);
+  EXPECT_EQ(IndexedResultsOf(job.record, job.spec, job.result, 1)[0].joules_per_launch, 0);
+  v1::VariantResult* v = job.result.mutable_variants(0);
+  v->mutable_clean_stamp()->set_stamped(true);
+  v->mutable_clean_stamp()->set_clean(true);
+  EXPECT_TRUE(IndexedResultsOf(job.record, job.spec, job.result, 1)[0].clean);
+  v->mutable_clean_stamp()->set_clean(false);
+  v->mutable_clean_stamp()->add_reasons(v1::STAMP_REASON_OTHER_PROCESS);
+  EXPECT_FALSE(IndexedResultsOf(job.record, job.spec, job.result, 1)[0].clean);
+  v->mutable_energy()->set_joules_per_launch(2e-3);  // not measured: not indexed
+  EXPECT_EQ(IndexedResultsOf(job.record, job.spec, job.result, 1)[0].joules_per_launch, 0);
+  v->mutable_energy()->set_measured(true);
+  EXPECT_DOUBLE_EQ(IndexedResultsOf(job.record, job.spec, job.result, 1)[0].joules_per_launch,
+                   2e-3);
+}
+
 // Issue 23: a ranked run counts when its pooled median is precise and it did not drift, even
 // where one placement's stopping rule timed out (as eight placements of a 50 us kernel do on an
 // H100); a confirming re-run is marked.

@@ -20,8 +20,8 @@ class FleetStoreProgressTest : public ::testing::Test {
  protected:
   void SetUp() override {
     KBENCH_REQUIRE_POSTGRES();
-    const std::string url = testing::PostgresServer::Shared().NewDatabase();
-    ASSERT_FALSE(url.empty()) << testing::PostgresServer::Shared().reason();
+    const std::string url = kbench::testing::PostgresServer::Shared().NewDatabase();
+    ASSERT_FALSE(url.empty()) << kbench::testing::PostgresServer::Shared().reason();
     // Each node's job store writes as that node (a start is refused for another's job).
     for (const char* node : {"a", "b"}) {
       absl::StatusOr<std::unique_ptr<JobStore>> jobs =

@@ -9,8 +9,8 @@ namespace {
 
 TEST(PostgresJobStore, MigratesAndRunsAJobThrough) {
   KBENCH_REQUIRE_POSTGRES();
-  const std::string url = testing::PostgresServer::Shared().NewDatabase();
-  ASSERT_FALSE(url.empty()) << testing::PostgresServer::Shared().reason();
+  const std::string url = kbench::testing::PostgresServer::Shared().NewDatabase();
+  ASSERT_FALSE(url.empty()) << kbench::testing::PostgresServer::Shared().reason();
   auto store = JobStore::Open(StoreLocation{.data_dir = "", .postgres_url = url, .node = ""});
   ASSERT_TRUE(store.ok()) << store.status();
   EXPECT_EQ(*(*store)->SchemaVersion(), JobStore::kSchemaVersion);

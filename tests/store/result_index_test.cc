@@ -154,6 +154,57 @@ TEST_P(ResultIndexTest, LeaderboardCountsOnlyCheckedUncontendedPossibleRows) {
   EXPECT_EQ((*rows)[0].job_id, "ok");
 }
 
+// Issue 29: a contaminated result is in no history unless asked (kbctl diff's noise estimate
+// reads history, so it leaves them out too); its clean flag and energy survive the round trip.
+TEST_P(ResultIndexTest, HistoryLeavesOutUncleanResultsUnlessAskedAndKeepsEnergy) {
+  for (const char* id : {"clean", "unclean"}) AddJob(id);
+  IndexedResult clean = Row("clean", "tanh_host", "1024", 1.0);
+  clean.joules_per_launch = 2.5e-3;
+  IndexedResult unclean = Row("unclean", "tanh_host", "1024", 0.5);
+  unclean.clean = false;
+  ASSERT_TRUE(store_->IndexResults({clean}).ok());
+  ASSERT_TRUE(store_->IndexResults({unclean}).ok());
+
+  HistoryFilter filter;
+  filter.kernel = "gelu";
+  absl::StatusOr<std::vector<IndexedResult>> rows = store_->History(filter);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ((*rows)[0].job_id, "clean");
+  EXPECT_TRUE((*rows)[0].clean);
+  EXPECT_DOUBLE_EQ((*rows)[0].joules_per_launch, 2.5e-3);
+  filter.include_unclean = true;
+  rows = store_->History(filter);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  ASSERT_EQ(rows->size(), 2u);
+  EXPECT_EQ((*rows)[0].job_id, "unclean");
+  EXPECT_FALSE((*rows)[0].clean);
+  EXPECT_DOUBLE_EQ((*rows)[0].joules_per_launch, 0);
+}
+
+TEST_P(ResultIndexTest, LeaderboardLeavesOutUncleanRowsAndByEnergyUnmeasuredOnes) {
+  for (const char* id : {"measured", "unmeasured", "unclean"}) AddJob(id);
+  IndexedResult measured = Row("measured", "erf_host", "1024", 1.0);
+  measured.joules_per_launch = 1e-3;
+  IndexedResult unclean = Row("unclean", "erf_host", "1024", 1.0);
+  unclean.joules_per_launch = 1e-3;
+  unclean.clean = false;
+  for (const IndexedResult& r : {measured, Row("unmeasured", "erf_host", "1024", 1.0), unclean}) {
+    ASSERT_TRUE(store_->IndexResults({r}).ok());
+  }
+  LeaderboardFilter filter;
+  filter.kernel = "gelu";
+  filter.shapes = {"1024"};
+  filter.dtype = "f32";
+  filter.device_model = "Some CPU";
+  EXPECT_EQ(store_->LeaderboardRows(filter)->size(), 2u);  // measured, unmeasured
+  filter.energy_only = true;
+  ASSERT_EQ(store_->LeaderboardRows(filter)->size(), 1u);
+  EXPECT_EQ((*store_->LeaderboardRows(filter))[0].job_id, "measured");
+  filter.include_unclean = true;
+  EXPECT_EQ(store_->LeaderboardRows(filter)->size(), 2u);  // measured, unclean
+}
+
 KBENCH_STORE_ENGINES(ResultIndexTest);
 KBENCH_STORE_ENGINES(ResultIndexUpgradeTest);
 

@@ -50,8 +50,8 @@ TEST(StorePasswordFile, AMissingFileIsRefused) {
 // libpq accepts the parameter: a connection with it opens (an unknown URI parameter would not).
 TEST(StorePasswordFile, LibpqConnectsWithThePassfileParameter) {
   KBENCH_REQUIRE_POSTGRES();
-  const std::string url = testing::PostgresServer::Shared().NewDatabase();
-  ASSERT_FALSE(url.empty()) << testing::PostgresServer::Shared().reason();
+  const std::string url = kbench::testing::PostgresServer::Shared().NewDatabase();
+  ASSERT_FALSE(url.empty()) << kbench::testing::PostgresServer::Shared().reason();
   const std::string file = PasswordFile(0600);
   absl::StatusOr<std::string> with_file = WithPasswordFile(url, file);
   ASSERT_TRUE(with_file.ok()) << with_file.status();

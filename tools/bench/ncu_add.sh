@@ -9,7 +9,7 @@ data=$(mktemp -d)
 pid=$!
 for _ in $(seq 1 600); do grep -q '^kbenchd: ready' "$data/out" && break; sleep 0.1; done
 export KBENCH_SERVER=$(sed -n 's/^kbenchd: listening on //p' "$data/out")
-"$pack/bin/kbctl" profile add --variants vectorized,naive --shape 10000x10000 --device cuda:0 --ncu -O "$data/trace.json" || true
+"$pack/bin/kbctl" profile add --variants vectorized,naive --shape 10000x10000 --device cuda:0 --ncu -f "$data/trace.json" || true
 "$pack/bin/kbctl" -o json jobs --limit 1 | python3 -c 'import json,sys; j=json.load(sys.stdin)["jobs"][0]; print(json.dumps(j["result"]["profile"].get("ncu"), indent=1))'
 kill $pid; wait $pid 2>/dev/null || true
 cat >"$data/tc.py" <<'PY'

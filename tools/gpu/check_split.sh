@@ -18,6 +18,6 @@ for c in $(pgrep -P $pid); do echo "idle RSS $(tr '\0' ' ' </proc/$c/cmdline | c
 "$pack/bin/kbctl" devices
 "$pack/bin/kbctl" bench softmax --variant fused --shape 4096x4096 --dtype f32 --device cuda:0; echo "bench rc=$?"
 "$pack/bin/kbctl" compare softmax --variants naive,fused,online --shape 8192x1024 --device cuda:0; echo "compare rc=$?"
-"$pack/bin/kbctl" profile softmax --variants naive,fused --shape 4096x4096 --device cuda:0 -O "$out/trace.json"; echo "profile rc=$?"
+"$pack/bin/kbctl" profile softmax --variants naive,fused --shape 4096x4096 --device cuda:0 -f "$out/trace.json"; echo "profile rc=$?"
 echo "after jobs: RSS kbenchd $(rss $pid) kB"
 for c in $(pgrep -P $pid); do echo "after jobs: RSS $(tr '\0' ' ' </proc/$c/cmdline | cut -c1-80): $(rss $c) kB"; done

@@ -144,7 +144,7 @@ if want sweep; then
     --axis rows=4096 --device cuda:0 --min-time 0.1 --no-wait | head -1)
   echo "sweep $id"
   T=${SWEEP_WAIT:-200} kbctl watch "$id" | tail -12
-  for _ in $(seq 1 30); do T=10 kbctl sweep get "$id" -o "$out/softmax-sweep" >/dev/null 2>&1 &&
+  for _ in $(seq 1 30); do T=10 kbctl sweep get "$id" --dir "$out/softmax-sweep" >/dev/null 2>&1 &&
     [[ -f $out/softmax-sweep/report.html ]] && break; sleep 1; done
   ls -la "$out/softmax-sweep"
   step "history of softmax fused 4096x4096 (three jobs), plotted"

@@ -44,7 +44,7 @@ id=$(T=20 kbctl sweep softmax --variants naive,fused,online --axis cols=256:6553
 echo "sweep $id"
 T=${SWEEP_WAIT:-200} kbctl watch "$id" | tail -12
 sleep 3  # the report is written once the last point ends
-T=30 kbctl sweep get "$id" -o "$out/softmax-sweep" && ls "$out/softmax-sweep"
+T=30 kbctl sweep get "$id" --dir "$out/softmax-sweep" && ls "$out/softmax-sweep"
 
 [[ -n "${ONLY:-}" ]] && exit 0
 step "triton"
