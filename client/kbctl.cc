@@ -8,6 +8,7 @@
 #include "client/commands/commands.h"
 #include "client/config/resolve.h"
 #include "client/errors.h"
+#include "client/format/table.h"
 #include "common/status_macros.h"
 
 namespace kbench::client {
@@ -39,6 +40,7 @@ Exit codes:
 struct GlobalFlags {
   ConnectionFlags connection;
   std::string output = "table";
+  bool no_headers = false;
   std::string timeout = "30s";
 };
 
@@ -51,7 +53,7 @@ absl::StatusOr<GlobalOptions> ResolveGlobals(const GlobalFlags& flags, const Io&
     options.server = connection.server;
     options.security = connection.security;
   }
-  if (flags.output == "table") {
+  if (flags.output == "table" || flags.output == "wide") {
     options.output = OutputFormat::kTable;
   } else if (flags.output == "json") {
     options.output = OutputFormat::kJson;
@@ -60,11 +62,11 @@ absl::StatusOr<GlobalOptions> ResolveGlobals(const GlobalFlags& flags, const Io&
     // --file/-f and --dir/-d (report, bundle, artifacts get, sweep get).
     const bool path_like = absl::StrContains(flags.output, '/') ||
                            absl::StrContains(flags.output, '.') || flags.output == "-";
-    return UsageError(
-        absl::StrCat("-o: unknown output format \"", flags.output, "\"; expected table or json",
-                     path_like ? " (-o is the output format on every command; write to a file with "
-                                 "--file/-f PATH, or into a directory with --dir/-d DIR)"
-                               : ""));
+    return UsageError(absl::StrCat(
+        "-o: unknown output format \"", flags.output, "\"; expected table, wide or json",
+        path_like ? " (-o is the output format on every command; write to a file with "
+                    "--file/-f PATH, or into a directory with --dir/-d DIR)"
+                  : ""));
   }
   KBENCH_ASSIGN_OR_RETURN(absl::Duration timeout, ParseDuration("--timeout", flags.timeout));
   if (timeout <= absl::ZeroDuration()) {
@@ -108,8 +110,10 @@ int RunKbctl(const std::vector<std::string>& args, const Io& io) {
   app.add_option("--context", globals.connection.context,
                  "Context of the config file to use (default: its current-context)")
       ->type_name("NAME");
-  app.add_option("-o,--output", globals.output, "Output format: table or json")
+  app.add_option("-o,--output", globals.output,
+                 "Output format: table (at most 100 columns), wide (every column) or json")
       ->type_name("FORMAT");
+  app.add_flag("--no-headers", globals.no_headers, "Tables without their header line");
   app.add_option("--timeout", globals.timeout,
                  "Deadline of each call that is not a stream, e.g. 30s, 2m (default 30s)")
       ->type_name("DURATION");
@@ -132,6 +136,7 @@ int RunKbctl(const std::vector<std::string>& args, const Io& io) {
   AddVariantsCommands(app, &action);
   AddBisectCommand(app, &action);
   AddReproCommands(app, &action);
+  AddVersionCommand(app, &action);
   AddCompletionCommands(app, &action);
 
   std::vector<const char*> argv = {"kbctl"};
@@ -166,6 +171,7 @@ int RunKbctl(const std::vector<std::string>& args, const Io& io) {
   const bool offline =
       app.got_subcommand("config") || app.got_subcommand("completion") || app.got_subcommand("man");
   absl::StatusOr<GlobalOptions> options = ResolveGlobals(globals, io, offline);
+  Table::SetStyle({globals.output == "wide", !globals.no_headers});
   absl::Status status = options.status();
   if (status.ok()) {
     Session session(*options, io);

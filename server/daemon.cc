@@ -77,6 +77,8 @@ Daemon::~Daemon() { StopWork(); }
 absl::Status Daemon::CheckFlags() {
   KBENCH_ASSIGN_OR_RETURN(security_, SetUpSecurity(flags_));
   KBENCH_ASSIGN_OR_RETURN(scheduler_options_, SchedulerOptionsOf(flags_));
+  scheduler_options_.version = KBENCH_VERSION;
+  scheduler_options_.start_time = absl::Now();
   // A write to an executor that just died must be an error, not a fatal signal.
   std::signal(SIGPIPE, SIG_IGN);
   std::error_code ec;
@@ -135,7 +137,7 @@ absl::Status Daemon::OpenStores() {
   KBENCH_RETURN_IF_ERROR(Described(usage.status()));
   usage_ = *std::move(usage);
   absl::StatusOr<std::unique_ptr<metrics::Metrics>> metrics =
-      metrics::Metrics::Create(flags_.metrics_listen);
+      metrics::Metrics::Create(flags_.metrics_listen, flags_.dcgm_gauges);
   KBENCH_RETURN_IF_ERROR(Described(metrics.status()));
   metrics_ = *std::move(metrics);
   return absl::OkStatus();

@@ -20,6 +20,8 @@ struct DaemonFlags {
   bool metrics_insecure = false;
   // Owners' names as label values of the tenancy series (default: all count as "other").
   bool metrics_owner_labels = false;
+  // Serve the GPU gauges under dcgm-exporter's names too (off where dcgm-exporter runs).
+  bool dcgm_gauges = true;
   std::string log_format = "text";
   std::string log_level = "info";
   int64_t cpu_max_bytes = int64_t{4} << 30;

@@ -48,6 +48,9 @@ void AddServingFlags(CLI::App& app, kbench::DaemonFlags* flags) {
                  "--metrics-insecure");
   app.add_flag("--metrics-insecure", flags->metrics_insecure,
                "Allow a non-loopback --metrics-listen: /metrics has no TLS nor authentication");
+  app.add_flag("!--no-dcgm-gauges", flags->dcgm_gauges,
+               "Leave out the DCGM_FI_* GPU gauges (keep kbench_gpu_*): where dcgm-exporter runs "
+               "beside kbenchd, its series would otherwise be doubled");
   app.add_flag("--metrics-owner-labels", flags->metrics_owner_labels,
                "Label the per-owner series with the auth file's user names (default: every "
                "owner counts as 'other', so /metrics lists no user)");

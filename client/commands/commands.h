@@ -30,6 +30,7 @@ void AddHistoryCommands(CLI::App& app, Action* action);   // history, leaderboar
 void AddVariantsCommands(CLI::App& app, Action* action);  // variants add, list, show, rm
 void AddBisectCommand(CLI::App& app, Action* action);     // bisect OP
 void AddReproCommands(CLI::App& app, Action* action);     // repro JOB|FILE, bundle JOB
+void AddVersionCommand(CLI::App& app, Action* action);    // version [--client]
 // completion SHELL, man: from the tree of every command added before it (add it last).
 void AddCompletionCommands(CLI::App& app, Action* action);
 

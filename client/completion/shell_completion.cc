@@ -12,7 +12,7 @@ namespace kbench::client {
 namespace {
 
 // The values -o takes (kbctl.cc's ResolveGlobals).
-constexpr char kOutputFormats[] = "table json";
+constexpr char kOutputFormats[] = "table wide json";
 
 std::vector<std::string> Words(const OptionSpec& option) {
   std::vector<std::string> words;

@@ -77,7 +77,9 @@ std::string RenderHistory(const v1::ListHistoryResponse& history) {
   headers.insert(headers.end(), {"FLAGS", "OWNER"});
   Table table(headers);
   for (size_t column : {7, 8, 9}) table.AlignRight(column);
-  if (any_energy) table.AlignRight(10);
+  if (any_energy) table.AlignRight(10).WideOnly(10);
+  // The device with its model, the sample count and the owner: -o wide (100 columns otherwise).
+  table.WideOnly(6).WideOnly(9).WideOnly(headers.size() - 1);
   for (const v1::HistoryEntry& e : history.entries()) {
     const v1::ResultKey& k = e.key();
     std::vector<std::string> row = {FormatDate(e.finish_time()),

@@ -562,6 +562,7 @@ std::string RenderJobsTable(const std::vector<v1::Job>& jobs, absl::Time now) {
       {"ID", "STATE", "KIND", "KERNEL", "VARIANTS", "SHAPE", "DTYPE", "DEVICE", "AGE", "RESULT"});
   table.SetMaxWidth(4, 32);
   table.AlignRight(8);
+  table.WideOnly(2).WideOnly(6);  // kind and dtype: -o wide
   for (const v1::Job& job : jobs) {
     const v1::JobSpec& spec = job.spec();
     table.AddRow({job.id(), StateName(job.state()), KindName(spec.kind()), spec.kernel(),

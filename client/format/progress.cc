@@ -54,9 +54,12 @@ std::string DescribeProgress(const v1::Job& job) {
     const double target = job.spec().stopping().max_noise() > 0 ? job.spec().stopping().max_noise()
                                                                 : kDefaultMaxNoise;
     absl::StrAppend(&line, ": ", p.samples(), p.samples() == 1 ? " sample" : " samples");
+    // Progress.noise is the samples' relative standard deviation; the stopping rule ends at a
+    // median whose 95 % interval is within the target, or a spread within it (types.proto,
+    // HarnessStopCriterion): the line names both, so a 290 % spread is not read as failing.
     if (p.noise() > 0) {
-      absl::StrAppend(&line, ", noise ", FormatPercent(p.noise()), " (target ",
-                      FormatPercent(target), ")");
+      absl::StrAppend(&line, ", spread ", FormatPercent(p.noise()), " (stops at a median within ",
+                      FormatPercent(target), ", or a spread within it)");
     }
   }
   if (p.elapsed_seconds() > 0) absl::StrAppend(&line, ", ", FormatElapsed(p.elapsed_seconds()));

@@ -55,12 +55,29 @@ std::string Truncate(const std::string& text, size_t width) {
   return text.substr(0, ByteOffsetOfCodePoint(text, width - 3)) + "...";
 }
 
+namespace {
+
+// Process-wide: kbctl runs one command per process (tests in-process set it per command too).
+Table::Style& CurrentStyle() {
+  static Table::Style style;
+  return style;
+}
+
+}  // namespace
+
+void Table::SetStyle(Style style) { CurrentStyle() = style; }
+
 Table::Table(std::vector<std::string> headers) {
   for (std::string& h : headers) columns_.push_back(Column{std::move(h)});
 }
 
 Table& Table::AlignRight(size_t column) {
   if (column < columns_.size()) columns_[column].align = Align::kRight;
+  return *this;
+}
+
+Table& Table::WideOnly(size_t column) {
+  if (column < columns_.size()) columns_[column].wide_only = true;
   return *this;
 }
 
@@ -79,15 +96,19 @@ void Table::AddRow(std::vector<std::string> cells) {
 }
 
 std::string Table::Render() const {
+  const Style& style = CurrentStyle();
   std::vector<size_t> widths(columns_.size());
   for (size_t c = 0; c < columns_.size(); ++c) {
-    widths[c] = DisplayWidth(columns_[c].header);
+    widths[c] = style.headers ? DisplayWidth(columns_[c].header) : 0;
     for (const auto& row : rows_) widths[c] = std::max(widths[c], DisplayWidth(row[c]));
   }
   const auto render_line = [&](const std::vector<std::string>& cells) {
     std::string line;
+    bool first = true;
     for (size_t c = 0; c < columns_.size(); ++c) {
-      if (c > 0) line += "  ";
+      if (columns_[c].wide_only && !style.wide) continue;
+      if (!first) line += "  ";
+      first = false;
       const std::string pad(widths[c] - DisplayWidth(cells[c]), ' ');
       if (columns_[c].align == Align::kRight) {
         line += pad + cells[c];
@@ -100,7 +121,7 @@ std::string Table::Render() const {
   };
   std::vector<std::string> headers;
   for (const Column& c : columns_) headers.push_back(c.header);
-  std::string out = render_line(headers);
+  std::string out = style.headers ? render_line(headers) : "";
   for (const auto& row : rows_) out += render_line(row);
   return out;
 }

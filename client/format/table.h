@@ -13,12 +13,23 @@ class Table {
  public:
   enum class Align { kLeft, kRight };
 
+  // How every table of this kbctl renders (kubectl's conventions): `wide` (-o wide) adds the
+  // columns marked WideOnly, `headers` false (--no-headers) leaves the header line out. kbctl
+  // sets it once per command, before anything renders.
+  struct Style {
+    bool wide = false;
+    bool headers = true;
+  };
+  static void SetStyle(Style style);
+
   explicit Table(std::vector<std::string> headers);
 
   // Numbers read best right-aligned; text columns stay left-aligned (the default).
   Table& AlignRight(size_t column);
   // Cells longer than this keep their first width-3 code points and end in "...".
   Table& SetMaxWidth(size_t column, size_t width);
+  // Shown only with -o wide: detail that would take a default table past 100 columns.
+  Table& WideOnly(size_t column);
   // Short rows are padded with empty cells; extra cells are an error the caller made and are
   // dropped.
   void AddRow(std::vector<std::string> cells);
@@ -32,6 +43,7 @@ class Table {
     std::string header;
     Align align = Align::kLeft;
     size_t max_width = 0;  // 0: unlimited.
+    bool wide_only = false;
   };
   std::vector<Column> columns_;
   std::vector<std::vector<std::string>> rows_;

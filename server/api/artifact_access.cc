@@ -5,6 +5,7 @@
 #include <array>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "kernels/catalogue.h"
 
@@ -65,6 +66,18 @@ absl::StatusOr<v1::Job> WithCodeFor(const auth::Identity& caller, v1::Job job) {
       absl::StrCat("include_code: job ", job.id(), " runs the code of '",
                    absl::StrJoin(CodeOwners(job.spec()), "', '"),
                    "' and only they and admins may read it; you are '", caller.name, "'"));
+}
+
+absl::StatusOr<v1::Job> WithinReplyBound(v1::Job job, int64_t max_reply_bytes) {
+  // The reply wraps the job in GetJobResponse: a tag and a length of a few bytes.
+  constexpr int64_t kEnvelopeBytes = 16;
+  const int64_t bytes = static_cast<int64_t>(job.ByteSizeLong()) + kEnvelopeBytes;
+  if (bytes <= max_reply_bytes) return job;
+  return absl::ResourceExhaustedError(absl::StrFormat(
+      "include_code: job %s with its kernels' code is %.1f MiB, above the %.1f MiB a reply may "
+      "carry; give the code from its file instead (kbctl repro|bundle JOB --code FILE)",
+      job.id(), static_cast<double>(bytes) / (1 << 20),
+      static_cast<double>(max_reply_bytes) / (1 << 20)));
 }
 
 void RedactForViewer(const auth::Identity& viewer, v1::Job* job) {

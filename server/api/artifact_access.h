@@ -37,6 +37,11 @@ void MarkOwnerOnlyArtifacts(v1::Job* job);
 // PERMISSION_DENIED naming whose code it is otherwise.
 absl::StatusOr<v1::Job> WithCodeFor(const auth::Identity& caller, v1::Job job);
 
+// `job` (with its code) when its reply fits in `max_reply_bytes`, the transport's bound on a
+// reply (kernels of up to 32 MiB do not); RESOURCE_EXHAUSTED naming both sizes and the way
+// round (kbctl repro/bundle --code FILE) otherwise, rather than the transport's bare refusal.
+absl::StatusOr<v1::Job> WithinReplyBound(v1::Job job, int64_t max_reply_bytes);
+
 // `job` as `viewer` may see it: the error of a job running someone else's code is replaced by a
 // line saying whose it is (a compile error quotes the code; the error code stays).
 void RedactForViewer(const auth::Identity& viewer, v1::Job* job);

@@ -97,6 +97,7 @@ KbenchService::KbenchService(store::JobStore* jobs, store::ArtifactStore* artifa
       limits_(options.limits),
       quotas_(options.quotas),
       max_list_response_bytes_(options.max_list_response_bytes),
+      max_reply_bytes_(options.max_send_message_bytes),
       authorizer_(authorizer),
       streams_(options.max_streams, options.max_streams_per_identity),
       hub_(std::make_unique<WatchHub>(
@@ -279,6 +280,8 @@ grpc::Status KbenchService::GetJob(grpc::ServerContext* context, const v1::GetJo
   if (!caller.ok()) return Finish("GetJob", start, caller.status());
   absl::StatusOr<v1::Job> job = LoadJob(request->job_id(), request->include_code());
   if (job.ok() && request->include_code()) job = WithCodeFor(*caller, *std::move(job));
+  if (job.ok() && request->include_code())
+    job = WithinReplyBound(*std::move(job), max_reply_bytes_);
   if (job.ok()) {
     RedactForViewer(*caller, &*job);
     *response->mutable_job() = *std::move(job);

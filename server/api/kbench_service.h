@@ -188,6 +188,8 @@ class KbenchService final : public WithReceiveLimits<StreamingBase> {
   // Held from a submit's quota check to its Enqueue.
   std::mutex admission_mu_;
   const int64_t max_list_response_bytes_;
+  // The transport's bound on a reply (ApiOptions.max_send_message_bytes).
+  const int64_t max_reply_bytes_;
   // Every handler asks it first; see server/auth/authorizer.h.
   const auth::Authorizer* authorizer_;
   StreamLimiter streams_;

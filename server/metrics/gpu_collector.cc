@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -149,6 +150,7 @@ std::vector<MetricFamily> GpuCollector::Collect() const {
   for (const Gpu& gpu : gpus) samples.push_back(source->Read(gpu.index));
 
   for (const GaugeDef& def : kGauges) {
+    if (!dcgm_names_ && std::string_view(def.name).rfind("DCGM_", 0) == 0) continue;
     MetricFamily family;
     family.name = def.name;
     family.help = def.help;

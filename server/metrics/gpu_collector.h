@@ -26,6 +26,10 @@ class GpuCollector final : public prometheus::Collectable {
   // `factory` runs once, at the first AddGpu: a daemon without GPUs never loads NVML.
   explicit GpuCollector(SourceFactory factory);
 
+  // Leaves out the DCGM_FI_* families (the kbench_gpu_* ones stay): where dcgm-exporter runs
+  // beside kbenchd, its series would otherwise be doubled. Call before serving.
+  void OmitDcgmNames() { dcgm_names_ = false; }
+
   // Serves gauges for the GPU with `uuid` (or driver index `ordinal` when uuid is empty) under
   // kbench's device id (e.g. "cuda:0"). Adding a device id again replaces its entry (an executor
   // restart re-announces its GPU). FAILED_PRECONDITION when NVML cannot be loaded, NOT_FOUND when
@@ -50,6 +54,7 @@ class GpuCollector final : public prometheus::Collectable {
   // Set once, under mu_, then only read: Collect uses it outside the lock.
   std::shared_ptr<GpuSource> source_ ABSL_GUARDED_BY(mu_);
   std::vector<Gpu> gpus_ ABSL_GUARDED_BY(mu_);
+  bool dcgm_names_ = true;
 };
 
 }  // namespace kbench::metrics

@@ -8,6 +8,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "common/status_macros.h"
@@ -51,7 +52,35 @@ const std::set<std::string>& GrpcCodes() {
   return s;
 }
 
-bool IsDevice(const std::string& d) { return ParseDeviceId(d).ok(); }
+// A name of a node or of a model word: lower-case letters, digits, '.', '_', '-' (bounded).
+bool IsTargetWord(absl::string_view w, size_t max_size) {
+  if (w.empty() || w.size() > max_size) return false;
+  for (char c : w) {
+    if (!absl::ascii_islower(c) && !absl::ascii_isdigit(c) && c != '.' && c != '_' && c != '-') {
+      return false;
+    }
+  }
+  return true;
+}
+
+// A device id ("cuda:0"), or a fleet's target as the store keeps it once resolved ("cpu:any",
+// "h100:any", "gpu-a/cuda:0"; server/fleet/target.h): targets name the fleet's own nodes and
+// models, so the set stays bounded.
+// ListDevices' device states (DeviceInfo.state), as kbench_device_state's state label.
+const std::vector<std::string>& DeviceStates() {
+  static const std::vector<std::string> s = {"starting", "ready", "restarting", "failed"};
+  return s;
+}
+
+bool IsDevice(const std::string& d) {
+  absl::string_view rest = d;
+  if (const size_t slash = rest.find('/'); slash != absl::string_view::npos) {
+    if (!IsTargetWord(rest.substr(0, slash), 63)) return false;
+    rest.remove_prefix(slash + 1);
+  }
+  if (ParseDeviceId(rest).ok()) return true;
+  return absl::EndsWith(rest, ":any") && IsTargetWord(rest.substr(0, rest.size() - 4), 32);
+}
 
 // An RPC's short name, e.g. "SubmitJob": an identifier, not a free-form string.
 bool IsMethod(const std::string& m) {
@@ -115,15 +144,18 @@ double NonNegative(double seconds) { return seconds > 0 ? seconds : 0; }
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Metrics>> Metrics::Create(const std::string& listen) {
+absl::StatusOr<std::unique_ptr<Metrics>> Metrics::Create(const std::string& listen,
+                                                         bool dcgm_gauges) {
   KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<PrometheusMetrics> m,
-                          PrometheusMetrics::Create(listen, [] { return LoadNvml(); }));
+                          PrometheusMetrics::Create(
+                              listen, [] { return LoadNvml(); }, dcgm_gauges));
   return std::unique_ptr<Metrics>(std::move(m));
 }
 
 PrometheusMetrics::PrometheusMetrics(GpuCollector::SourceFactory gpu_source)
     : registry_(std::make_shared<prometheus::Registry>()),
-      gpus_(std::make_shared<GpuCollector>(std::move(gpu_source))) {
+      gpus_(std::make_shared<GpuCollector>(std::move(gpu_source))),
+      process_(std::make_shared<ProcessCollector>()) {
   using prometheus::BuildCounter;
   using prometheus::BuildGauge;
   using prometheus::BuildHistogram;
@@ -202,6 +234,16 @@ PrometheusMetrics::PrometheusMetrics(GpuCollector::SourceFactory gpu_source)
   // Every reason's series from the start, at 0: the first failure is an increase.
   for (const std::string& reason : AuthFailureReasons()) auth_failures_->Add({{"reason", reason}});
   auth_failures_->Add({{"reason", "other"}});
+  device_state_ = &BuildGauge()
+                       .Name("kbench_device_state")
+                       .Help(
+                           "1 for the state each device is in (starting, ready, restarting, "
+                           "failed: as kbctl devices shows it), 0 for the others.")
+                       .Register(*registry_);
+  jobs_running_ = &BuildGauge()
+                       .Name("kbench_jobs_running")
+                       .Help("Jobs running now per device (a device runs one at a time).")
+                       .Register(*registry_);
   BuildGauge()
       .Name("kbench_build_info")
       .Help("Always 1; labels say which kbenchd build is running.")
@@ -215,11 +257,12 @@ PrometheusMetrics::PrometheusMetrics(GpuCollector::SourceFactory gpu_source)
 PrometheusMetrics::~PrometheusMetrics() = default;
 
 absl::StatusOr<std::unique_ptr<PrometheusMetrics>> PrometheusMetrics::Create(
-    const std::string& listen, GpuCollector::SourceFactory gpu_source) {
+    const std::string& listen, GpuCollector::SourceFactory gpu_source, bool dcgm_gauges) {
   std::unique_ptr<PrometheusMetrics> m(new PrometheusMetrics(std::move(gpu_source)));
+  if (!dcgm_gauges) m->gpus_->OmitDcgmNames();
   if (listen.empty()) return m;
   KBENCH_ASSIGN_OR_RETURN(MetricsEndpoint endpoint,
-                          StartMetricsEndpoint(listen, {m->registry_, m->gpus_}));
+                          StartMetricsEndpoint(listen, {m->registry_, m->gpus_, m->process_}));
   m->exposer_ = std::move(endpoint.exposer);
   m->bound_address_ = std::move(endpoint.bound_address);
   return m;
@@ -282,6 +325,22 @@ void PrometheusMetrics::SetStoreState(bool writable, int64_t held_writes) {
   store_held_writes_->Set(static_cast<double>(held_writes));
 }
 
+void PrometheusMetrics::SetDeviceState(const std::string& device, const std::string& state) {
+  const std::string d = Device(device);
+  bool known = false;
+  // One-hot over every state, so that a dashboard sees the states a device left, at 0.
+  for (const std::string& s : DeviceStates()) {
+    device_state_->Add({{"device", d}, {"state", s}}).Set(s == state ? 1 : 0);
+    known = known || s == state;
+  }
+  if (!known) Guard().Check("state", state, false);
+  jobs_running_->Add({{"device", d}});  // the device's running series exists from its start
+}
+
+void PrometheusMetrics::SetJobRunning(const std::string& device, bool running) {
+  jobs_running_->Add({{"device", Device(device)}}).Set(running ? 1 : 0);
+}
+
 void PrometheusMetrics::AddGpu(const std::string& device_id, const std::string& uuid,
                                const std::string& model_name, int ordinal) {
   absl::Status added = gpus_->AddGpu(device_id, uuid, model_name, ordinal);
@@ -298,6 +357,7 @@ void PrometheusMetrics::AddGpu(const std::string& device_id, const std::string& 
 std::string PrometheusMetrics::ScrapeText() const {
   std::vector<prometheus::MetricFamily> families = registry_->Collect();
   for (prometheus::MetricFamily& f : gpus_->Collect()) families.push_back(std::move(f));
+  for (prometheus::MetricFamily& f : process_->Collect()) families.push_back(std::move(f));
   std::ostringstream out;
   prometheus::TextSerializer().Serialize(out, families);
   return out.str();

@@ -17,7 +17,10 @@ class Metrics {
  public:
   // Serves /metrics on `listen` ("host:port", port 0 picks one); empty serves nothing (the
   // registry still counts, for tests).
-  static absl::StatusOr<std::unique_ptr<Metrics>> Create(const std::string& listen);
+  // `dcgm_gauges`: serve the GPU gauges under dcgm-exporter's names too (kbenchd
+  // --no-dcgm-gauges turns them off where dcgm-exporter runs beside it).
+  static absl::StatusOr<std::unique_ptr<Metrics>> Create(const std::string& listen,
+                                                         bool dcgm_gauges = true);
   virtual ~Metrics() = default;
 
   // "host:port" actually bound; empty when not serving.
@@ -41,6 +44,10 @@ class Metrics {
   // Whether the job store takes writes, and how many writes it refused are held on this host
   // (ResilientJobStore, HeldWrites). A no-op by default, so that test doubles need not.
   virtual void SetStoreState(bool /*writable*/, int64_t /*held_writes*/) {}
+  // A device's state as ListDevices shows it ("starting", "ready", "restarting", "failed"), and
+  // whether it runs a job now. No-ops by default, so that test doubles need not.
+  virtual void SetDeviceState(const std::string& /*device*/, const std::string& /*state*/) {}
+  virtual void SetJobRunning(const std::string& /*device*/, bool /*running*/) {}
   // Adds per-GPU gauges (NVML, read at scrape time) for a CUDA device the daemon serves.
   virtual void AddGpu(const std::string& device_id, const std::string& uuid,
                       const std::string& model_name, int ordinal) = 0;

@@ -18,6 +18,7 @@
 #include "server/metrics/exposer.h"
 #include "server/metrics/gpu_collector.h"
 #include "server/metrics/metrics.h"
+#include "server/metrics/process_collector.h"
 
 namespace kbench::metrics {
 
@@ -46,7 +47,7 @@ inline const std::vector<double>& RpcDurationBuckets() {
 class PrometheusMetrics final : public Metrics {
  public:
   static absl::StatusOr<std::unique_ptr<PrometheusMetrics>> Create(
-      const std::string& listen, GpuCollector::SourceFactory gpu_source);
+      const std::string& listen, GpuCollector::SourceFactory gpu_source, bool dcgm_gauges = true);
   ~PrometheusMetrics() override;
 
   std::string BoundAddress() const override { return bound_address_; }
@@ -60,6 +61,8 @@ class PrometheusMetrics final : public Metrics {
   void ObserveRpc(const std::string& method, const std::string& code, double seconds) override;
   void SetArtifactBytes(int64_t bytes) override;
   void SetStoreState(bool writable, int64_t held_writes) override;
+  void SetDeviceState(const std::string& device, const std::string& state) override;
+  void SetJobRunning(const std::string& device, bool running) override;
   void AddGpu(const std::string& device_id, const std::string& uuid, const std::string& model_name,
               int ordinal) override;
 
@@ -77,6 +80,7 @@ class PrometheusMetrics final : public Metrics {
 
   std::shared_ptr<prometheus::Registry> registry_;
   std::shared_ptr<GpuCollector> gpus_;
+  std::shared_ptr<ProcessCollector> process_;
   prometheus::Family<prometheus::Counter>* jobs_submitted_;
   prometheus::Family<prometheus::Counter>* jobs_finished_;
   prometheus::Family<prometheus::Counter>* owner_jobs_submitted_;
@@ -91,6 +95,8 @@ class PrometheusMetrics final : public Metrics {
   prometheus::Gauge* store_held_writes_;
   prometheus::Family<prometheus::Counter>* owner_gpu_seconds_;
   prometheus::Family<prometheus::Counter>* auth_failures_;
+  prometheus::Family<prometheus::Gauge>* device_state_;
+  prometheus::Family<prometheus::Gauge>* jobs_running_;
   // The reasons AuthFailed counts by name (server/auth's AuthFailureName); others are "other".
   static const std::set<std::string>& AuthFailureReasons();
   // The auth file's users: the only owners with their own label value (bounded cardinality).

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "server/common/artifact_write_error.h"
 #include "server/common/logging.h"
@@ -21,6 +22,12 @@ using logging::Level;
 
 void UpdateQueueGauge(metrics::Metrics& metrics, const DeviceState& device) {
   metrics.SetQueueDepth(device.id, static_cast<int64_t>(device.queue.size()));
+}
+
+void SetDeviceState(metrics::Metrics& metrics, DeviceState& device, v1::DeviceState state) {
+  device.info.set_state(state);
+  // "DEVICE_STATE_READY" -> "ready", the word kbctl devices shows.
+  metrics.SetDeviceState(device.id, absl::AsciiStrToLower(v1::DeviceState_Name(state).substr(13)));
 }
 
 void PublishPlaces(JobEvents& events, const DeviceState& device) {
@@ -80,7 +87,7 @@ void DeviceWorker::Loop() {
 
 bool DeviceWorker::StartExecutor(std::unique_lock<std::mutex>& lock) {
   if (device_->tried_once && device_->info.state() != v1::DEVICE_STATE_FAILED) {
-    device_->info.set_state(v1::DEVICE_STATE_RESTARTING);
+    SetDeviceState(*parts_.metrics, *device_, v1::DEVICE_STATE_RESTARTING);
   }
   lock.unlock();
   absl::StatusOr<std::unique_ptr<Executor>> exec = parts_.launcher->Start(device_->id);
@@ -105,7 +112,7 @@ bool DeviceWorker::StartExecutor(std::unique_lock<std::mutex>& lock) {
 
 void DeviceWorker::MarkUnusable(const std::string& why, std::unique_lock<std::mutex>& lock) {
   const bool was_usable = device_->info.state() != v1::DEVICE_STATE_FAILED;
-  device_->info.set_state(v1::DEVICE_STATE_FAILED);
+  SetDeviceState(*parts_.metrics, *device_, v1::DEVICE_STATE_FAILED);
   if (was_usable) parts_.host->PublishHealth();
   // Nothing runs there until a start succeeds: fail its queued jobs with the cause.
   std::vector<QueuedJob> doomed;
@@ -139,7 +146,7 @@ void DeviceWorker::MarkReady(std::unique_ptr<Executor> executor) {
   device_->last_owner.reset();
   device_->info = device_->executor->info();
   device_->info.set_id(device_->id);  // the daemon's name for it, whatever the executor says
-  device_->info.set_state(v1::DEVICE_STATE_READY);
+  SetDeviceState(*parts_.metrics, *device_, v1::DEVICE_STATE_READY);
   device_->start_failures = 0;
   parts_.host->PublishHealth();
 }
@@ -152,8 +159,10 @@ void DeviceWorker::RunJob(const QueuedJob& queued, std::unique_lock<std::mutex>&
   NotAdmitted why_not = NotAdmitted::kDropped;
   absl::StatusOr<AdmittedJob> job = AdmitJob(queued.id, cancelled_early, &why_not);
   if (job.ok()) {
+    parts_.metrics->SetJobRunning(device_->id, true);
     const RunResult run = SuperviseRun(*job);
     RecordOutcome(*job, run);
+    parts_.metrics->SetJobRunning(device_->id, false);
     // Whatever the end, the run is over: what the executor left is not kept (Import moved the
     // artifacts out), so failed and killed jobs do not leave directories behind forever.
     if (absl::Status s = parts_.artifacts->RemoveWorkDir(queued.id); !s.ok()) {

@@ -61,6 +61,8 @@ struct DeviceState {
 QueuedJob QueuedJobOf(const store::JobRecord& record);
 // The device's queue depth gauge, and its queued jobs' watchers told their places changed.
 void UpdateQueueGauge(metrics::Metrics& metrics, const DeviceState& device);
+// Sets the device's state, as ListDevices and kbench_device_state show it.
+void SetDeviceState(metrics::Metrics& metrics, DeviceState& device, v1::DeviceState state);
 void PublishPlaces(JobEvents& events, const DeviceState& device);
 
 // What a worker asks of the scheduler that holds every device. The functions marked so are

@@ -28,6 +28,19 @@ bool CorrectOf(const v1::VariantResult& variant) {
   return checked && timed;
 }
 
+// Whether a result stays in history, leaderboards and verdict baselines: its stamp found nothing
+// on the device (another process, MIG/MPS, clocks, throttling, heat, ECC/Xid). A shared host CPU
+// alone keeps it (the stamp still shows it): a GPU's time comes from events on the device, and
+// on a busy host's cpu device every result shares the CPU alike, which the key's between-job
+// noise already carries; leaving them out would leave such a host no history at all.
+bool CountsAsClean(const v1::CleanStamp& stamp) {
+  if (!stamp.stamped() || stamp.clean()) return true;
+  for (int reason : stamp.reasons()) {
+    if (reason != v1::STAMP_REASON_CPU_SHARED) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::vector<store::IndexedResult> IndexedResultsOf(const store::JobRecord& job,
@@ -66,7 +79,7 @@ std::vector<store::IndexedResult> IndexedResultsOf(const store::JobRecord& job,
     r.ranked = spec.ranked() && RankedResultCounts(v);
     r.confirmation = r.ranked && !spec.confirms_job().empty();
     r.custom_stopping = spec.stopping().ByteSizeLong() > 0;
-    r.clean = !v.clean_stamp().stamped() || v.clean_stamp().clean();
+    r.clean = CountsAsClean(v.clean_stamp());
     r.joules_per_launch = v.energy().measured() ? v.energy().joules_per_launch() : 0;
   }
   return rows;

@@ -86,7 +86,7 @@ std::vector<std::unique_ptr<Scheduler::Device>> Scheduler::FindDevices() {
   cpu->parsed = DeviceId::Cpu();
   cpu->info.set_id("cpu");
   cpu->info.set_kind(v1::DEVICE_KIND_CPU);
-  cpu->info.set_state(v1::DEVICE_STATE_STARTING);
+  SetDeviceState(*metrics_, *cpu, v1::DEVICE_STATE_STARTING);
   found.push_back(std::move(cpu));
   if (!options_.enable_cuda) return found;
   absl::StatusOr<std::vector<v1::DeviceInfo>> cuda = launcher_->Discover();
@@ -106,7 +106,7 @@ std::vector<std::unique_ptr<Scheduler::Device>> Scheduler::FindDevices() {
     d->id = id->ToString();
     d->parsed = *id;
     d->info = info;
-    d->info.set_state(v1::DEVICE_STATE_STARTING);
+    SetDeviceState(*metrics_, *d, v1::DEVICE_STATE_STARTING);
     metrics_->AddGpu(d->id, info.uuid(), info.name(), id->ordinal);
     found.push_back(std::move(d));
   }
@@ -305,6 +305,12 @@ absl::Status Scheduler::Cancel(const std::string& job_id, std::chrono::milliseco
 std::vector<v1::NodeInfo> Scheduler::Nodes() {
   v1::NodeInfo node;
   node.set_alive(true);
+  node.set_version(options_.version);
+  if (options_.start_time != absl::InfinitePast()) {
+    const int64_t ns = absl::ToUnixNanos(options_.start_time);
+    node.mutable_start_time()->set_seconds(ns / 1'000'000'000);
+    node.mutable_start_time()->set_nanos(static_cast<int32_t>(ns % 1'000'000'000));
+  }
   for (v1::DeviceInfo& d : Devices()) *node.add_devices() = std::move(d);
   return {node};
 }

@@ -2,6 +2,8 @@
 // device's worker.
 #pragma once
 
+#include <string>
+
 #include "absl/time/time.h"
 
 namespace kbench::scheduler {
@@ -30,6 +32,10 @@ struct SchedulerOptions {
   // another owner than the last job's, so no CUDA context, allocation or loaded module is ever
   // shared between owners (each job already unloads its modules and scrubs its memory).
   bool isolate_owners = false;
+  // What ListNodes says of a single host (a fleet's nodes say it with their heartbeats):
+  // kbenchd's version and when it started (the caller knows the address it dialled).
+  std::string version;
+  absl::Time start_time = absl::InfinitePast();
 };
 
 }  // namespace kbench::scheduler

@@ -108,5 +108,24 @@ TEST(BoundedJobError, KeepsShortMessagesAndCutsLongOnesAtACharacter) {
   EXPECT_NE(BoundedJobError(long_message, "").find("bytes)"), std::string::npos);
 }
 
+// A job whose kernels' code does not fit in a reply (a 32 MiB cubin; 4 MiB a reply) is refused
+// naming both sizes and the way round, not left to the transport's bare refusal.
+TEST(ArtifactAccess, CodeBeyondTheReplyBoundIsRefusedNamingTheSizesAndTheWayRound) {
+  v1::Job job;
+  job.set_id("j-big");
+  *job.mutable_spec() = WithUserCode();
+  job.mutable_spec()->mutable_user_kernels(0)->set_code(std::string(5 << 20, 'x'));
+  const int64_t bound = 4 << 20;
+  absl::StatusOr<v1::Job> refused = WithinReplyBound(job, bound);
+  ASSERT_EQ(refused.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(refused.status().message().find("job j-big with its kernels' code is 5.0 MiB, above "
+                                            "the 4.0 MiB a reply may carry"),
+            std::string::npos)
+      << refused.status();
+  EXPECT_NE(refused.status().message().find("--code FILE"), std::string::npos);
+  job.mutable_spec()->mutable_user_kernels(0)->set_code(std::string(3 << 20, 'x'));
+  EXPECT_TRUE(WithinReplyBound(job, bound).ok());
+}
+
 }  // namespace
 }  // namespace kbench::api

@@ -92,7 +92,7 @@ TEST_F(BashCompletionTest, CompletesCommandsSubcommandsFlagsAndValues) {
   EXPECT_THAT(Complete("kbctl leaderboard softmax --b"), HasSubstr("--by\n"));
   // Global flags complete on every command, and -o offers the formats.
   EXPECT_THAT(Complete("kbctl bench softmax --ser"), HasSubstr("--server\n"));
-  EXPECT_EQ(Complete("kbctl get j-1 -o \"\""), "table\njson\n");
+  EXPECT_EQ(Complete("kbctl get j-1 -o \"\""), "table\nwide\njson\n");
   // The path is followed past a flag and its value: `sweep get` is not `artifacts get`.
   EXPECT_THAT(Complete("kbctl --server localhost:1 sweep get s-1 --d"), HasSubstr("--dir\n"));
   EXPECT_THAT(Complete("kbctl artifacts get j-1 --"), Not(HasSubstr("--dir")));

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "client/format/table.h"
 #include "gtest/gtest.h"
 
 namespace kbench::client {
@@ -80,7 +81,9 @@ TEST(HistoryViewTest, ShowsEnergyWhereMeasuredAndFlagsUncleanResults) {
   *history.add_entries() = measured;
   v1::HistoryEntry unclean = VariantEntry("unclean", 1e-6, "host_loop");
   *history.add_entries() = unclean;
+  Table::SetStyle({.wide = true});  // energy is a -o wide column
   const std::string out = RenderHistory(history);
+  Table::SetStyle({});
   EXPECT_NE(out.find("J/LAUNCH"), std::string::npos) << out;
   EXPECT_NE(out.find("2.5 mJ"), std::string::npos) << out;
   EXPECT_NE(out.find("  unclean"), std::string::npos) << out;
@@ -90,6 +93,7 @@ TEST(HistoryViewTest, ShowsEnergyWhereMeasuredAndFlagsUncleanResults) {
   clean.set_clean(true);
   *without_energy.add_entries() = clean;
   EXPECT_EQ(RenderHistory(without_energy).find("J/LAUNCH"), std::string::npos);
+  EXPECT_EQ(RenderHistory(history).find("J/LAUNCH"), std::string::npos);  // not -o wide
 }
 
 TEST(LeaderboardViewTest, ABoardByEnergyShowsJoulesAndTimeAndSaysWhatRanks) {

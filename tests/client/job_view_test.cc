@@ -5,6 +5,7 @@
 #include "client/format/catalogue_view.h"
 #include "client/format/profile_view.h"
 #include "client/format/progress.h"
+#include "client/format/table.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/client/fake_kbench_server.h"
@@ -238,9 +239,15 @@ TEST(RenderJobsTable, ListsOneJobPerLineWithAgeAndResult) {
   v1::Job job = CompareJob();
   job.mutable_create_time()->set_seconds(1000);
   const std::string table = RenderJobsTable({job}, absl::FromUnixSeconds(1000 + 125));
-  EXPECT_THAT(table, ContainsRegex("^ID +STATE +KIND"));
-  EXPECT_THAT(table, ContainsRegex("job-3 +succeeded .* 4096x4096 +f32 .*2m05s +4.000 ms "
+  EXPECT_THAT(table, ContainsRegex("^ID +STATE +KERNEL"));
+  EXPECT_THAT(table, ContainsRegex("job-3 +succeeded .* 4096x4096 .*2m05s +4.000 ms "
                                    "\\(\\+1 variant\\)"));
+  // -o wide adds the kind and the dtype.
+  Table::SetStyle({.wide = true});
+  const std::string wide = RenderJobsTable({job}, absl::FromUnixSeconds(1000 + 125));
+  Table::SetStyle({});
+  EXPECT_THAT(wide, ContainsRegex("^ID +STATE +KIND"));
+  EXPECT_THAT(wide, ContainsRegex("job-3 +succeeded .* 4096x4096 +f32 .*2m05s"));
 }
 
 TEST(RenderProfile, SortsKernelsByTotalTimeAndShowsCategories) {
@@ -306,8 +313,8 @@ TEST(DescribeProgress, ShowsPhaseSamplesNoiseAndElapsed) {
   job.mutable_progress()->set_noise(0.0041);
   job.mutable_progress()->set_elapsed_seconds(3.21);
   EXPECT_EQ(DescribeProgress(job),
-            "job job-1 running on cuda:0: measuring fused: 312 samples, noise 0.41% "
-            "(target 1.00%), 3.2s");
+            "job job-1 running on cuda:0: measuring fused: 312 samples, spread 0.41% "
+            "(stops at a median within 1.00%, or a spread within it), 3.2s");
 }
 
 TEST(ProgressLine, RedrawsOneLineOnATerminalAndClearsIt) {

@@ -97,7 +97,7 @@ TEST_F(KbctlTest, BadShapeIsUsageErrorAndSendsNothing) {
 TEST_F(KbctlTest, BadOutputFormatIsUsageError) {
   const Result r = Run({"-o", "yaml", "devices"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_THAT(r.err, HasSubstr("expected table or json"));
+  EXPECT_THAT(r.err, HasSubstr("expected table, wide or json"));
   EXPECT_EQ(server_.rpc_count(), 0);
 }
 
@@ -243,9 +243,11 @@ TEST_F(KbctlTest, BenchShowsPlainProgressLinesWhenStderrIsNotATerminal) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.err, HasSubstr("submitted job job-1"));
   EXPECT_THAT(r.err, HasSubstr("job job-1 queued on cpu\n"));
-  EXPECT_THAT(r.err, HasSubstr("job job-1 running on cpu: measuring host_memcpy: 5 samples, noise "
-                               "2.00% (target 0.50%), 100ms\n"));
-  EXPECT_THAT(r.err, HasSubstr("50 samples, noise 0.40% (target 0.50%), 1.6s\n"));
+  EXPECT_THAT(r.err, HasSubstr("job job-1 running on cpu: measuring host_memcpy: 5 samples, "
+                               "spread 2.00% (stops at a median within 0.50%, or a spread within "
+                               "it), 100ms\n"));
+  EXPECT_THAT(r.err, HasSubstr("50 samples, spread 0.40% (stops at a median within 0.50%, or a "
+                               "spread within it), 1.6s\n"));
   EXPECT_THAT(r.err, Not(HasSubstr("\r")));
 }
 

@@ -85,4 +85,18 @@ TEST(Table, PrintsControlCharactersAsQuestionMarks) {
   EXPECT_EQ(Printable("caf\xc3\xa9", false), "caf\xc3\xa9");  // letters stay
 }
 
+// kubectl's conventions (issue 28): -o wide adds the columns a default table leaves out to stay
+// within 100 columns, --no-headers drops the header line (and its width).
+TEST(Table, ShowsWideOnlyColumnsWithWideAndLeavesOutHeadersWhenAsked) {
+  Table t({"NAME", "OWNER-OF-A-LONG-HEADER", "SIZE"});
+  t.WideOnly(1).AlignRight(2);
+  t.AddRow({"a", "alice", "1"});
+  EXPECT_EQ(t.Render(), "NAME  SIZE\na        1\n");
+  Table::SetStyle({.wide = true});
+  EXPECT_EQ(t.Render(), "NAME  OWNER-OF-A-LONG-HEADER  SIZE\na     alice                      1\n");
+  Table::SetStyle({.wide = false, .headers = false});
+  EXPECT_EQ(t.Render(), "a  1\n");
+  Table::SetStyle({});
+}
+
 }  // namespace kbench::client

@@ -56,6 +56,9 @@ std::set<std::string> ExportedSeries() {
   (*m)->ExecutorRestarted("cpu", kbench::ExecutorFailure::kSignal);
   (*m)->ObserveRpc("SubmitJob", "OK", 0.01);
   (*m)->SetArtifactBytes(1);
+  (*m)->AddOwnerGpuSeconds("alice", 1);
+  (*m)->SetDeviceState("cpu", "ready");
+  (*m)->SetJobRunning("cpu", true);
   (*m)->AddGpu("cuda:0", "GPU-1", "", 0);
   return kbench::testing::SeriesNames((*m)->ScrapeText());
 }

@@ -81,6 +81,29 @@ TEST_F(KbctlTest, BenchPrintsACheckedResultAndJsonForScripts) {
   EXPECT_TRUE(job["result"]["variants"][0]["correctness"]["passed"].get<bool>());
 }
 
+// Issue 28: kbctl version prints its own version and the server's, with the API both speak; the
+// server's comes from the daemon (ListNodes), and --client asks no server.
+TEST_F(KbctlTest, VersionPrintsTheClientsAndTheServersWithTheirApi) {
+  KbctlRun table = Kbctl("version");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("Client: kbctl "), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("Server: kbenchd "), std::string::npos) << table.out;
+  EXPECT_EQ(table.out.find("(unknown)"), std::string::npos) << table.out;
+  KbctlRun json = Kbctl("-o json version");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json doc = nlohmann::json::parse(json.out);
+  EXPECT_EQ(doc["client"]["api"], "kbench.v1");
+  EXPECT_EQ(doc["server"]["nodes"][0]["version"], doc["client"]["version"]) << json.out;
+  // --client: no server is asked, so a server that is not there is no error.
+  const std::string offline = std::string(KBCTL_PATH) + " --server 127.0.0.1:1 version --client";
+  FILE* pipe = popen(offline.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::array<char, 256> buf{};
+  const size_t n = fread(buf.data(), 1, buf.size() - 1, pipe);
+  EXPECT_EQ(pclose(pipe), 0);
+  EXPECT_NE(std::string(buf.data(), n).find("Client: kbctl "), std::string::npos);
+}
+
 // JobSpec.placements through a real daemon and executor: every variant timed at three
 // placements, each placement's median in the result and its samples in samples.csv.
 TEST_F(KbctlTest, TimesAVariantAtSeveralPlacements) {

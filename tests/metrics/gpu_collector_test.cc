@@ -71,6 +71,17 @@ TEST_F(GpuCollectorTest, ExportsDcgmNamedGaugesWithGpuUuidAndModelLabels) {
               Optional(static_cast<double>(kThrottleSwPowerCap | kThrottleGpuIdle)));
 }
 
+// Issue 28: kbenchd --no-dcgm-gauges, where dcgm-exporter runs beside it: no DCGM_FI_* series
+// twice, kbench's own GPU series stay.
+TEST_F(GpuCollectorTest, OmitsTheDcgmNamedGaugesWhenAskedAndKeepsKbenchs) {
+  AddFakeGpu(0, "GPU-aaaa", FullSample());
+  collector_.OmitDcgmNames();
+  ASSERT_TRUE(collector_.AddGpu("cuda:0", "GPU-aaaa", "NVIDIA H100 80GB HBM3", 0).ok());
+  const std::string text = Text();
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("DCGM_FI_")));
+  EXPECT_THAT(text, HasSubstr("kbench_gpu_"));
+}
+
 TEST_F(GpuCollectorTest, ReportsFramebufferInMibAndMemoryInBytes) {
   AddFakeGpu(0, "GPU-aaaa", FullSample());
   ASSERT_TRUE(collector_.AddGpu("cuda:0", "GPU-aaaa", "NVIDIA H100 80GB HBM3", 0).ok());

@@ -231,17 +231,47 @@ TEST(PrometheusMetrics, ReportsBuildInfoWithVersion) {
   EXPECT_THAT(info[0].labels.at("compiler"), HasSubstr("gcc"));
 }
 
+// Issue 28: a device's state one-hot over every state (the states it left read 0), whether it
+// runs a job, and the process_* series of the daemon itself.
+TEST(PrometheusMetrics, ShowsEachDevicesStateAndRunningJobAndTheProcess) {
+  auto m = NewMetrics();
+  m->SetDeviceState("cuda:0", "starting");
+  m->SetDeviceState("cuda:0", "ready");
+  m->SetJobRunning("cuda:0", true);
+  std::string text = m->ScrapeText();
+  EXPECT_THAT(FindSample(text, "kbench_device_state", {{"device", "cuda:0"}, {"state", "ready"}}),
+              Optional(1.0));
+  EXPECT_THAT(
+      FindSample(text, "kbench_device_state", {{"device", "cuda:0"}, {"state", "starting"}}),
+      Optional(0.0));
+  EXPECT_THAT(FindSample(text, "kbench_device_state", {{"device", "cuda:0"}, {"state", "failed"}}),
+              Optional(0.0));
+  EXPECT_THAT(FindSample(text, "kbench_jobs_running", {{"device", "cuda:0"}}), Optional(1.0));
+  m->SetJobRunning("cuda:0", false);
+  m->SetDeviceState("cuda:0", "exploded");  // not a state: every state reads 0, none is added
+  text = m->ScrapeText();
+  EXPECT_THAT(FindSample(text, "kbench_jobs_running", {{"device", "cuda:0"}}), Optional(0.0));
+  EXPECT_THAT(FindSample(text, "kbench_device_state", {{"device", "cuda:0"}, {"state", "ready"}}),
+              Optional(0.0));
+  EXPECT_FALSE(absl::StrContains(text, "exploded"));
+  EXPECT_THAT(FindSample(text, "process_open_fds", {}), Optional(::testing::Gt(2.0)));
+  EXPECT_THAT(FindSample(text, "process_resident_memory_bytes", {}), Optional(::testing::Gt(1e6)));
+}
+
 TEST(PrometheusMetrics, CountsUnexpectedLabelValuesAsOther) {
   auto m = NewMetrics();
   // A job id where a device belongs, a free-form state: none may become a label value of its
   // own, or series would grow with every job. (Kind and cause are enums: nothing to guard.)
   m->JobSubmitted(kbench::JobKind::kBenchmark, "job-0123456789abcdef");
+  m->JobSubmitted(kbench::JobKind::kBenchmark, "Node A/cuda:0");   // not a node's name
+  m->JobSubmitted(kbench::JobKind::kBenchmark, "a/b/cuda:0");      // one node, not a path
+  m->JobSubmitted(kbench::JobKind::kBenchmark, "h100 sxm\n:any");  // not a model word
   m->JobFinished(kbench::JobKind::kBenchmark, "cpu", "exploded");
   m->ObserveRpc("/kbench.v1.KbenchService/SubmitJob?x=1", "NOPE", 0.01);
   const std::string text = m->ScrapeText();
   EXPECT_THAT(
       FindSample(text, "kbench_jobs_submitted_total", {{"kind", "benchmark"}, {"device", "other"}}),
-      Optional(1.0));
+      Optional(4.0));
   EXPECT_THAT(FindSample(text, "kbench_jobs_finished_total",
                          {{"kind", "benchmark"}, {"device", "cpu"}, {"state", "other"}}),
               Optional(1.0));
@@ -256,7 +286,9 @@ TEST(PrometheusMetrics, AcceptsEveryDocumentedLabelValue) {
   // the value it was given: a distinct value per label, so a value that was dropped, renamed or
   // folded into "other" (or into another value's series) is caught.
   auto m = NewMetrics();
-  const std::vector<std::string> devices = {"cpu", "cuda:0", "cuda:7", "cuda:any"};
+  // A fleet's resolved targets too (server/fleet/target.h): any node's, one node's device.
+  const std::vector<std::string> devices = {"cpu",     "cuda:0",   "cuda:7",       "cuda:any",
+                                            "cpu:any", "h100:any", "gpu-a/cuda:0", "gpu-a/cpu"};
   for (size_t i = 0; i < devices.size(); ++i) m->SetQueueDepth(devices[i], 10 + i);
   const std::vector<std::pair<kbench::ExecutorFailure, std::string>> causes = {
       {kbench::ExecutorFailure::kSignal, "signal"},

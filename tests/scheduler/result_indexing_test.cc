@@ -76,6 +76,9 @@ TEST(IndexedResultsOf, RecordsTheCleanStampAndTheMeasuredEnergy) {
   v->mutable_clean_stamp()->set_clean(true);
   EXPECT_TRUE(IndexedResultsOf(job.record, job.spec, job.result, 1)[0].clean);
   v->mutable_clean_stamp()->set_clean(false);
+  v->mutable_clean_stamp()->add_reasons(v1::STAMP_REASON_CPU_SHARED);
+  // A shared host CPU alone stays in history (the stamp still shows it).
+  EXPECT_TRUE(IndexedResultsOf(job.record, job.spec, job.result, 1)[0].clean);
   v->mutable_clean_stamp()->add_reasons(v1::STAMP_REASON_OTHER_PROCESS);
   EXPECT_FALSE(IndexedResultsOf(job.record, job.spec, job.result, 1)[0].clean);
   v->mutable_energy()->set_joules_per_launch(2e-3);  // not measured: not indexed
