@@ -25,6 +25,8 @@ class HistoryEntry(Tabular):
     samples: int
     correct: bool
     contended: bool
+    clean: bool
+    joules_per_launch: object  # None where the energy was not measured
     proto: object = field(repr=False)
 
     @classmethod
@@ -36,7 +38,9 @@ class HistoryEntry(Tabular):
                    device=e.device, device_model=k.device_model, job_id=e.job_id,
                    finish_time=_time(e.finish_time), median_seconds=e.median_seconds,
                    ci=(e.median_ci_low_seconds, e.median_ci_high_seconds), samples=e.samples,
-                   correct=e.correct, contended=e.contended, proto=e)
+                   correct=e.correct, contended=e.contended, clean=e.clean,
+                   joules_per_launch=(e.joules_per_launch if e.HasField("joules_per_launch")
+                                      else None), proto=e)
 
     def rows(self):
         return [{"finish_time": self.finish_time, "job": self.job_id, "variant": self.variant,
@@ -44,7 +48,8 @@ class HistoryEntry(Tabular):
                  "mode": self.mode, "device": self.device,
                  "median_seconds": self.median_seconds, "ci_low_seconds": self.ci[0],
                  "ci_high_seconds": self.ci[1], "samples": self.samples,
-                 "correct": self.correct, "contended": self.contended}]
+                 "correct": self.correct, "contended": self.contended, "clean": self.clean,
+                 "joules_per_launch": self.joules_per_launch}]
 
 
 @dataclass

@@ -285,25 +285,32 @@ class Client:
 
     # Results over time.
     def history(self, kernel, *, variant="", shape=None, dtype=None, device="", mode=None,
-                limit=50):
-        """One operation's indexed results, newest first (HistoryEntry, table-able)."""
+                limit=50, include_unclean=False):
+        """One operation's indexed results, newest first (HistoryEntry, table-able).
+
+        Results whose clean stamp found contamination on the device are left out unless
+        include_unclean (as kbctl history --include-unclean)."""
         request = history_pb2.ListHistoryRequest(
             kernel=kernel, variant=variant, shape=shape_of(shape),
             dtype=enum_value(types_pb2.DType, "DTYPE_", dtype, "dtype"), device=device,
             mode=enum_value(types_pb2.MeasureMode, "MEASURE_MODE_", mode, "mode"),
-            page_size=min(limit, 1000))
+            page_size=min(limit, 1000), include_unclean=include_unclean)
         entries = self._paged("ListHistory", request, "entries", limit)
         return TabularList([HistoryEntry.from_proto(e) for e in entries], f"history of {kernel}")
 
     def leaderboard(self, kernel, shapes, *, dtype="f32", device_model, mode=None,
-                    include_unranked=False):
-        """Each variant's best counted result per shape, ranked by the geometric mean."""
+                    include_unranked=False, by="time", include_unclean=False):
+        """Each variant's counted results per shape, ranked by the geometric mean of their
+        time (by="time") or of their energy per launch (by="energy": measured results only)."""
+        if by not in ("time", "energy"):
+            raise ValueError(f"by: {by!r} is not a ranking; give 'time' or 'energy'")
         request = history_pb2.GetLeaderboardRequest(
             kernel=kernel, shapes=[history_pb2.Shape(dims=shape_of(s)) for s in shapes],
             dtype=enum_value(types_pb2.DType, "DTYPE_", dtype, "dtype"),
             device_model=device_model,
             mode=enum_value(types_pb2.MeasureMode, "MEASURE_MODE_", mode, "mode"),
-            include_unranked=include_unranked)
+            include_unranked=include_unranked, by_energy=(by == "energy"),
+            include_unclean=include_unclean)
         return Leaderboard.from_proto(self._call("GetLeaderboard", request))
 
     # Registered user variants (variants.proto): kbench.v1.RegisteredVariant messages.

@@ -120,6 +120,9 @@ class ClientTest(unittest.TestCase):
         history = self.kb.history("softmax", shape="96x64")
         self.assertIn(job.id, [e.job_id for e in history])
         self.assertEqual(history.rows()[0]["shape"], "96x64")
+        # The cpu device measures no energy (None, never 0); its stamp sees nothing on a device.
+        self.assertIsNone(history[0].joules_per_launch)
+        self.assertTrue(history[0].clean)
 
     def test_diff_of_two_jobs_compares_their_medians(self):
         a, b = self.quick_job(), self.quick_job()
@@ -145,6 +148,12 @@ class ClientTest(unittest.TestCase):
                                     include_unranked=True)
         self.assertIn("host_rowwise", [e.variant for e in board.ranked])
         self.assertEqual(board.ranked[0].rank, 1)
+        # The cpu device measures no energy: a board by energy has nobody to rank.
+        by_energy = self.kb.leaderboard("softmax", ["80x64"], device_model="cpu",
+                                        include_unranked=True, by="energy")
+        self.assertEqual(by_energy.ranked, [])
+        with self.assertRaises(ValueError):
+            self.kb.leaderboard("softmax", ["80x64"], device_model="cpu", by="joules")
 
     def test_the_catalogue_and_devices_are_listed(self):
         self.assertIn("softmax", [k.name for k in self.kb.kernels()])

@@ -63,15 +63,15 @@ bool IsTargetWord(absl::string_view w, size_t max_size) {
   return true;
 }
 
-// A device id ("cuda:0"), or a fleet's target as the store keeps it once resolved ("cpu:any",
-// "h100:any", "gpu-a/cuda:0"; server/fleet/target.h): targets name the fleet's own nodes and
-// models, so the set stays bounded.
 // ListDevices' device states (DeviceInfo.state), as kbench_device_state's state label.
 const std::vector<std::string>& DeviceStates() {
   static const std::vector<std::string> s = {"starting", "ready", "restarting", "failed"};
   return s;
 }
 
+// A device id ("cuda:0"), or a fleet's target as the store keeps it once resolved ("cpu:any",
+// "h100:any", "gpu-a/cuda:0"; server/fleet/target.h): targets name the fleet's own nodes and
+// models, so the set stays bounded.
 bool IsDevice(const std::string& d) {
   absl::string_view rest = d;
   if (const size_t slash = rest.find('/'); slash != absl::string_view::npos) {
