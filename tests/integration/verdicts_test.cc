@@ -197,24 +197,37 @@ TEST_F(VerdictsTest, DiffTestsAgainstTheBetweenJobNoiseOfTheKeysHistory) {
 // Issue 26, item 5: a short real A/A run on the cpu device. Ten jobs of one spec (the issue's
 // gelu tanh_host 512x512, whose single A/A pair was once called FASTER at p 2.7e-22): the first
 // pair, with no history, and the last, with the eight between them as history, must not be
-// called SLOWER or FASTER. The rule's false rate is under 5 % per pair (docs/verdicts.md).
+// called SLOWER or FASTER. The rule's false rate is under 5 % per pair (docs/verdicts.md), so a
+// single pair of a correct rule is called changed one run in twenty on a busy CI machine (seen:
+// an A/A pair 30 % apart under ctest -j2, p 0.037): a pair so called gets a second, independent
+// pair (a fresh job against the last), and the test fails only when both are called changed
+// (under 0.25 % for a correct rule; every time for a rule that calls A/A pairs changed).
 TEST_F(VerdictsTest, RealAADiffsOnTheCpuDeviceCallNoChange) {
-  auto expect_no_change = [this](const std::string& a, const std::string& b) {
-    KbctlRun diff = Kbctl("-o json diff " + a + " " + b + " --fail-on slower,faster");
+  auto diff_of = [this](const std::string& a, const std::string& b) {
+    return Kbctl("-o json diff " + a + " " + b + " --fail-on slower,faster");
+  };
+  std::vector<std::string> jobs;
+  auto expect_no_change = [&](const std::string& a, const std::string& b) {
+    KbctlRun diff = diff_of(a, b);
+    if (diff.exit_code != 0) {
+      std::printf("A/A pair called changed (allowed once): %s\n", diff.out.c_str());
+      jobs.push_back(Bench("gelu", "tanh_host", "262144", 0.05));
+      diff = diff_of(b, jobs.back());
+    }
     EXPECT_EQ(diff.exit_code, 0) << diff.out << diff.err;
     const nlohmann::json v = OnlyVariant(diff);
     EXPECT_NE(v["verdict"], "VERDICT_SLOWER") << diff.out;
     EXPECT_NE(v["verdict"], "VERDICT_FASTER") << diff.out;
     return v;
   };
-  std::vector<std::string> jobs;
   for (int i = 0; i < 10; ++i) {
     jobs.push_back(Bench("gelu", "tanh_host", "262144", 0.05));
     if (i == 1) {
       EXPECT_EQ(expect_no_change(jobs[0], jobs[1])["test"], "fresh_key_bound");
     }
   }
-  expect_no_change(jobs[8], jobs[9]);
+  const size_t n = jobs.size();
+  expect_no_change(jobs[n - 2], jobs[n - 1]);
 }
 
 TEST_F(VerdictsTest, DiffRefusesBadInput) {
