@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "analysis/descriptive.h"
 #include "common/status_macros.h"
 #include "server/api/page_token.h"
 #include "server/common/result_key.h"
@@ -131,16 +132,10 @@ ShapePoint BestOf(const std::vector<store::IndexedResult>& rows, const BoardMetr
           best->joules_per_launch};
 }
 
-double MedianOf(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
 ShapePoint MedianOfRuns(const std::vector<store::IndexedResult>& rows, const BoardMetric& metric) {
   std::vector<double> values;
   for (const store::IndexedResult& r : rows) values.push_back(metric.Of(r));
-  const double middle = MedianOf(std::move(values));
+  const double middle = analysis::MedianInPlace(values);
   ShapePoint p;
   p.runs = static_cast<int32_t>(rows.size());
   p.row = *std::min_element(rows.begin(), rows.end(), [&](const auto& a, const auto& b) {
