@@ -20,6 +20,12 @@ constexpr double kMeanDeviationFactor = 1.253314;
 constexpr double kStepThreshold = 5.0;
 // A side of a step holds at least this many results: one bad job is noise, not a step.
 constexpr int kMinSegment = 4;
+// A step is also at least 0.5 % high (in log units). On a quiet key whose medians sit on a few
+// ticks of the GPU's clock (an H200's 128 MiB copy: ±0.05 %), a shift of one tick stands many
+// standard errors out, and cutting the history there left too few results to judge: 2 of 12
+// real 6 % slowdowns were UNSURE in the H200 panel (docs/benchmarks.md § 23). Leaving a smaller
+// step in widens the estimate by at most about half of it, well under any minimum effect.
+constexpr double kMinStepLog = 0.005;
 
 // |x_i - the median of its side| with `x` split at `k` (the newest k on one side).
 std::vector<double> Residuals(std::span<const double> x, size_t k) {
@@ -41,9 +47,15 @@ double ResidualScale(std::vector<double> residuals) {
   return mad > 0 ? mad : kMeanDeviationFactor * mean;
 }
 
+struct Split {
+  size_t newer = 0;  // results on the newer side
+  double gap = 0;    // between the sides' medians
+  double score = 0;  // the gap in standard errors
+};
+
 // The split that fits `x` best as two levels (least absolute deviations from the sides'
-// medians, as a step would), and by how many standard errors its two levels differ.
-std::pair<size_t, double> BestSplit(std::span<const double> x) {
+// medians, as a step would), its height and by how many standard errors its levels differ.
+Split BestSplit(std::span<const double> x) {
   const size_t n = x.size();
   size_t best = 0;
   double best_deviation = INFINITY;
@@ -52,10 +64,10 @@ std::pair<size_t, double> BestSplit(std::span<const double> x) {
     const double deviation = Mean(residuals);
     if (deviation < best_deviation) best_deviation = deviation, best = k;
   }
-  if (best == 0) return {0, 0};
+  if (best == 0) return {};
   const double gap = std::abs(Median(x.subspan(0, best)) - Median(x.subspan(best)));
   const double se = ResidualScale(Residuals(x, best)) * std::sqrt(1.0 / best + 1.0 / (n - best));
-  return {best, se > 0 ? gap / se : (gap > 0 ? INFINITY : 0)};
+  return {best, gap, se > 0 ? gap / se : (gap > 0 ? INFINITY : 0)};
 }
 
 }  // namespace
@@ -73,9 +85,9 @@ double ShamosScale(std::span<const double> x) {
 int NewestSegmentLength(std::span<const double> values) {
   std::span<const double> segment = values;
   while (segment.size() >= 2 * kMinSegment) {
-    const auto [k, score] = BestSplit(segment);
-    if (score <= kStepThreshold) break;
-    segment = segment.subspan(0, k);
+    const Split split = BestSplit(segment);
+    if (split.score <= kStepThreshold || split.gap < kMinStepLog) break;
+    segment = segment.subspan(0, split.newer);
   }
   return static_cast<int>(segment.size());
 }

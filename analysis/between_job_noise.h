@@ -39,8 +39,9 @@ double ShamosScale(std::span<const double> x);
 // How many of `values` (newest first) lie after the last step in their level. The split that
 // fits them best as two levels (least absolute deviations from its sides' medians, each side at
 // least 4 long) is a step when its sides' medians differ by more than 5 standard errors (a
-// robust scale of the values around their sides' medians); the search repeats on the newest
-// side. All of them when there is no step.
+// robust scale of the values around their sides' medians) and by at least 0.005 (0.5 % of a
+// log median: smaller shifts of a quiet key are a clock tick, not a step worth losing history
+// for); the search repeats on the newest side. All of them when there is no step.
 int NewestSegmentLength(std::span<const double> values);
 
 // `medians` in seconds, newest first (as ListHistory returns them); non-positive ones ignored.

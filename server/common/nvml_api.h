@@ -40,21 +40,18 @@ struct ViolationTime {
   unsigned long long reference_time;
   unsigned long long violation_time;
 };
-// nvmlProcessInfo_v2_t (nvmlDeviceGetComputeRunningProcesses_v2) and nvmlProcessInfo_t (its
-// _v3, which adds the confidential-computing memory field).
-struct ProcessInfoV2 {
+// nvmlProcessInfo_t, which the _v2 and _v3 process lists both fill (24 bytes an entry). The
+// confidential-computing field (usedGpuCcProtectedMemory) belongs to nvmlProcessDetail_v1_t of
+// nvmlDeviceGetRunningProcessDetailList, not to these lists: a struct with it read every entry
+// after the first 8 bytes off, and an H200 reported "pid 1184890880" (a memory size) for the
+// second process on the device.
+struct ProcessInfo {
   unsigned int pid;
   unsigned long long used_gpu_memory;
   unsigned int gpu_instance_id;
   unsigned int compute_instance_id;
 };
-struct ProcessInfoV3 {
-  unsigned int pid;
-  unsigned long long used_gpu_memory;
-  unsigned int gpu_instance_id;
-  unsigned int compute_instance_id;
-  unsigned long long used_gpu_cc_protected_memory;
-};
+static_assert(sizeof(ProcessInfo) == 24, "nvmlProcessInfo_t is 24 bytes on x86-64 and aarch64");
 // NVML_ERROR_INSUFFICIENT_SIZE: more processes than the buffer holds.
 inline constexpr Return kErrorInsufficientSize = 7;
 inline constexpr int kPerfPolicyPower = 0;
@@ -102,11 +99,11 @@ struct Api {
   Return (*throttle_reasons)(Device, unsigned long long*) = nullptr;
   Return (*violation_status)(Device, int, ViolationTime*) = nullptr;
   // Processes with a compute context on the device (issue 13: contended results).
-  Return (*compute_processes_v3)(Device, unsigned int*, ProcessInfoV3*) = nullptr;
-  Return (*compute_processes_v2)(Device, unsigned int*, ProcessInfoV2*) = nullptr;
+  Return (*compute_processes_v3)(Device, unsigned int*, ProcessInfo*) = nullptr;
+  Return (*compute_processes_v2)(Device, unsigned int*, ProcessInfo*) = nullptr;
   // Issue 29: the clean-measurement stamp and the environment a reproduction must match.
-  Return (*graphics_processes_v3)(Device, unsigned int*, ProcessInfoV3*) = nullptr;
-  Return (*mps_processes_v3)(Device, unsigned int*, ProcessInfoV3*) = nullptr;
+  Return (*graphics_processes_v3)(Device, unsigned int*, ProcessInfo*) = nullptr;
+  Return (*mps_processes_v3)(Device, unsigned int*, ProcessInfo*) = nullptr;
   Return (*margin_temperature)(Device, MarginTemperature*) = nullptr;
   Return (*compute_mode)(Device, int*) = nullptr;
   Return (*mig_mode)(Device, unsigned int*, unsigned int*) = nullptr;

@@ -119,26 +119,18 @@ std::optional<std::vector<SeenProcess>> Nvml::ComputeProcesses() const {
   // busy enough that the list's tail does not matter.
   constexpr unsigned kCapacity = 64;
   unsigned count = kCapacity;
+  // _v3 and _v2 fill the same nvmlProcessInfo_t; _v3 first, as drivers since 510 have it.
+  auto list = api_->compute_processes_v3 != nullptr ? api_->compute_processes_v3
+                                                    : api_->compute_processes_v2;
+  if (list == nullptr) return std::nullopt;
+  std::vector<nvml::ProcessInfo> infos(kCapacity);
+  const nvml::Return r = list(device_, &count, infos.data());
+  if (r != nvml::kSuccess && r != nvml::kErrorInsufficientSize) return std::nullopt;
   std::vector<SeenProcess> seen;
-  if (api_->compute_processes_v3 != nullptr) {
-    std::vector<nvml::ProcessInfoV3> infos(kCapacity);
-    const nvml::Return r = api_->compute_processes_v3(device_, &count, infos.data());
-    if (r != nvml::kSuccess && r != nvml::kErrorInsufficientSize) return std::nullopt;
-    for (unsigned i = 0; i < std::min(count, kCapacity); ++i) {
-      seen.push_back({infos[i].pid, UsedBytes(infos[i].used_gpu_memory)});
-    }
-    return seen;
+  for (unsigned i = 0; i < std::min(count, kCapacity); ++i) {
+    seen.push_back({infos[i].pid, UsedBytes(infos[i].used_gpu_memory)});
   }
-  if (api_->compute_processes_v2 != nullptr) {
-    std::vector<nvml::ProcessInfoV2> infos(kCapacity);
-    const nvml::Return r = api_->compute_processes_v2(device_, &count, infos.data());
-    if (r != nvml::kSuccess && r != nvml::kErrorInsufficientSize) return std::nullopt;
-    for (unsigned i = 0; i < std::min(count, kCapacity); ++i) {
-      seen.push_back({infos[i].pid, UsedBytes(infos[i].used_gpu_memory)});
-    }
-    return seen;
-  }
-  return std::nullopt;
+  return seen;
 }
 
 std::string Nvml::DriverVersion() const {

@@ -12,11 +12,11 @@ namespace kbench::executor::cuda {
 namespace {
 
 // Pids from one of NVML's process lists (v3 structs); nullopt when the call is absent or fails.
-using ProcessList = nvml::Return (*)(nvml::Device, unsigned int*, nvml::ProcessInfoV3*);
+using ProcessList = nvml::Return (*)(nvml::Device, unsigned int*, nvml::ProcessInfo*);
 std::optional<std::vector<int64_t>> Pids(ProcessList list, nvml::Device device) {
   if (list == nullptr) return std::nullopt;
   constexpr unsigned kCapacity = 64;
-  std::vector<nvml::ProcessInfoV3> infos(kCapacity);
+  std::vector<nvml::ProcessInfo> infos(kCapacity);
   unsigned count = kCapacity;
   const nvml::Return r = list(device, &count, infos.data());
   if (r != nvml::kSuccess && r != nvml::kErrorInsufficientSize) return std::nullopt;

@@ -7,7 +7,8 @@
 #   panel: copy 1 GiB, sgemm 4096^3 (f32, no TF32), bf16 GEMM 8192^3 (cuBLAS), softmax 4096^2
 #   (fused), a Triton kernel (tools/triton/examples/softmax_row.py, 4096^2; kbench runs its
 #   ahead-of-time cubin, do_bench its JIT), and a ~5 us kernel (softmax 256x1024).
-# usage: run.sh PACK_DIR OUT_DIR   (PACK_DIR from tools/gpu/pack_all.sh; ROUNDS default 10)
+# usage: run.sh PACK_DIR OUT_DIR   (PACK_DIR from tools/gpu/pack_all.sh; ROUNDS default 10;
+#   KBENCH_FLAGS: extra kbctl bench flags, e.g. "--timeout-s 2" to bound each job's sampling)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 pack=$(cd "$1" && pwd); out=$2; rounds=${ROUNDS:-10}
@@ -40,7 +41,7 @@ for c in "${cases[@]}"; do
   for mode in cold hot graph; do
     for r in $(seq 0 $((rounds - 1))); do
       # shellcheck disable=SC2086
-      median=$(kbctl -o json bench $args --device cuda:0 --mode "$mode" 2>>"$out/kbctl.log" |
+      median=$(kbctl -o json bench $args --device cuda:0 --mode "$mode" ${KBENCH_FLAGS:-} 2>>"$out/kbctl.log" |
         jq -r 'select(.state == "JOB_STATE_SUCCEEDED") | .result.variants[0].stats.median_seconds')
       jq -nc --arg c "$title" --arg m "kbench_$mode" --argjson r "$r" \
         --argjson s "${median:-0}" '{case: $c, method: $m, round: $r, seconds: $s}' \
