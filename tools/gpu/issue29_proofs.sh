@@ -146,18 +146,9 @@ fi
 
 if want stamp; then
   step "stamp: a job while a second process runs matmuls on the GPU, then one alone"
-  python3 -c '
-import torch, time
-a = torch.randn(8192, 8192, device="cuda")
-a @ a
-torch.cuda.synchronize()
-print("ready", flush=True)
-t = time.time()
-while time.time() - t < 20:
-    a @ a
-torch.cuda.synchronize()' >"$out/contender.log" 2>&1 &
-  contender=$!
-  for _ in $(seq 1 600); do grep -q ready "$out/contender.log" && break; sleep 0.1; done
+  source "$(dirname "${BASH_SOURCE[0]}")/contender.sh"
+  start_contender 20 "$out/contender.log"
+  contender=$contender_pid
   kbctl -o json bench copy --variant vectorized --shape 33554432 --device cuda:0 --min-time 0.2 \
     >"$out/stamp_contended.json"
   energy_of "$out/stamp_contended.json"

@@ -87,18 +87,9 @@ fi
 
 if want contend; then
   step "contend: a job while a second process runs matmuls on the GPU, then one alone"
-  python3 -c '
-import torch, time
-a = torch.randn(8192, 8192, device="cuda")
-a @ a
-torch.cuda.synchronize()
-print("ready", flush=True)
-t = time.time()
-while time.time() - t < 30:
-    a @ a
-torch.cuda.synchronize()' >"$out/contender.log" 2>&1 &
-  contender=$!
-  for _ in $(seq 1 600); do grep -q ready "$out/contender.log" && break; sleep 0.1; done
+  source "$(dirname "${BASH_SOURCE[0]}")/contender.sh"
+  start_contender 30 "$out/contender.log"
+  contender=$contender_pid
   echo "contender: $(cat "$out/contender.log")"
   kbctl -o json bench copy --variant vectorized --shape 33554432 --device cuda:0 --min-time 0.2 \
     >"$out/contended.json"
