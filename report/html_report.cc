@@ -6,32 +6,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_replace.h"
+#include "report/html_page.h"
 
 namespace kbench::report {
 namespace {
-
-constexpr char kStyle[] = R"css(
-*{box-sizing:border-box}
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;padding:1rem;
- color:#1b1b1b;background:#fafafa;line-height:1.45}
-main{max-width:1100px;margin:0 auto}
-h1{font-size:1.4rem;margin:.2rem 0 .6rem;word-break:break-word}
-h2{font-size:1.15rem;margin:1.6rem 0 .5rem;border-bottom:1px solid #ddd}
-p.meta{margin:.1rem 0;color:#444}
-.scroll{overflow-x:auto;-webkit-overflow-scrolling:touch;border:1px solid #ddd;background:#fff}
-table{border-collapse:collapse;font-size:.9rem;min-width:100%}
-th,td{padding:.3rem .6rem;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}
-th{background:#f0f0f0;position:sticky;top:0}
-td.l,th.l{text-align:left}
-.pass{color:#176f2c}.fail{color:#b00020;font-weight:600}
-figure{margin:1rem 0;background:#fff;border:1px solid #ddd;padding:.5rem}
-figure svg{max-width:100%;height:auto;display:block}
-figcaption{font-size:.9rem;color:#444}
-dl{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem;margin:0}
-dt{font-weight:600}dd{margin:0;word-break:break-all}
-@media (max-width:600px){body{padding:.5rem}dl{grid-template-columns:1fr}dd{margin-bottom:.4rem}}
-)css";
 
 std::string Cell(const std::string& text, bool left = false) {
   return absl::StrCat(left ? "<td class=\"l\">" : "<td>", HtmlEscape(text), "</td>");
@@ -188,11 +166,6 @@ std::string PlotsSection(const std::vector<InlinePlot>& plots, const std::string
 
 }  // namespace
 
-std::string HtmlEscape(const std::string& text) {
-  return absl::StrReplaceAll(
-      text, {{"&", "&amp;"}, {"<", "&lt;"}, {">", "&gt;"}, {"\"", "&quot;"}, {"'", "&#39;"}});
-}
-
 std::string FormatSeconds(double seconds) {
   if (seconds <= 0) return "-";
   if (seconds < 1e-6) return absl::StrFormat("%.3g ns", seconds * 1e9);
@@ -213,22 +186,14 @@ std::string FormatRatio(double ratio) { return absl::StrFormat("%.3gx", ratio); 
 
 std::string RenderHtmlReport(const SweepTable& table, const std::vector<InlinePlot>& plots,
                              const ReportContext& context) {
-  std::string html = absl::StrCat(
-      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-      "<title>",
-      HtmlEscape(context.heading), "</title><style>", kStyle, "</style></head><body><main>", "<h1>",
-      HtmlEscape(context.heading), "</h1>");
-  for (const std::string& line : context.summary) {
-    absl::StrAppend(&html, "<p class=\"meta\">", HtmlEscape(line), "</p>");
-  }
+  std::string html = OpenHtmlPage(context.heading, context.summary);
   if (!context.generated.empty()) {
     absl::StrAppend(&html, "<p class=\"meta\">Generated ", HtmlEscape(context.generated),
                     " by kbench.</p>");
   }
   absl::StrAppend(&html, EnvironmentSection(table), ResultsSection(table),
                   PlotsSection(plots, context.plots_note), CorrectnessSection(table),
-                  "</main></body></html>\n");
+                  kCloseHtmlPage);
   return html;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "report/html_page.h"
 #include "report/sweep_table.h"
 
 namespace kbench::report {
@@ -35,8 +36,5 @@ std::string RenderHtmlReport(const SweepTable& table, const std::vector<InlinePl
 std::string FormatSeconds(double seconds);
 std::string FormatRate(double per_second, const std::string& unit);
 std::string FormatRatio(double ratio);
-
-// Escapes &, <, >, " and ' for HTML text and attribute values.
-std::string HtmlEscape(const std::string& text);
 
 }  // namespace kbench::report

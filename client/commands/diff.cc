@@ -8,14 +8,17 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "absl/time/time.h"
 #include "client/commands/commands.h"
 #include "client/errors.h"
 #include "client/format/verdict_view.h"
+#include "client/local_file.h"
 #include "client/verdict/diff_flags.h"
 #include "client/verdict/fail_on.h"
 #include "client/verdict/history_noise.h"
 #include "client/verdict/job_diff.h"
 #include "common/status_macros.h"
+#include "report/diff_report.h"
 
 namespace kbench::client {
 
@@ -96,19 +99,39 @@ absl::StatusOr<v1::JobComparison> CompareForVerdict(Session& session, const v1::
   return compared;
 }
 
+namespace {
+
+absl::Status WriteDiffPage(Session& session, const v1::ExplainedComparison& diff,
+                           const VerdictFlags& flags) {
+  const std::string generated =
+      absl::FormatTime("%Y-%m-%d %H:%M:%S UTC", session.Now(), absl::UTCTimeZone());
+  const bool explained = flags.explain.scope() != explain::ExplainScope::kNone;
+  KBENCH_RETURN_IF_ERROR(
+      WriteLocalFile(flags.report_file, report::RenderDiffReport(diff, generated, explained)));
+  session.Note(absl::StrCat("kbctl: wrote ", flags.report_file));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status CompareAndReport(Session& session, const v1::Job& baseline, const v1::Job& candidate,
                               const VerdictFlags& flags) {
   KBENCH_ASSIGN_OR_RETURN(std::set<v1::Verdict> fail_on, ParseFailOn(flags.fail_on));
   KBENCH_ASSIGN_OR_RETURN(v1::JobComparison comparison,
                           CompareForVerdict(session, baseline, candidate, flags));
+  v1::ExplainedComparison diff;
   if (flags.explain.scope() != explain::ExplainScope::kNone) {
-    KBENCH_RETURN_IF_ERROR(
-        explain::ReportExplained(session, baseline, candidate, comparison, flags.explain.scope()));
-  } else if (session.json()) {
-    KBENCH_RETURN_IF_ERROR(session.PrintJson(comparison));
+    KBENCH_ASSIGN_OR_RETURN(diff, explain::ReportExplained(session, baseline, candidate, comparison,
+                                                           flags.explain.scope()));
   } else {
-    session.out() << RenderComparison(comparison);
+    *diff.mutable_comparison() = comparison;
+    if (session.json()) {
+      KBENCH_RETURN_IF_ERROR(session.PrintJson(comparison));
+    } else {
+      session.out() << RenderComparison(comparison);
+    }
   }
+  if (!flags.report_file.empty()) KBENCH_RETURN_IF_ERROR(WriteDiffPage(session, diff, flags));
   return ApplyFailOn(comparison, fail_on);
 }
 
@@ -149,6 +172,10 @@ void AddDiffCommand(CLI::App& app, Action* action) {
   cmd->add_option("JOB_B", *b, "The candidate job")->required();
   (void)AddVerdictFlags(cmd, flags.get());
   explain::AddExplainFlags(cmd, &flags->explain);
+  cmd->add_option("-f,--file", flags->report_file,
+                  "Also write the verdicts (and, with --explain, what changed in the kernels) as "
+                  "a self-contained HTML page, e.g. for a CI job's artifacts")
+      ->type_name("PATH");
   cmd->callback([a, b, flags, action] {
     *action = [a, b, flags](Session& s) { return RunDiff(s, *a, *b, *flags); };
   });

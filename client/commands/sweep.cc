@@ -1,7 +1,6 @@
 // kbctl sweep / sweep get / sweeps / report: submitting a sweep over axes, its table and
 // artifacts, the list of sweeps, and the HTML report of a sweep or a job.
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,6 +13,7 @@
 #include "client/commands/commands.h"
 #include "client/errors.h"
 #include "client/format/table.h"
+#include "client/local_file.h"
 #include "client/spec_options.h"
 #include "client/submit_retry.h"
 #include "client/sweep_wait.h"
@@ -121,14 +121,6 @@ absl::Status RunSweeps(Session& session) {
                   absl::StrCat(s.points_failed()), s.owner()});
   }
   session.out() << table.Render();
-  return absl::OkStatus();
-}
-
-absl::Status WriteLocalFile(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << bytes;
-  out.close();
-  if (!out) return LocalError(absl::StatusCode::kPermissionDenied, "cannot write " + path);
   return absl::OkStatus();
 }
 

@@ -84,8 +84,10 @@ void AddExplainFlags(CLI::App* cmd, ExplainFlags* flags) {
                 "As --explain, for every variant whatever its verdict");
 }
 
-absl::Status ReportExplained(Session& session, const v1::Job& baseline, const v1::Job& candidate,
-                             const v1::JobComparison& comparison, ExplainScope scope) {
+absl::StatusOr<v1::ExplainedComparison> ReportExplained(Session& session, const v1::Job& baseline,
+                                                        const v1::Job& candidate,
+                                                        const v1::JobComparison& comparison,
+                                                        ExplainScope scope) {
   v1::ExplainedComparison explained;
   *explained.mutable_comparison() = comparison;
   if (!session.json()) session.out() << RenderComparison(comparison);
@@ -94,9 +96,12 @@ absl::Status ReportExplained(Session& session, const v1::Job& baseline, const v1
     KBENCH_ASSIGN_OR_RETURN(*explained.add_explanations(),
                             ExplainPair(session, baseline, candidate, v));
   }
-  if (session.json()) return session.PrintJson(explained);
-  session.out() << RenderExplanations(explained);
-  return absl::OkStatus();
+  if (session.json()) {
+    KBENCH_RETURN_IF_ERROR(session.PrintJson(explained));
+  } else {
+    session.out() << RenderExplanations(explained);
+  }
+  return explained;
 }
 
 }  // namespace kbench::client::explain

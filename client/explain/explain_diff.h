@@ -4,7 +4,9 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "client/session.h"
+#include "kbench/v1/explain.pb.h"
 #include "kbench/v1/history.pb.h"
 #include "kbench/v1/types.pb.h"
 
@@ -28,8 +30,11 @@ void AddExplainFlags(CLI::App* cmd, ExplainFlags* flags);
 // Prints the comparison and the explanation of each pair in scope: the verdict table then the
 // findings, or one ExplainedComparison with -o json. A pair that could not be profiled (a cpu
 // device, a failed job) is explained by what was not measured; the status is an error only when
-// kbenchd could not be reached. The exit code stays the verdicts' (--fail-on).
-absl::Status ReportExplained(Session& session, const v1::Job& baseline, const v1::Job& candidate,
-                             const v1::JobComparison& comparison, ExplainScope scope);
+// kbenchd could not be reached. The exit code stays the verdicts' (--fail-on). Returns what it
+// printed, for `kbctl diff -f FILE`'s page.
+absl::StatusOr<v1::ExplainedComparison> ReportExplained(Session& session, const v1::Job& baseline,
+                                                        const v1::Job& candidate,
+                                                        const v1::JobComparison& comparison,
+                                                        ExplainScope scope);
 
 }  // namespace kbench::client::explain

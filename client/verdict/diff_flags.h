@@ -21,6 +21,8 @@ struct VerdictFlags {
   bool no_history_noise = false;
   // `kbctl diff --explain` (client/explain/): `kbctl diff` only.
   explain::ExplainFlags explain;
+  // `kbctl diff -f FILE`: also write the verdicts (and explanations) as an HTML page.
+  std::string report_file;
 };
 
 absl::Status AddVerdictFlags(CLI::App* cmd, VerdictFlags* flags);
@@ -34,8 +36,8 @@ absl::StatusOr<v1::JobComparison> CompareForVerdict(Session& session, const v1::
                                                     const v1::Job& candidate,
                                                     const VerdictFlags& flags);
 
-// Compares `candidate` with `baseline`, prints the verdicts (table or JSON) and returns the
-// --fail-on status.
+// Compares `candidate` with `baseline`, prints the verdicts (table or JSON), writes the page
+// -f asked for, and returns the --fail-on status.
 absl::Status CompareAndReport(Session& session, const v1::Job& baseline, const v1::Job& candidate,
                               const VerdictFlags& flags);
 

@@ -1,6 +1,8 @@
 // Integration: `kbctl diff --explain` against a real kbenchd on the cpu device. Profiles need a
 // CUDA device (CUPTI), so the explanation says that, submits nothing, and the exit code stays
 // the verdicts'. The GPU case (a spilling user kernel) is tests/gpu/explain_gpu_test.cc.
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -50,8 +52,20 @@ TEST_F(ExplainTest, SaysProfilingNeedsAGpuAndKeepsTheVerdictsExitCode) {
       << diff.out;
   EXPECT_EQ(JobCount(), 2u) << "no profile job may be submitted for a cpu job";
 
-  KbctlRun fail_on = Kbctl("diff " + small + " " + large + " --explain --fail-on slower");
+  // The same as a page (-f), beside the table; --fail-on still sets the exit code.
+  const std::string page = dir_.path() + "/diff.html";
+  KbctlRun fail_on =
+      Kbctl("diff " + small + " " + large + " --explain --fail-on slower -f " + page);
   EXPECT_EQ(fail_on.exit_code, 1) << fail_on.out << fail_on.err;
+  EXPECT_NE(fail_on.err.find("kbctl: wrote " + page), std::string::npos) << fail_on.err;
+  std::stringstream html;
+  html << std::ifstream(page).rdbuf();
+  EXPECT_NE(html.str().find("<td class=\"l fail\">SLOWER</td>"), std::string::npos) << html.str();
+  EXPECT_NE(html.str().find("Why host_loop is SLOWER"), std::string::npos) << html.str();
+  EXPECT_NE(html.str().find("<h4>Not measured</h4><ul><li>everything: profiling needs a CUDA "
+                            "device (CUPTI)"),
+            std::string::npos)
+      << html.str();
 }
 
 TEST_F(ExplainTest, PrintsOneJsonDocumentWithTheComparisonAndItsExplanations) {

@@ -1,0 +1,172 @@
+// Rendering a diff's page: the verdicts, then each explanation.
+#include "report/diff_report.h"
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
+#include "report/html_page.h"
+#include "report/html_report.h"
+
+namespace kbench::report {
+namespace {
+
+std::string Td(const std::string& text, const std::string& css_class = "") {
+  return absl::StrCat(css_class.empty() ? "<td>" : "<td class=\"" + css_class + "\">",
+                      HtmlEscape(text), "</td>");
+}
+std::string Th(const std::string& text, bool left = false) {
+  return absl::StrCat(left ? "<th class=\"l\">" : "<th>", HtmlEscape(text), "</th>");
+}
+
+std::string Word(v1::Verdict verdict) {
+  return std::string(absl::StripPrefix(v1::Verdict_Name(verdict), "VERDICT_"));
+}
+// SLOWER in red, FASTER in green: what a reader scans for.
+std::string VerdictClass(v1::Verdict verdict) {
+  if (verdict == v1::VERDICT_SLOWER) return "l fail";
+  if (verdict == v1::VERDICT_FASTER) return "l pass";
+  return "l";
+}
+std::string Signed(double percent) { return absl::StrFormat("%+.2f %%", percent); }
+
+std::string PairName(const std::string& baseline, const std::string& candidate) {
+  return baseline == candidate ? baseline : absl::StrCat(baseline, " → ", candidate);
+}
+
+std::string VerdictRow(const v1::VariantComparison& c) {
+  const std::string name = PairName(c.baseline_variant(), c.candidate_variant());
+  std::string row = absl::StrCat("<tr>", Td(name, "l"), Td(FormatSeconds(c.baseline_median_seconds())),
+                                 Td(FormatSeconds(c.candidate_median_seconds())));
+  if (!c.problem().empty()) {
+    absl::StrAppend(&row, "<td>-</td><td>-</td><td>-</td><td>-</td><td>-</td>");
+  } else {
+    absl::StrAppend(&row, Td(Signed(c.change_percent())),
+                    Td(absl::StrCat("[", Signed(c.change_ci_low_percent()), ", ",
+                                    Signed(c.change_ci_high_percent()), "]")),
+                    Td(absl::StrFormat("±%.2f %%", c.resolvable_effect_percent())),
+                    Td(absl::StrFormat("%.2f %%", c.min_effect_percent())),
+                    Td(absl::StrFormat("%.3g", c.adjusted_p_value())));
+  }
+  absl::StrAppend(&row, Td(Word(c.verdict()), VerdictClass(c.verdict())), "</tr>");
+  return row;
+}
+
+std::string VerdictSection(const v1::JobComparison& comparison) {
+  std::string html = "<h2>Verdicts</h2>";
+  for (const std::string& d : comparison.key_differences()) {
+    absl::StrAppend(&html, "<p class=\"meta\">The jobs differ in ", HtmlEscape(d), ".</p>");
+  }
+  absl::StrAppend(&html, "<div class=\"scroll\"><table><thead><tr>", Th("variant", true),
+                  Th("baseline"), Th("candidate"), Th("change"), Th("95 % CI"), Th("resolves"),
+                  Th("min effect"), Th("p"), Th("verdict", true), "</tr></thead><tbody>");
+  for (const v1::VariantComparison& c : comparison.variants()) absl::StrAppend(&html, VerdictRow(c));
+  absl::StrAppend(&html, "</tbody></table></div><ul>");
+  for (const v1::VariantComparison& c : comparison.variants()) {
+    const std::string name = PairName(c.baseline_variant(), c.candidate_variant());
+    absl::StrAppend(&html, "<li><b>", HtmlEscape(name), "</b>: ", HtmlEscape(c.reason()));
+    if (!c.energy_note().empty()) absl::StrAppend(&html, " Energy: ", HtmlEscape(c.energy_note()));
+    absl::StrAppend(&html, "</li>");
+  }
+  absl::StrAppend(&html, "</ul>");
+  if (comparison.family_size() > 1) {
+    absl::StrAppend(
+        &html, "<p class=\"meta\">",
+        HtmlEscape(absl::StrFormat(
+            "%d keys, one family: p is %s-adjusted; expected false SLOWER/FASTER among unchanged "
+            "keys at most %.2f (%.2f without the correction).",
+            comparison.family_size(), comparison.family_correction(),
+            comparison.expected_false_verdicts(), comparison.family_size() * comparison.alpha())),
+        "</p>");
+  }
+  return html;
+}
+
+std::string Quantity(double value) { return absl::StrFormat("%.4g", value); }
+
+std::string KernelChangesTable(const v1::VariantExplanation& e) {
+  if (e.changes().empty()) return "";
+  std::string html = absl::StrCat(
+      "<div class=\"scroll\"><table><thead><tr>", Th("kernel", true), Th("quantity", true),
+      Th("baseline"), Th("candidate"), Th("change"), "</tr></thead><tbody>");
+  for (const v1::KernelChange& k : e.changes()) {
+    absl::StrAppend(&html, "<tr>", Td(k.kernel(), "l"), Td(k.quantity(), "l"),
+                    Td(Quantity(k.baseline())), Td(Quantity(k.candidate())),
+                    Td(Signed(k.change_percent())), "</tr>");
+  }
+  return absl::StrCat(html, "</tbody></table></div>");
+}
+
+std::string SassTable(const v1::VariantExplanation& e) {
+  if (e.sass_changes().empty()) return "";
+  std::string html = absl::StrCat("<h4>SASS opcodes</h4><div class=\"scroll\"><table><thead><tr>",
+                                  Th("opcode", true), Th("baseline"), Th("candidate"),
+                                  Th("difference"), "</tr></thead><tbody>");
+  for (const v1::OpcodeCountChange& o : e.sass_changes()) {
+    absl::StrAppend(&html, "<tr>", Td(o.opcode(), "l"), Td(absl::StrCat(o.baseline())),
+                    Td(absl::StrCat(o.candidate())),
+                    Td(absl::StrFormat("%+d", o.candidate() - o.baseline())), "</tr>");
+  }
+  return absl::StrCat(html, "</tbody></table></div>");
+}
+
+std::string List(const std::string& title, const google::protobuf::RepeatedPtrField<std::string>& items) {
+  if (items.empty()) return "";
+  std::string html = absl::StrCat("<h4>", HtmlEscape(title), "</h4><ul>");
+  for (const std::string& item : items) absl::StrAppend(&html, "<li>", HtmlEscape(item), "</li>");
+  return absl::StrCat(html, "</ul>");
+}
+
+std::string ExplanationSection(const v1::VariantExplanation& e) {
+  std::string html = absl::StrCat(
+      "<h3>Why ", HtmlEscape(PairName(e.baseline_variant(), e.candidate_variant())), " is ",
+      Word(e.verdict()), " (", HtmlEscape(Signed(e.change_percent())), ")</h3>");
+  if (!e.baseline_profile_job_id().empty() && !e.candidate_profile_job_id().empty()) {
+    absl::StrAppend(&html, "<p class=\"meta\">Profiles ", HtmlEscape(e.baseline_profile_job_id()),
+                    " (baseline) and ", HtmlEscape(e.candidate_profile_job_id()),
+                    " (candidate).</p>");
+  }
+  if (e.findings().empty() && e.not_measured().empty()) {
+    absl::StrAppend(&html, "<p>No kernel changed by enough to matter in what was measured.</p>");
+  }
+  if (!e.findings().empty()) {
+    absl::StrAppend(&html, "<ol>");
+    for (const std::string& f : e.findings()) absl::StrAppend(&html, "<li>", HtmlEscape(f), "</li>");
+    absl::StrAppend(&html, "</ol>");
+  }
+  absl::StrAppend(&html, KernelChangesTable(e), SassTable(e),
+                  List("Kernels only in the candidate", e.kernels_added()),
+                  List("Kernels only in the baseline", e.kernels_removed()),
+                  List("Not measured", e.not_measured()));
+  return html;
+}
+
+}  // namespace
+
+std::string RenderDiffReport(const v1::ExplainedComparison& diff, const std::string& generated,
+                             bool explained) {
+  const v1::JobComparison& c = diff.comparison();
+  std::string html = OpenHtmlPage(
+      absl::StrCat("Diff of ", c.candidate_job_id(), " against ", c.baseline_job_id()),
+      {absl::StrCat("Baseline ", c.baseline_job_id(), ", candidate ", c.candidate_job_id(),
+                    "; verdicts as docs/verdicts.md defines them.")});
+  if (!generated.empty()) {
+    absl::StrAppend(&html, "<p class=\"meta\">Generated ", HtmlEscape(generated),
+                    " by kbench.</p>");
+  }
+  absl::StrAppend(&html, VerdictSection(c));
+  if (explained) {
+    absl::StrAppend(&html, "<h2>What changed in the kernels</h2>");
+    if (diff.explanations().empty()) {
+      absl::StrAppend(&html,
+                      "<p>Nothing to explain: no variant is FASTER or SLOWER (--explain-all "
+                      "explains every one).</p>");
+    }
+    for (const v1::VariantExplanation& e : diff.explanations())
+      absl::StrAppend(&html, ExplanationSection(e));
+  }
+  absl::StrAppend(&html, kCloseHtmlPage);
+  return html;
+}
+
+}  // namespace kbench::report
