@@ -36,8 +36,9 @@ std::string PairName(const std::string& baseline, const std::string& candidate) 
 
 std::string VerdictRow(const v1::VariantComparison& c) {
   const std::string name = PairName(c.baseline_variant(), c.candidate_variant());
-  std::string row = absl::StrCat("<tr>", Td(name, "l"), Td(FormatSeconds(c.baseline_median_seconds())),
-                                 Td(FormatSeconds(c.candidate_median_seconds())));
+  std::string row =
+      absl::StrCat("<tr>", Td(name, "l"), Td(FormatSeconds(c.baseline_median_seconds())),
+                   Td(FormatSeconds(c.candidate_median_seconds())));
   if (!c.problem().empty()) {
     absl::StrAppend(&row, "<td>-</td><td>-</td><td>-</td><td>-</td><td>-</td>");
   } else {
@@ -60,7 +61,8 @@ std::string VerdictSection(const v1::JobComparison& comparison) {
   absl::StrAppend(&html, "<div class=\"scroll\"><table><thead><tr>", Th("variant", true),
                   Th("baseline"), Th("candidate"), Th("change"), Th("95 % CI"), Th("resolves"),
                   Th("min effect"), Th("p"), Th("verdict", true), "</tr></thead><tbody>");
-  for (const v1::VariantComparison& c : comparison.variants()) absl::StrAppend(&html, VerdictRow(c));
+  for (const v1::VariantComparison& c : comparison.variants())
+    absl::StrAppend(&html, VerdictRow(c));
   absl::StrAppend(&html, "</tbody></table></div><ul>");
   for (const v1::VariantComparison& c : comparison.variants()) {
     const std::string name = PairName(c.baseline_variant(), c.candidate_variant());
@@ -86,9 +88,9 @@ std::string Quantity(double value) { return absl::StrFormat("%.4g", value); }
 
 std::string KernelChangesTable(const v1::VariantExplanation& e) {
   if (e.changes().empty()) return "";
-  std::string html = absl::StrCat(
-      "<div class=\"scroll\"><table><thead><tr>", Th("kernel", true), Th("quantity", true),
-      Th("baseline"), Th("candidate"), Th("change"), "</tr></thead><tbody>");
+  std::string html = absl::StrCat("<div class=\"scroll\"><table><thead><tr>", Th("kernel", true),
+                                  Th("quantity", true), Th("baseline"), Th("candidate"),
+                                  Th("change"), "</tr></thead><tbody>");
   for (const v1::KernelChange& k : e.changes()) {
     absl::StrAppend(&html, "<tr>", Td(k.kernel(), "l"), Td(k.quantity(), "l"),
                     Td(Quantity(k.baseline())), Td(Quantity(k.candidate())),
@@ -110,7 +112,8 @@ std::string SassTable(const v1::VariantExplanation& e) {
   return absl::StrCat(html, "</tbody></table></div>");
 }
 
-std::string List(const std::string& title, const google::protobuf::RepeatedPtrField<std::string>& items) {
+std::string List(const std::string& title,
+                 const google::protobuf::RepeatedPtrField<std::string>& items) {
   if (items.empty()) return "";
   std::string html = absl::StrCat("<h4>", HtmlEscape(title), "</h4><ul>");
   for (const std::string& item : items) absl::StrAppend(&html, "<li>", HtmlEscape(item), "</li>");
@@ -131,7 +134,8 @@ std::string ExplanationSection(const v1::VariantExplanation& e) {
   }
   if (!e.findings().empty()) {
     absl::StrAppend(&html, "<ol>");
-    for (const std::string& f : e.findings()) absl::StrAppend(&html, "<li>", HtmlEscape(f), "</li>");
+    for (const std::string& f : e.findings())
+      absl::StrAppend(&html, "<li>", HtmlEscape(f), "</li>");
     absl::StrAppend(&html, "</ol>");
   }
   absl::StrAppend(&html, KernelChangesTable(e), SassTable(e),

@@ -1,6 +1,7 @@
 // History and leaderboard tables.
 #include "client/format/history_view.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -31,8 +32,9 @@ std::string Flags(const v1::HistoryEntry& e) {
   std::vector<std::string> flags;
   if (!e.correct()) flags.push_back("unchecked/failed");
   if (e.impossible()) flags.push_back("impossible");
+  // Contention (another process seen) is one reason a window is unclean: named once.
   if (e.contended()) flags.push_back("contended");
-  if (!e.clean()) flags.push_back("unclean");
+  if (!e.clean() && !e.contended()) flags.push_back("unclean");
   return flags.empty() ? "ok" : absl::StrJoin(flags, ",");
 }
 
@@ -66,30 +68,39 @@ std::string SpreadLines(const v1::ListHistoryResponse& history) {
   return out;
 }
 
+// The 95 % interval's larger half, relative to the median: "±0.09%"; "-" without one.
+std::string RelativeHalfWidth(const v1::HistoryEntry& e) {
+  const double m = e.median_seconds();
+  if (m <= 0 || e.median_ci_high_seconds() <= 0) return "-";
+  const double half = std::max(m - e.median_ci_low_seconds(), e.median_ci_high_seconds() - m) / m;
+  return absl::StrFormat("±%.2f%%", 100 * half);
+}
+
 }  // namespace
 
 std::string RenderHistory(const v1::ListHistoryResponse& history) {
   bool any_energy = false;
   for (const v1::HistoryEntry& e : history.entries()) any_energy |= e.has_joules_per_launch();
-  std::vector<std::string> headers = {"FINISHED (UTC)", "JOB",    "VARIANT", "SHAPE",  "DTYPE",
-                                      "MODE",           "DEVICE", "MEDIAN",  "95% CI", "SAMPLES"};
+  std::vector<std::string> headers = {"FINISHED (UTC)", "JOB",    "VARIANT", "SHAPE",  "MODE",
+                                      "DEVICE",         "MEDIAN", "±95%",    "95% CI", "SAMPLES"};
   if (any_energy) headers.push_back("J/LAUNCH");
   headers.insert(headers.end(), {"FLAGS", "OWNER"});
   Table table(headers);
-  for (size_t column : {7, 8, 9}) table.AlignRight(column);
+  for (size_t column : {6, 7, 8, 9}) table.AlignRight(column);
   if (any_energy) table.AlignRight(10).WideOnly(10);
-  // The device with its model, the sample count and the owner: -o wide (100 columns otherwise).
-  table.WideOnly(6).WideOnly(9).WideOnly(headers.size() - 1);
+  // The interval as its relative half-width by default, its ends with -o wide; the device with
+  // its model, the sample count and the owner: -o wide too (100 columns otherwise).
+  table.WideOnly(5).WideOnly(8).WideOnly(9).WideOnly(headers.size() - 1);
   for (const v1::HistoryEntry& e : history.entries()) {
     const v1::ResultKey& k = e.key();
     std::vector<std::string> row = {FormatDate(e.finish_time()),
                                     e.job_id(),
                                     VariantName(k.variant(), k.module_sha256()),
-                                    Shape(k.shape()),
-                                    DTypeName(k.dtype()),
+                                    absl::StrCat(Shape(k.shape()), " ", DTypeName(k.dtype())),
                                     ModeAndPlacements(k),
                                     absl::StrCat(e.device(), " (", k.device_model(), ")"),
                                     FormatSeconds(e.median_seconds()),
+                                    RelativeHalfWidth(e),
                                     absl::StrCat(FormatSeconds(e.median_ci_low_seconds()), " .. ",
                                                  FormatSeconds(e.median_ci_high_seconds())),
                                     absl::StrCat(e.samples())};

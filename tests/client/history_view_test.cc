@@ -96,6 +96,33 @@ TEST(HistoryViewTest, ShowsEnergyWhereMeasuredAndFlagsUncleanResults) {
   EXPECT_EQ(RenderHistory(history).find("J/LAUNCH"), std::string::npos);  // not -o wide
 }
 
+// Issue 28: a default table fits 100 columns; the interval is its relative half-width there and
+// its ends with -o wide. The row is an H200 result as the issue 29 proofs listed it.
+TEST(HistoryViewTest, FitsOneHundredColumnsAndShowsTheIntervalsEndsWithWide) {
+  v1::ListHistoryResponse history;
+  v1::HistoryEntry e = VariantEntry("j-0fb9b1192f0fd1ca", 69.15e-6, "vectorized");
+  e.mutable_key()->clear_shape();
+  e.mutable_key()->add_shape(33554432);
+  e.mutable_key()->set_mode(v1::MEASURE_MODE_COLD);
+  e.set_median_ci_low_seconds(69.09e-6);
+  e.set_median_ci_high_seconds(69.18e-6);
+  e.set_contended(true);
+  e.mutable_finish_time()->set_seconds(1795843318);
+  *history.add_entries() = e;
+  const std::string out = RenderHistory(history);
+  size_t start = 0;
+  for (size_t end = out.find('\n'); end != std::string::npos; end = out.find('\n', start)) {
+    EXPECT_LE(DisplayWidth(out.substr(start, end - start)), 100u) << out;
+    start = end + 1;
+  }
+  EXPECT_NE(out.find("±0.09%"), std::string::npos) << out;
+  EXPECT_EQ(out.find(" .. "), std::string::npos) << out;
+  Table::SetStyle({.wide = true});
+  const std::string wide = RenderHistory(history);
+  Table::SetStyle({});
+  EXPECT_NE(wide.find("69.09 us .. 69.18 us"), std::string::npos) << wide;
+}
+
 TEST(LeaderboardViewTest, ABoardByEnergyShowsJoulesAndTimeAndSaysWhatRanks) {
   v1::GetLeaderboardResponse board;
   board.set_device_model("NVIDIA H100 80GB HBM3");

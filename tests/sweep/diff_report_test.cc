@@ -1,10 +1,11 @@
 // The HTML page of `kbctl diff -f` (report/diff_report.h), from a comparison and explanations
 // with known numbers and hostile names.
+#include "report/diff_report.h"
+
 #include <string>
 
 #include "absl/strings/ascii.h"
 #include "gtest/gtest.h"
-#include "report/diff_report.h"
 
 namespace kbench::report {
 namespace {
