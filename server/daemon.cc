@@ -187,6 +187,9 @@ void Daemon::FollowStoreState() {
     metrics_->SetStoreState(writable, held_->Count());
     if (!writable) maintenance_->Wake();
   });
+  jobs_->OnWriteRefused([metrics = metrics_.get()](const absl::Status& why) {
+    metrics->StoreWriteRefused(absl::IsResourceExhausted(why) ? "disk_full" : "unavailable");
+  });
   store_state_hook_.jobs = jobs_.get();
 }
 
@@ -209,6 +212,13 @@ absl::Status Daemon::StartQueue() {
   // Maintenance started before the queue: its held writes follow the database's return at once.
   options.on_store_answered = [jobs = jobs_.get(), maintenance = maintenance_.get()] {
     if (!jobs->Writable() || jobs->PendingWrites() > 0) maintenance->Wake();
+  };
+  options.on_nodes_read = [metrics = metrics_.get()](const std::vector<v1::NodeInfo>& nodes) {
+    for (const v1::NodeInfo& n : nodes)
+      metrics->SetFleetNode(n.name(), n.alive(), n.heartbeat_age_seconds());
+  };
+  options.on_leases_taken_over = [metrics = metrics_.get()](int64_t jobs) {
+    metrics->LeasesTakenOver(jobs);
   };
   fleet_queue_ = std::make_unique<fleet::FleetQueue>(options, scheduler_.get(), jobs_.get(),
                                                      fleet_store_.get(), &events_);

@@ -142,6 +142,7 @@ void FleetQueue::Beat() {
     }
   }
   std::vector<v1::NodeInfo> nodes = ReadNodes();
+  if (!nodes.empty() && options_.on_nodes_read) options_.on_nodes_read(nodes);
   std::lock_guard lock(mu_);
   if (!nodes.empty()) nodes_ = std::move(nodes);
 }
@@ -151,6 +152,8 @@ void FleetQueue::ReapLostNodes() {
       lifecycle_->ReapExpired(*fleet_, options_.max_attempts);
   if (!reaped.ok()) {
     logging::Log(Level::kWarn, "leases not reaped", {Field("error", reaped.status().ToString())});
+  } else if (!reaped->empty() && options_.on_leases_taken_over) {
+    options_.on_leases_taken_over(static_cast<int64_t>(reaped->size()));
   }
 }
 

@@ -51,6 +51,10 @@ struct FleetOptions {
   // Told when a heartbeat was written: the database answers, so what an outage left held in
   // memory can be written now rather than at the next retry tick.
   std::function<void()> on_store_answered;
+  // Told each heartbeat the fleet's nodes as read back (kbench_fleet_node_alive, heartbeat age)
+  // and how many jobs of nodes whose lease expired this node re-queued or ended.
+  std::function<void(const std::vector<v1::NodeInfo>&)> on_nodes_read;
+  std::function<void(int64_t jobs)> on_leases_taken_over;
 };
 
 class FleetQueue final : public scheduler::JobQueue {

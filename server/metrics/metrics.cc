@@ -221,6 +221,34 @@ PrometheusMetrics::PrometheusMetrics(GpuCollector::SourceFactory gpu_source)
                                 "host until it takes them.")
                             .Register(*registry_)
                             .Add({});
+  store_write_failures_ =
+      &BuildCounter()
+           .Name("kbench_store_write_failures_total")
+           .Help(
+               "Writes the job store refused after its retries, by reason (disk_full: SQLite's "
+               "disk; unavailable: the database or the data directory away); each one held "
+               "something in memory or refused a submit.")
+           .Register(*registry_);
+  for (const char* reason : {"disk_full", "unavailable"})
+    store_write_failures_->Add({{"reason", reason}});
+  fleet_node_alive_ = &BuildGauge()
+                           .Name("kbench_fleet_node_alive")
+                           .Help(
+                               "1 for each fleet node whose last heartbeat is within the lease "
+                               "(--node-lease), 0 for a node that is lost, as this node read them.")
+                           .Register(*registry_);
+  fleet_heartbeat_age_ =
+      &BuildGauge()
+           .Name("kbench_fleet_heartbeat_age_seconds")
+           .Help("Seconds since each fleet node's last heartbeat, by this node's clock.")
+           .Register(*registry_);
+  lease_takeovers_ = &BuildCounter()
+                          .Name("kbench_fleet_lease_takeovers_total")
+                          .Help(
+                              "Jobs this node re-queued (or ended FAILED past their attempts) "
+                              "because the node holding them let its lease expire.")
+                          .Register(*registry_)
+                          .Add({});
   owner_gpu_seconds_ = &BuildCounter()
                             .Name("kbench_owner_gpu_seconds_total")
                             .Help(
@@ -323,6 +351,21 @@ void PrometheusMetrics::SetArtifactBytes(int64_t bytes) {
 void PrometheusMetrics::SetStoreState(bool writable, int64_t held_writes) {
   store_writable_->Set(writable ? 1 : 0);
   store_held_writes_->Set(static_cast<double>(held_writes));
+}
+
+void PrometheusMetrics::StoreWriteRefused(const std::string& reason) {
+  const bool known = reason == "disk_full" || reason == "unavailable";
+  store_write_failures_->Add({{"reason", known ? reason : "unavailable"}}).Increment();
+}
+
+void PrometheusMetrics::SetFleetNode(const std::string& node, bool alive,
+                                     double heartbeat_age_seconds) {
+  fleet_node_alive_->Add({{"node", node}}).Set(alive ? 1 : 0);
+  fleet_heartbeat_age_->Add({{"node", node}}).Set(heartbeat_age_seconds);
+}
+
+void PrometheusMetrics::LeasesTakenOver(int64_t jobs) {
+  if (jobs > 0) lease_takeovers_->Increment(static_cast<double>(jobs));
 }
 
 void PrometheusMetrics::SetDeviceState(const std::string& device, const std::string& state) {

@@ -44,6 +44,15 @@ class Metrics {
   // Whether the job store takes writes, and how many writes it refused are held on this host
   // (ResilientJobStore, HeldWrites). A no-op by default, so that test doubles need not.
   virtual void SetStoreState(bool /*writable*/, int64_t /*held_writes*/) {}
+  // A write the job store refused after its retries; reason "disk_full" (RESOURCE_EXHAUSTED:
+  // SQLite's disk) or "unavailable" (the database or directory away). A no-op by default.
+  virtual void StoreWriteRefused(const std::string& /*reason*/) {}
+  // The fleet as this node's last heartbeat read it: each node, whether its heartbeat is within
+  // the lease, and how old it is; and jobs this node took over from nodes whose lease expired.
+  // No-ops by default (a single host has no fleet).
+  virtual void SetFleetNode(const std::string& /*node*/, bool /*alive*/,
+                            double /*heartbeat_age_seconds*/) {}
+  virtual void LeasesTakenOver(int64_t /*jobs*/) {}
   // A device's state as ListDevices shows it ("starting", "ready", "restarting", "failed"), and
   // whether it runs a job now. No-ops by default, so that test doubles need not.
   virtual void SetDeviceState(const std::string& /*device*/, const std::string& /*state*/) {}

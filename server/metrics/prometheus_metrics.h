@@ -61,6 +61,9 @@ class PrometheusMetrics final : public Metrics {
   void ObserveRpc(const std::string& method, const std::string& code, double seconds) override;
   void SetArtifactBytes(int64_t bytes) override;
   void SetStoreState(bool writable, int64_t held_writes) override;
+  void StoreWriteRefused(const std::string& reason) override;
+  void SetFleetNode(const std::string& node, bool alive, double heartbeat_age_seconds) override;
+  void LeasesTakenOver(int64_t jobs) override;
   void SetDeviceState(const std::string& device, const std::string& state) override;
   void SetJobRunning(const std::string& device, bool running) override;
   void AddGpu(const std::string& device_id, const std::string& uuid, const std::string& model_name,
@@ -93,6 +96,10 @@ class PrometheusMetrics final : public Metrics {
   prometheus::Gauge* artifact_bytes_;
   prometheus::Gauge* store_writable_;
   prometheus::Gauge* store_held_writes_;
+  prometheus::Family<prometheus::Counter>* store_write_failures_;
+  prometheus::Family<prometheus::Gauge>* fleet_node_alive_;
+  prometheus::Family<prometheus::Gauge>* fleet_heartbeat_age_;
+  prometheus::Counter* lease_takeovers_;
   prometheus::Family<prometheus::Counter>* owner_gpu_seconds_;
   prometheus::Family<prometheus::Counter>* auth_failures_;
   prometheus::Family<prometheus::Gauge>* device_state_;

@@ -84,7 +84,15 @@ absl::Status ResilientJobStore::WithRetries(const Write& write) {
   return status;
 }
 
-void ResilientJobStore::NoteRefused(const absl::Status& status) { SetWritable(false, status); }
+void ResilientJobStore::NoteRefused(const absl::Status& status) {
+  std::function<void(const absl::Status&)> refused;
+  {
+    absl::MutexLock lock(&mu_);
+    refused = on_refused_;
+  }
+  if (refused) refused(status);
+  SetWritable(false, status);
+}
 
 void ResilientJobStore::NoteUnreachable(const absl::Status& why) { NoteRefused(why); }
 
@@ -116,6 +124,11 @@ void ResilientJobStore::OnWritabilityChange(
     std::function<void(bool writable, const absl::Status& why)> callback) {
   absl::MutexLock lock(&mu_);
   on_change_ = std::move(callback);
+}
+
+void ResilientJobStore::OnWriteRefused(std::function<void(const absl::Status& why)> callback) {
+  absl::MutexLock lock(&mu_);
+  on_refused_ = std::move(callback);
 }
 
 bool ResilientJobStore::Writable() {

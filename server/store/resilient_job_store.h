@@ -73,6 +73,9 @@ class ResilientJobStore final : public JobStore {
   // Called (outside any lock of this store) each time writability changes, with the refusal
   // when it became unwritable, and each time one more terminal state is held.
   void OnWritabilityChange(std::function<void(bool writable, const absl::Status& why)> callback);
+  // Called (outside any lock of this store) for each write refused after its retries, and each
+  // time something else found the store unreachable: kbench_store_write_failures_total.
+  void OnWriteRefused(std::function<void(const absl::Status& why)> callback);
   // Why submits are refused now: RESOURCE_EXHAUSTED naming the data directory and the space to
   // free when SQLite's disk is full, else UNAVAILABLE naming the database or the directory.
   absl::Status Refusal();
@@ -139,6 +142,7 @@ class ResilientJobStore final : public JobStore {
   bool writable_ ABSL_GUARDED_BY(mu_) = true;
   absl::Status last_refusal_ ABSL_GUARDED_BY(mu_);
   std::function<void(bool, const absl::Status&)> on_change_ ABSL_GUARDED_BY(mu_);
+  std::function<void(const absl::Status&)> on_refused_ ABSL_GUARDED_BY(mu_);
   std::vector<std::vector<IndexedResult>> held_index_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -258,6 +258,36 @@ TEST(PrometheusMetrics, ShowsEachDevicesStateAndRunningJobAndTheProcess) {
   EXPECT_THAT(FindSample(text, "process_resident_memory_bytes", {}), Optional(::testing::Gt(1e6)));
 }
 
+// Issue 28: refused store writes by reason (both at 0 from the start), and the fleet as a node
+// reads it: each node alive or lost with its heartbeat's age, and the leases it took over.
+TEST(PrometheusMetrics, CountsRefusedStoreWritesAndShowsTheFleet) {
+  auto m = NewMetrics();
+  std::string text = m->ScrapeText();
+  EXPECT_THAT(FindSample(text, "kbench_store_write_failures_total", {{"reason", "disk_full"}}),
+              Optional(0.0));
+  EXPECT_THAT(FindSample(text, "kbench_store_write_failures_total", {{"reason", "unavailable"}}),
+              Optional(0.0));
+  EXPECT_THAT(FindSample(text, "kbench_fleet_lease_takeovers_total", {}), Optional(0.0));
+  m->StoreWriteRefused("disk_full");
+  m->StoreWriteRefused("disk_full");
+  m->StoreWriteRefused("whatever");  // not a reason: counted as unavailable, no new series
+  m->SetFleetNode("gpu-a", true, 0.4);
+  m->SetFleetNode("gpu-b", false, 21.5);
+  m->LeasesTakenOver(3);
+  m->LeasesTakenOver(0);
+  text = m->ScrapeText();
+  EXPECT_THAT(FindSample(text, "kbench_store_write_failures_total", {{"reason", "disk_full"}}),
+              Optional(2.0));
+  EXPECT_THAT(FindSample(text, "kbench_store_write_failures_total", {{"reason", "unavailable"}}),
+              Optional(1.0));
+  EXPECT_FALSE(absl::StrContains(text, "whatever"));
+  EXPECT_THAT(FindSample(text, "kbench_fleet_node_alive", {{"node", "gpu-a"}}), Optional(1.0));
+  EXPECT_THAT(FindSample(text, "kbench_fleet_node_alive", {{"node", "gpu-b"}}), Optional(0.0));
+  EXPECT_THAT(FindSample(text, "kbench_fleet_heartbeat_age_seconds", {{"node", "gpu-b"}}),
+              Optional(21.5));
+  EXPECT_THAT(FindSample(text, "kbench_fleet_lease_takeovers_total", {}), Optional(3.0));
+}
+
 TEST(PrometheusMetrics, CountsUnexpectedLabelValuesAsOther) {
   auto m = NewMetrics();
   // A job id where a device belongs, a free-form state: none may become a label value of its

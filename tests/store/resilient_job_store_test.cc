@@ -117,6 +117,24 @@ TEST_F(ResilientJobStoreTest, RefusesSubmitsNamingTheDataDirectoryWhileTheDiskIs
   EXPECT_TRUE(store_->Writable());
 }
 
+// Issue 28: each refused write is told to the daemon (kbench_store_write_failures_total) with
+// its reason, a full disk as RESOURCE_EXHAUSTED; writes that go through are not.
+TEST_F(ResilientJobStoreTest, TellsEachRefusedWriteWithItsReason) {
+  std::vector<absl::StatusCode> refused;
+  store_->OnWriteRefused([&refused](const absl::Status& why) { refused.push_back(why.code()); });
+  ASSERT_TRUE(store_->Insert(NewJob("j0")).ok());
+  {
+    ScopedFullDisk full;
+    EXPECT_FALSE(store_->Insert(NewJob("j1")).ok());
+    EXPECT_FALSE(store_->Insert(NewJob("j2")).ok());
+  }
+  ASSERT_TRUE(store_->Insert(NewJob("j1")).ok());
+  EXPECT_EQ(refused, std::vector<absl::StatusCode>(2, absl::StatusCode::kResourceExhausted));
+  store_->NoteUnreachable(absl::UnavailableError("the database is away"));
+  ASSERT_EQ(refused.size(), 3u);
+  EXPECT_EQ(refused.back(), absl::StatusCode::kUnavailable);
+}
+
 TEST_F(ResilientJobStoreTest, RefusesSubmitsWhileTerminalStatesWaitInMemory) {
   InsertRunning("j1");
   {
