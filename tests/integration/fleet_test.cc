@@ -19,6 +19,8 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/integration/daemon.h"
+#include "tests/metrics/exposition.h"
+#include "tests/metrics/http_get.h"
 #include "tests/postgres/postgres_server.h"
 
 namespace kbench::testing {
@@ -38,9 +40,10 @@ class FleetTest : public ::testing::Test, public TestFleet {
 
   // Starts node-a and node-b and a two-second job for cpu:any; returns its id and the node
   // running it (empty ids when it did not start).
-  std::pair<std::string, std::string> RunALongJobOnOneOfTwoNodes() {
-    Daemon& a = StartNode("node-a");
-    StartNode("node-b");
+  std::pair<std::string, std::string> RunALongJobOnOneOfTwoNodes(
+      const std::vector<std::string>& extra = {}) {
+    Daemon& a = StartNode("node-a", extra);
+    StartNode("node-b", extra);
     v1::JobSpec spec = LongCpuSpec(2.0);
     spec.set_device("cpu:any");
     absl::StatusOr<v1::Job> job = Submit(a.stub(), spec);
@@ -142,7 +145,7 @@ TEST_F(FleetTest, ASweepForCpuAnyRunsEveryPointOnOneDevice) {
 }
 
 TEST_F(FleetTest, AKilledNodesJobRunsElsewhereAfterTheLease) {
-  const auto [job, first] = RunALongJobOnOneOfTwoNodes();
+  const auto [job, first] = RunALongJobOnOneOfTwoNodes({"--metrics-listen", "127.0.0.1:0"});
   ASSERT_FALSE(job.empty());
   Daemon& victim = *nodes_[first];
   Daemon& survivor = *nodes_[first == "node-a" ? "node-b" : "node-a"];
@@ -167,6 +170,27 @@ TEST_F(FleetTest, AKilledNodesJobRunsElsewhereAfterTheLease) {
   EXPECT_EQ(still.state(), v1::JOB_STATE_QUEUED);
   EXPECT_NE(still.queue_place().waiting_for().find(first), std::string::npos)
       << still.queue_place().DebugString();
+
+  // Issue 28: the survivor's /metrics shows the lost node and the job it took over.
+  std::string scraped;
+  for (int i = 0; i < 100; ++i) {
+    absl::StatusOr<HttpResponse> scrape = HttpGet(survivor.metrics_address(), "/metrics");
+    ASSERT_TRUE(scrape.ok()) << scrape.status();
+    scraped = scrape->body;
+    if (FindSample(scraped, "kbench_fleet_node_alive", {{"node", first}}) ==
+        std::optional<double>(0.0)) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(FindSample(scraped, "kbench_fleet_node_alive", {{"node", first}}),
+            std::optional<double>(0.0))
+      << scraped;
+  EXPECT_GT(
+      FindSample(scraped, "kbench_fleet_heartbeat_age_seconds", {{"node", first}}).value_or(0), 0)
+      << scraped;
+  EXPECT_GE(FindSample(scraped, "kbench_fleet_lease_takeovers_total", {}).value_or(0), 1)
+      << scraped;
 }
 
 TEST_F(FleetTest, ASigtermedNodesRunningJobGoesBackToTheSharedQueueAtOnce) {
