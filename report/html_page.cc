@@ -11,21 +11,21 @@ constexpr char kStyle[] = R"css(
 *{box-sizing:border-box}
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;padding:1rem;
  color:#1b1b1b;background:#fafafa;line-height:1.45}
-main{max-width:1100px;margin:0 auto}
+main{max-width:1320px;margin:0 auto}
 h1{font-size:1.4rem;margin:.2rem 0 .6rem;word-break:break-word}
 h2{font-size:1.15rem;margin:1.6rem 0 .5rem;border-bottom:1px solid #ddd}
 p.meta{margin:.1rem 0;color:#444}
 .scroll{overflow-x:auto;-webkit-overflow-scrolling:touch;border:1px solid #ddd;background:#fff}
 table{border-collapse:collapse;font-size:.9rem;min-width:100%}
 th,td{padding:.3rem .6rem;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}
-th{background:#f0f0f0;position:sticky;top:0}
+th{background:#f0f0f0;position:sticky;top:0;white-space:normal;vertical-align:bottom}
 td.l,th.l{text-align:left}
 .pass{color:#176f2c}.fail{color:#b00020;font-weight:600}
 figure{margin:1rem 0;background:#fff;border:1px solid #ddd;padding:.5rem}
-figure svg{max-width:100%;height:auto;display:block}
+figure svg{width:100%;max-width:1100px;height:auto;display:block}
 figcaption{font-size:.9rem;color:#444}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem;margin:0}
-dt{font-weight:600}dd{margin:0;word-break:break-all}
+dt{font-weight:600}dd{margin:0;overflow-wrap:anywhere}
 @media (max-width:600px){body{padding:.5rem}dl{grid-template-columns:1fr}dd{margin-bottom:.4rem}}
 )css";
 

@@ -1,6 +1,8 @@
 // Rendering the HTML report: one string, sections in reading order.
 #include "report/html_report.h"
 
+#include <algorithm>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -68,50 +70,70 @@ std::string EnvironmentSection(const SweepTable& table) {
   return html;
 }
 
-const VariantCell* Find(const PointRow& row, const std::string& variant) {
-  for (const VariantCell& c : row.cells) {
-    if (c.variant == variant) return &c;
-  }
-  return nullptr;
-}
-
-// Points x variants: the median time (and throughput, speedup) of each variant.
+// Points x variants, one row each.
 std::string ResultsSection(const SweepTable& table) {
+  // One row per point and variant: the median with its interval, the samples behind it and
+  // their spread, the rates, and the ratio to the point's first variant.
   std::string html = "<h2>Results</h2><div class=\"scroll\"><table><thead><tr>";
   const bool mixed = table.devices.size() > 1;
+  const bool points = table.rows.size() > 1;
   for (const std::string& axis : table.axes) absl::StrAppend(&html, Head(axis, true));
   if (mixed) absl::StrAppend(&html, Head("device", true));
-  absl::StrAppend(&html, Head("state", true));
-  for (const std::string& v : table.variants) {
-    absl::StrAppend(&html, Head(absl::StrCat(v, " median")), Head(absl::StrCat(v, " bandwidth")),
-                    Head(absl::StrCat(v, " compute")));
-    if (v != table.variants.front()) {
-      absl::StrAppend(&html, Head(absl::StrCat(v, " speedup")));
-    }
+  if (points) absl::StrAppend(&html, Head("job", true));
+  absl::StrAppend(&html, Head("state", true), Head("variant", true), Head("median"),
+                  Head("95 % interval"), Head("±"), Head("samples"), Head("noise"),
+                  Head("bandwidth"), Head("compute"));
+  if (table.variants.size() > 1) {
+    absl::StrAppend(&html, Head(absl::StrCat("speedup vs ", table.variants.front())));
   }
   absl::StrAppend(&html, "</tr></thead><tbody>");
   for (const PointRow& row : table.rows) {
-    absl::StrAppend(&html, "<tr>");
-    for (const auto& value : row.values) absl::StrAppend(&html, Cell(value.second, true));
-    if (mixed) absl::StrAppend(&html, Cell(row.device, true));
-    absl::StrAppend(&html, Cell(row.state, true));
+    std::string lead;
+    for (const auto& value : row.values) absl::StrAppend(&lead, Cell(value.second, true));
+    if (mixed) absl::StrAppend(&lead, Cell(row.device, true));
+    if (points) absl::StrAppend(&lead, Cell(row.job_id, true));
+    absl::StrAppend(&lead, Cell(row.state, true));
     const VariantCell* first = row.cells.empty() ? nullptr : &row.cells.front();
-    for (const std::string& v : table.variants) {
-      const VariantCell* c = Find(row, v);
-      const bool m = c != nullptr && c->measured;
-      absl::StrAppend(
-          &html, Cell(m ? FormatSeconds(c->median_seconds) : "-"),
-          Cell(m ? FormatRate(c->bytes_per_second, "B/s") : "-"),
-          Cell(m && c->flops_per_second > 0 ? FormatRate(c->flops_per_second, "FLOP/s") : "-"));
-      if (v != table.variants.front()) {
-        const bool both = m && first != nullptr && first->measured && c->median_seconds > 0;
-        absl::StrAppend(&html,
-                        Cell(both ? FormatRatio(first->median_seconds / c->median_seconds) : "-"));
-      }
+    if (row.cells.empty()) {
+      absl::StrAppend(&html, "<tr>", lead, Cell("-", true), "</tr>");
+      continue;
     }
-    absl::StrAppend(&html, "</tr>");
+    for (const VariantCell& c : row.cells) {
+      const bool m = c.measured;
+      const bool interval = m && c.ci_high_seconds > 0 && c.median_seconds > 0;
+      const double half = interval ? std::max(c.median_seconds - c.ci_low_seconds,
+                                              c.ci_high_seconds - c.median_seconds) /
+                                         c.median_seconds
+                                   : 0;
+      absl::StrAppend(
+          &html, "<tr>", lead, Cell(c.variant, true),
+          Cell(m ? FormatSeconds(c.median_seconds) : "-"),
+          Cell(interval ? absl::StrCat(FormatSeconds(c.ci_low_seconds), " .. ",
+                                       FormatSeconds(c.ci_high_seconds))
+                        : "-"),
+          Cell(interval ? absl::StrFormat("%.2f %%", 100 * half) : "-"),
+          Cell(m ? absl::StrCat(c.samples) : "-"),
+          Cell(m ? absl::StrFormat("%.2f %%", 100 * c.relative_stddev) : "-"),
+          Cell(m ? FormatRate(c.bytes_per_second, "B/s") : "-"),
+          Cell(m && c.flops_per_second > 0 ? FormatRate(c.flops_per_second, "FLOP/s") : "-"));
+      if (table.variants.size() > 1) {
+        const bool both = m && first != nullptr && first->measured && c.median_seconds > 0;
+        absl::StrAppend(&html,
+                        Cell(both ? FormatRatio(first->median_seconds / c.median_seconds) : "-"));
+      }
+      absl::StrAppend(&html, "</tr>");
+    }
   }
   absl::StrAppend(&html, "</tbody></table></div>");
+  return html;
+}
+
+// How it was measured: what a benchmark record must say to be judged and repeated.
+std::string ProtocolSection(const SweepTable& table) {
+  if (table.protocol.empty()) return "";
+  std::string html = "<h2>How it was measured</h2><dl>";
+  for (const auto& [name, value] : table.protocol) AddFact(&html, name, value);
+  absl::StrAppend(&html, "</dl>");
   return html;
 }
 
@@ -191,7 +213,7 @@ std::string RenderHtmlReport(const SweepTable& table, const std::vector<InlinePl
     absl::StrAppend(&html, "<p class=\"meta\">Generated ", HtmlEscape(context.generated),
                     " by kbench.</p>");
   }
-  absl::StrAppend(&html, EnvironmentSection(table), ResultsSection(table),
+  absl::StrAppend(&html, EnvironmentSection(table), ProtocolSection(table), ResultsSection(table),
                   PlotsSection(plots, context.plots_note), CorrectnessSection(table),
                   kCloseHtmlPage);
   return html;

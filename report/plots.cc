@@ -62,9 +62,12 @@ XAxis ChooseX(const SweepTable& table) {
 struct Series {
   std::string title;
   std::vector<std::pair<double, double>> points;  // (x, y)
+  // The 95 % interval of each y, where the metric has one (the median time): error bars.
+  std::vector<std::pair<double, double>> intervals;
 };
 
 using Metric = std::function<double(const PointRow&, const VariantCell&)>;
+using Interval = std::function<std::pair<double, double>(const VariantCell&)>;
 
 // The row's x: its numeric axis value, or its position. Only numbers reach the data blocks:
 // text (labels, titles) goes through GnuplotQuote.
@@ -74,7 +77,8 @@ double XOf(const XAxis& x, const PointRow& row, size_t position) {
   return value;
 }
 
-std::vector<Series> SeriesOf(const SweepTable& table, const XAxis& x, const Metric& metric) {
+std::vector<Series> SeriesOf(const SweepTable& table, const XAxis& x, const Metric& metric,
+                             const Interval& interval = nullptr) {
   std::map<std::string, size_t> index;
   std::vector<Series> series;
   for (size_t r = 0; r < table.rows.size(); ++r) {
@@ -91,8 +95,9 @@ std::vector<Series> SeriesOf(const SweepTable& table, const XAxis& x, const Metr
       std::string title = c.variant;
       if (x.axis >= 0 && !rest.empty()) absl::StrAppend(&title, " ", absl::StrJoin(rest, " "));
       auto [it, fresh] = index.emplace(title, series.size());
-      if (fresh) series.push_back({title, {}});
+      if (fresh) series.push_back({title, {}, {}});
       series[it->second].points.emplace_back(XOf(x, row, r), y);
+      if (interval) series[it->second].intervals.push_back(interval(c));
     }
   }
   return series;
@@ -134,6 +139,7 @@ void AppendPlot(const SweepTable& table, const XAxis& x, PlotSpec spec,
   double max = 0;
   for (const Series& s : spec.series) {
     for (const auto& p : s.points) max = std::max(max, p.second);
+    for (const auto& b : s.intervals) max = std::max(max, b.second);
   }
   for (const Ceiling& c : spec.ceilings) max = std::max(max, c.value);
   const auto [factor, prefix] =
@@ -142,16 +148,30 @@ void AppendPlot(const SweepTable& table, const XAxis& x, PlotSpec spec,
   std::string body;
   for (size_t i = 0; i < spec.series.size(); ++i) {
     absl::StrAppend(&body, "$", spec.stem, i, " << EOD\n");
-    for (size_t p = 0; p < spec.series[i].points.size(); ++p) {
-      const auto& [at, y] = spec.series[i].points[p];
-      absl::StrAppend(&body, absl::StrFormat("%.9g %.9g", at, y * factor), "\n");
+    const Series& series = spec.series[i];
+    const bool bars = series.intervals.size() == series.points.size();
+    for (size_t p = 0; p < series.points.size(); ++p) {
+      const auto& [at, y] = series.points[p];
+      absl::StrAppend(&body, absl::StrFormat("%.9g %.9g", at, y * factor));
+      if (bars) {
+        // An interval the result lacks (0) is drawn as none: both ends at the median.
+        const auto [low, high] = series.intervals[p];
+        absl::StrAppend(&body, absl::StrFormat(" %.9g %.9g", (low > 0 ? low : y) * factor,
+                                               (high > 0 ? high : y) * factor));
+      }
+      absl::StrAppend(&body, "\n");
     }
     absl::StrAppend(&body, "EOD\n");
   }
   std::vector<std::string> plots;
   for (size_t i = 0; i < spec.series.size(); ++i) {
-    plots.push_back(absl::StrCat("$", spec.stem, i, " using 1:2 with linespoints lw 2 pt 7 title ",
-                                 GnuplotQuote(spec.series[i].title)));
+    const bool bars = spec.series[i].intervals.size() == spec.series[i].points.size() &&
+                      !spec.series[i].points.empty();
+    plots.push_back(absl::StrCat(
+        "$", spec.stem, i,
+        bars ? " using 1:2:3:4 with yerrorlines lw 2 pt 7 title "
+             : " using 1:2 with linespoints lw 2 pt 7 title ",
+        GnuplotQuote(bars ? spec.series[i].title + " (95 % CI)" : spec.series[i].title)));
   }
   for (const Ceiling& c : spec.ceilings) {
     plots.push_back(absl::StrFormat("%.9g with lines dt 2 lw 2 lc rgb '#b22222' title %s",
@@ -190,9 +210,11 @@ std::string PlotScript(const SweepTable& table, const std::string& directory, bo
   std::string script;
   PlotSpec time{
       "time",
-      "median time per launch",
+      "median time per launch, 95 % interval",
       "median time ({})",  // TimeScale's unit is a whole one: "µs"
-      SeriesOf(table, x, [](const PointRow&, const VariantCell& c) { return c.median_seconds; }),
+      SeriesOf(
+          table, x, [](const PointRow&, const VariantCell& c) { return c.median_seconds; },
+          [](const VariantCell& c) { return std::make_pair(c.ci_low_seconds, c.ci_high_seconds); }),
       {}};
   time.time = true;
   time.log_y = x.log;

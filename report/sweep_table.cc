@@ -11,6 +11,7 @@
 #include "absl/strings/strip.h"
 #include "common/csv_cell.h"
 #include "common/enum_words.h"
+#include "common/stopping_defaults.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
 
@@ -164,6 +165,43 @@ std::string JobStateWord(v1::JobState state) {
   return absl::AsciiStrToLower(absl::StripPrefix(name, "JOB_STATE_"));
 }
 
+namespace {
+
+std::string ModeWord(v1::MeasureMode mode) {
+  if (mode == v1::MEASURE_MODE_UNSPECIFIED)
+    return "the device's default (cold on GPUs, hot on cpu)";
+  return absl::AsciiStrToLower(absl::StripPrefix(v1::MeasureMode_Name(mode), "MEASURE_MODE_"));
+}
+
+std::string StoppingRule(const v1::StoppingCriteria& s) {
+  const auto pick = [](double v, double d) { return v > 0 ? v : d; };
+  return absl::StrFormat(
+      "until the median's 95 %% interval is within %.3g %% (or the samples' spread is), at least "
+      "%d samples and %.3g s measured; at most %.3g s",
+      100 * pick(s.max_noise(), kDefaultMaxNoise),
+      s.min_samples() > 0 ? s.min_samples() : kDefaultMinSamples,
+      pick(s.min_time_seconds(), kDefaultMinTimeSeconds),
+      pick(s.timeout_seconds(), kDefaultTimeoutSeconds));
+}
+
+// What a reader needs to judge and repeat the measurement.
+std::vector<std::pair<std::string, std::string>> ProtocolOf(const v1::JobSpec& spec,
+                                                            const std::string& reproduce) {
+  std::vector<std::pair<std::string, std::string>> p;
+  p.emplace_back("mode", ModeWord(spec.mode()));
+  if (spec.ranked()) p.emplace_back("ranked run", "yes: the protocol leaderboards rank");
+  p.emplace_back("buffer placements", spec.placements() > 1
+                                          ? absl::StrCat(spec.placements(), ", sampled interleaved")
+                                          : "1");
+  p.emplace_back("stopping rule", StoppingRule(spec.stopping()));
+  p.emplace_back("inputs", spec.seed() != 0 ? absl::StrCat("seeded random, seed ", spec.seed())
+                                            : "seeded random, a fresh seed each job (recorded)");
+  p.emplace_back("reproduce", reproduce);
+  return p;
+}
+
+}  // namespace
+
 SweepTable BuildSweepTable(const v1::Sweep& sweep, const std::vector<v1::Job>& jobs) {
   SweepTable table;
   table.kernel = sweep.spec().base().kernel();
@@ -186,6 +224,9 @@ SweepTable BuildSweepTable(const v1::Sweep& sweep, const std::vector<v1::Job>& j
   CollectVariants(&table);
   TakeEnvironment(jobs, &table);
   AddCeilings(&table);
+  table.protocol =
+      ProtocolOf(sweep.spec().base(),
+                 "kbctl repro JOB, for the job of the point to repeat (each row names it)");
   return table;
 }
 
@@ -202,6 +243,7 @@ SweepTable BuildJobTable(const v1::Job& job) {
   CollectVariants(&table);
   TakeEnvironment({job}, &table);
   AddCeilings(&table);
+  table.protocol = ProtocolOf(job.spec(), absl::StrCat("kbctl repro ", job.id()));
   return table;
 }
 

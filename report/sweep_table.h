@@ -73,6 +73,9 @@ struct SweepTable {
   double copy_bandwidth_bytes_per_second = 0;
   // One per dtype whose peak the results reveal.
   std::vector<Ceiling> peak_flops;
+  // How it was measured, in reading order (name, value): mode, placements, stopping rule,
+  // inputs, and the command that reproduces it. From the job's (or the sweep's base) spec.
+  std::vector<std::pair<std::string, std::string>> protocol;
 };
 
 // `jobs` are the sweep's points' jobs in point order (GetSweep with_jobs); a missing job makes

@@ -1,7 +1,11 @@
 // kbctl sweep / sweep get / sweeps / report: submitting a sweep over axes, its table and
 // artifacts, the list of sweeps, and the HTML report of a sweep or a job.
+#include <stdlib.h>
+
 #include <filesystem>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -19,6 +23,7 @@
 #include "client/sweep_wait.h"
 #include "common/status_macros.h"
 #include "report/html_report.h"
+#include "report/sample_plots.h"
 #include "report/sweep_table.h"
 #include "sweep/axes.h"
 
@@ -124,8 +129,35 @@ absl::Status RunSweeps(Session& session) {
   return absl::OkStatus();
 }
 
-// A job's report is rendered here (one point: no plots); a sweep's was written by kbenchd with
-// its plots, and is downloaded.
+// A job's samples as plots for its report (in order, and their distribution), drawn by the
+// local gnuplot in a temporary directory; when they cannot be drawn, why, for the report to say.
+std::string DrawJobSamplePlots(const v1::Job& job, std::vector<report::InlinePlot>* plots) {
+  char pattern[] = "/tmp/kbctl-report-XXXXXX";
+  if (mkdtemp(pattern) == nullptr) return "no plots: cannot make a temporary directory";
+  const std::filesystem::path dir = pattern;
+  report::PlotOptions options;
+  options.directory = dir.string();
+  options.png = false;
+  absl::StatusOr<std::vector<report::PlotFile>> files = report::DrawSamplePlots(job, options);
+  std::string note;
+  if (!files.ok()) {
+    note = std::string(files.status().message());
+  } else if (files->empty()) {
+    note = "no variant kept samples to plot";
+  }
+  for (const report::PlotFile& f : files.ok() ? *files : std::vector<report::PlotFile>{}) {
+    std::ifstream in(f.path, std::ios::binary);
+    std::stringstream svg;
+    svg << in.rdbuf();
+    plots->push_back({f.title, svg.str()});
+  }
+  std::error_code ignored;
+  std::filesystem::remove_all(dir, ignored);
+  return note;
+}
+
+// A job's report is rendered here, with plots of its samples; a sweep's was written by kbenchd
+// with its plots, and is downloaded.
 absl::Status RunReport(Session& session, const std::string& id, std::string path) {
   if (path.empty()) path = absl::StrCat(id, ".html");
   if (IsSweepId(id)) {
@@ -144,8 +176,10 @@ absl::Status RunReport(Session& session, const std::string& id, std::string path
                                            job.error().empty() ? "" : ": " + job.error()));
     context.generated =
         absl::FormatTime("%Y-%m-%d %H:%M:%S UTC", session.Now(), absl::UTCTimeZone());
+    std::vector<report::InlinePlot> plots;
+    context.plots_note = DrawJobSamplePlots(job, &plots);
     KBENCH_RETURN_IF_ERROR(
-        WriteLocalFile(path, report::RenderHtmlReport(report::BuildJobTable(job), {}, context)));
+        WriteLocalFile(path, report::RenderHtmlReport(report::BuildJobTable(job), plots, context)));
   }
   session.Note(absl::StrCat("kbctl: wrote ", path));
   return absl::OkStatus();

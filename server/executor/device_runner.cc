@@ -17,6 +17,7 @@ void DeviceRunner::FillEnvironment(v1::Environment* env) {
   char host[256] = {};
   gethostname(host, sizeof(host) - 1);
   env->set_host(host);
+  env->set_kbench_version(KBENCH_VERSION);
   FillDeviceEnvironment(env);
 }
 

@@ -71,6 +71,8 @@ TEST_F(JobLifecycleTest, SubmitWatchGetProducesCheckedResultAndArtifact) {
   EXPECT_GT(r.bytes_per_second(), 0);
   EXPECT_EQ(r.bytes(), 2 * 256 * 256 * 4);
   EXPECT_NE(done.result().environment().seed(), 0u);
+  // The kbench that measured it, which kbctl repro compares and history keeps.
+  EXPECT_EQ(done.result().environment().kbench_version(), KBENCH_TEST_VERSION);
   EXPECT_TRUE(done.has_start_time() && done.has_finish_time());
   EXPECT_EQ(done.attempts(), 1);
 

@@ -177,6 +177,60 @@ TEST_F(SweepTest, TwelvePointsGiveTablesPlotsAndAReportChromiumRenders) {
   }
 }
 
+// Issue 28: a job's report is a benchmark record — each median with its interval, samples and
+// noise, how it was measured and the command that repeats it, plots of its samples with their
+// unit on the axis — and at 1400 px nothing in it overflows: no table wider than its box, no
+// plot wider than its frame (measured by Chromium on a copy of the page with a probe script).
+TEST_F(SweepTest, AJobsReportIsARecordThatFitsA1400PixelWindow) {
+  const ShellRun bench = Kbctl(
+      "-o json compare gelu --variants tanh_host,erf_host --shape 4096 --device cpu "
+      "--min-time 0.05 --min-samples 20 --max-noise 0.99");
+  ASSERT_EQ(bench.exit_code, 0) << ReadFile(dir_.path() + "/kbctl.err");
+  const nlohmann::json doc = nlohmann::json::parse(bench.out);
+  const std::string id = (doc.contains("job") ? doc["job"] : doc)["id"].get<std::string>();
+  const std::string page = out_.path() + "/job.html";
+  ASSERT_EQ(Kbctl(absl::StrCat("report ", id, " -f ", page)).exit_code, 0)
+      << ReadFile(dir_.path() + "/kbctl.err");
+  const std::string html = ReadFile(page);
+  EXPECT_NE(html.find("<th>95 % interval</th>"), std::string::npos);
+  EXPECT_NE(html.find("<dt>reproduce</dt><dd>kbctl repro " + id + "</dd>"), std::string::npos);
+  EXPECT_NE(html.find("<dt>kbench version</dt>"), std::string::npos);
+  if (report::FindProgram("gnuplot").empty()) {
+    EXPECT_NE(html.find("gnuplot is not installed"), std::string::npos);
+  } else {
+    EXPECT_NE(html.find("samples in the order taken"), std::string::npos);
+    EXPECT_NE(html.find("distribution of the samples"), std::string::npos);
+    EXPECT_TRUE(html.find("time per launch (µs)") != std::string::npos ||
+                html.find("time per launch (ms)") != std::string::npos)
+        << "no time axis label with a unit";
+  }
+
+  const std::string chromium = report::FindProgram("chromium");
+  if (chromium.empty()) GTEST_SKIP() << "chromium is not installed (scripts/install-deps.sh)";
+  const std::string probe = R"(<script>
+const bad = [];
+document.querySelectorAll('.scroll').forEach((box, i) => {
+  if (box.scrollWidth > box.clientWidth + 1) bad.push('table' + i + ':' + box.scrollWidth + '>' + box.clientWidth);
+});
+document.querySelectorAll('figure').forEach((f, i) => {
+  const svg = f.querySelector('svg');
+  if (svg && svg.getBoundingClientRect().width > f.clientWidth + 1) bad.push('plot' + i);
+});
+document.body.setAttribute('data-layout', bad.length ? bad.join(',') : 'ok');
+</script></body>)";
+  std::string probed = html;
+  probed.replace(probed.rfind("</body>"), 7, probe);
+  const std::string probed_page = out_.path() + "/probed.html";
+  std::ofstream(probed_page) << probed;
+  const ShellRun dom = Shell(absl::StrCat(
+      "timeout 90 ", chromium,
+      " --headless --no-sandbox --disable-gpu --user-data-dir=", out_.path(),
+      "/chrome1400 --window-size=1400,1000 --dump-dom file://", probed_page, " 2>/dev/null"));
+  ASSERT_EQ(dom.exit_code, 0);
+  EXPECT_NE(dom.out.find("data-layout=\"ok\""), std::string::npos)
+      << dom.out.substr(dom.out.find("<body"), 200);
+}
+
 TEST_F(SweepTest, CancellingASweepCancelsItsRemainingPoints) {
   v1::SweepSpec spec = TwelvePoints();
   // Each point samples for 2 s: the cancel finds one running and the rest queued.

@@ -195,5 +195,53 @@ TEST(HtmlReport, EscapesTextAndInlinesPlotsWithoutTheXmlProlog) {
   EXPECT_EQ(html.find("http"), std::string::npos);  // nothing fetched from the network
 }
 
+// Issue 28: a report is a benchmark record: each variant's median with its 95 % interval, the
+// samples behind it and their noise, and how it was measured, down to the command that repeats
+// it.
+TEST(HtmlReport, ShowsEachMedianWithItsIntervalSamplesNoiseAndTheProtocol) {
+  v1::Job job = PointJob("j-7", 1e-3);
+  job.mutable_spec()->set_mode(v1::MEASURE_MODE_COLD);
+  job.mutable_spec()->set_placements(4);
+  v1::VariantResult* a = job.mutable_result()->mutable_variants(0);
+  a->mutable_stats()->set_median_ci_low_seconds(0.99e-3);
+  a->mutable_stats()->set_median_ci_high_seconds(1.02e-3);
+  a->mutable_stats()->set_relative_stddev(0.031);
+  const std::string html = RenderHtmlReport(BuildJobTable(job), {}, {"Job j-7", {}, "now", ""});
+  EXPECT_NE(html.find("<th>95 % interval</th>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<td>990 us .. 1.02 ms</td><td>2.00 %</td><td>10</td><td>3.10 %</td>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<h2>How it was measured</h2>"), std::string::npos);
+  EXPECT_NE(html.find("<dt>mode</dt><dd>cold</dd>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<dt>buffer placements</dt><dd>4, sampled interleaved</dd>"),
+            std::string::npos);
+  EXPECT_NE(html.find("within 0.5 % (or the samples&#39; spread is), at least 10 samples and 0.5 s "
+                      "measured; at most 15 s"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<dt>reproduce</dt><dd>kbctl repro j-7</dd>"), std::string::npos);
+  // b has no interval: none is made up.
+  EXPECT_NE(html.find("<td class=\"l\">b</td><td>500 us</td><td>-</td><td>-</td>"),
+            std::string::npos)
+      << html;
+}
+
+TEST(PlotScript, DrawsTheMedianTimeWithItsIntervalAsErrorBars) {
+  Fixture f = ThreePoints();
+  for (v1::Job& job : f.jobs) {
+    for (v1::VariantResult& r : *job.mutable_result()->mutable_variants()) {
+      r.mutable_stats()->set_median_ci_low_seconds(0.9 * r.stats().median_seconds());
+      r.mutable_stats()->set_median_ci_high_seconds(1.1 * r.stats().median_seconds());
+    }
+  }
+  std::vector<PlotFile> files;
+  const std::string script = PlotScript(BuildSweepTable(f.sweep, f.jobs), "/tmp/x", false, &files);
+  EXPECT_NE(script.find("using 1:2:3:4 with yerrorlines lw 2 pt 7 title 'a (95 % CI)'"),
+            std::string::npos)
+      << script;
+  EXPECT_NE(script.find("64 1 0.9 1.1\n"), std::string::npos) << script;  // ms
+  EXPECT_NE(script.find("set ylabel 'median time (ms)'"), std::string::npos) << script;
+}
+
 }  // namespace
 }  // namespace kbench::report
