@@ -255,17 +255,24 @@ absl::StatusOr<std::vector<PlotFile>> DrawPlots(const SweepTable& table,
                        [](const VariantCell& c) { return c.measured; });
   });
   if (!any) return std::vector<PlotFile>{};
+  std::vector<PlotFile> files;
+  const std::string script = PlotScript(table, options.directory, options.png, &files);
+  KBENCH_RETURN_IF_ERROR(RunGnuplotScript(script, "plots.gp", files, options));
+  return files;
+}
+
+absl::Status RunGnuplotScript(const std::string& script, const std::string& script_name,
+                              const std::vector<PlotFile>& files, const PlotOptions& options) {
   const std::string gnuplot = options.gnuplot.empty() ? FindProgram("gnuplot") : options.gnuplot;
   if (gnuplot.empty()) {
     return absl::FailedPreconditionError(
         "gnuplot is not installed (Debian: apt-get install gnuplot-nox); no plots drawn");
   }
-  std::vector<PlotFile> files;
   const std::filesystem::path dir = options.directory;
-  const std::string script_path = (dir / "plots.gp").string();
+  const std::string script_path = (dir / script_name).string();
   {
     std::ofstream out(script_path, std::ios::trunc);
-    out << PlotScript(table, options.directory, options.png, &files);
+    out << script;
     if (!out) return absl::InternalError(absl::StrCat("cannot write ", script_path));
   }
   KBENCH_RETURN_IF_ERROR(
@@ -275,7 +282,7 @@ absl::StatusOr<std::vector<PlotFile>> DrawPlots(const SweepTable& table,
       return absl::InternalError(absl::StrCat("gnuplot wrote no ", f.name));
     }
   }
-  return files;
+  return absl::OkStatus();
 }
 
 }  // namespace kbench::report

@@ -34,6 +34,11 @@ struct PlotFile {
 absl::StatusOr<std::vector<PlotFile>> DrawPlots(const SweepTable& table,
                                                 const PlotOptions& options);
 
+// Writes `script` as `script_name` under options.directory and runs gnuplot on it (bounded);
+// FAILED_PRECONDITION without gnuplot, INTERNAL when one of `files` was not written.
+absl::Status RunGnuplotScript(const std::string& script, const std::string& script_name,
+                              const std::vector<PlotFile>& files, const PlotOptions& options);
+
 // The gnuplot script DrawPlots runs (exposed for tests): writes each plot under `directory`.
 std::string PlotScript(const SweepTable& table, const std::string& directory, bool png,
                        std::vector<PlotFile>* files);

@@ -3,13 +3,11 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
-#include "report/bounded_process.h"
 #include "report/gnuplot_text.h"
 
 namespace kbench::report {
@@ -105,26 +103,10 @@ absl::StatusOr<std::vector<PlotFile>> DrawSamplePlots(const v1::Job& job,
                                                       const PlotOptions& options) {
   const std::vector<SampleSeries> series = SamplesOf(job);
   if (series.empty()) return std::vector<PlotFile>{};
-  const std::string gnuplot = options.gnuplot.empty() ? FindProgram("gnuplot") : options.gnuplot;
-  if (gnuplot.empty()) {
-    return absl::FailedPreconditionError(
-        "gnuplot is not installed (Debian: apt-get install gnuplot-nox); no sample plots drawn");
-  }
   std::vector<PlotFile> files;
-  const std::filesystem::path dir = options.directory;
-  const std::string script_path = (dir / "samples.gp").string();
-  {
-    std::ofstream out(script_path, std::ios::trunc);
-    out << SamplePlotScript(series, job.spec().kernel(), options.directory, &files);
-    if (!out) return absl::InternalError(absl::StrCat("cannot write ", script_path));
-  }
-  KBENCH_RETURN_IF_ERROR(
-      RunBounded({gnuplot, script_path}, (dir / "gnuplot.log").string(), options.timeout_seconds));
-  for (const PlotFile& f : files) {
-    if (!std::filesystem::exists(f.path)) {
-      return absl::InternalError(absl::StrCat("gnuplot wrote no ", f.name));
-    }
-  }
+  const std::string script =
+      SamplePlotScript(series, job.spec().kernel(), options.directory, &files);
+  KBENCH_RETURN_IF_ERROR(RunGnuplotScript(script, "samples.gp", files, options));
   return files;
 }
 

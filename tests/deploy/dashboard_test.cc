@@ -59,6 +59,7 @@ std::set<std::string> ExportedSeries() {
   (*m)->AddOwnerGpuSeconds("alice", 1);
   (*m)->SetDeviceState("cpu", "ready");
   (*m)->SetJobRunning("cpu", true);
+  (*m)->SetFleetNode("gpu-a", true, 0.5);  // a fleet node's series exist once a heartbeat read it
   (*m)->AddGpu("cuda:0", "GPU-1", "", 0);
   return kbench::testing::SeriesNames((*m)->ScrapeText());
 }
