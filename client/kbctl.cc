@@ -1,6 +1,8 @@
 // kbctl's command line: global flags, subcommands, and the mapping of outcomes to exit codes.
 #include "client/kbctl.h"
 
+#include <sstream>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "client/args.h"
@@ -9,6 +11,7 @@
 #include "client/config/resolve.h"
 #include "client/errors.h"
 #include "client/format/table.h"
+#include "client/format/yaml.h"
 #include "common/status_macros.h"
 
 namespace kbench::client {
@@ -17,7 +20,8 @@ namespace {
 constexpr char kFooter[] = R"(Output:
   -o table (default) prints tables for people; progress and notes go to stderr.
   -o json prints exactly one JSON document on stdout (protobuf JSON with the .proto field
-  names, enum value names and every field); nothing else goes to stdout.
+  names, enum value names and every field); nothing else goes to stdout. -o yaml prints the
+  same document as YAML; -o wide is the table with every column.
 
 Environment:
   KBENCH_SERVER  the server when --server is not given (default: the context's, else
@@ -55,7 +59,8 @@ absl::StatusOr<GlobalOptions> ResolveGlobals(const GlobalFlags& flags, const Io&
   }
   if (flags.output == "table" || flags.output == "wide") {
     options.output = OutputFormat::kTable;
-  } else if (flags.output == "json") {
+  } else if (flags.output == "json" || flags.output == "yaml") {
+    // YAML is the JSON document converted once the command has printed it (RunKbctl).
     options.output = OutputFormat::kJson;
   } else {
     // -o is the output format on every command, as in kubectl; files and directories are
@@ -63,7 +68,7 @@ absl::StatusOr<GlobalOptions> ResolveGlobals(const GlobalFlags& flags, const Io&
     const bool path_like = absl::StrContains(flags.output, '/') ||
                            absl::StrContains(flags.output, '.') || flags.output == "-";
     return UsageError(absl::StrCat(
-        "-o: unknown output format \"", flags.output, "\"; expected table, wide or json",
+        "-o: unknown output format \"", flags.output, "\"; expected table, wide, json or yaml",
         path_like ? " (-o is the output format on every command; write to a file with "
                     "--file/-f PATH, or into a directory with --dir/-d DIR)"
                   : ""));
@@ -111,7 +116,7 @@ int RunKbctl(const std::vector<std::string>& args, const Io& io) {
                  "Context of the config file to use (default: its current-context)")
       ->type_name("NAME");
   app.add_option("-o,--output", globals.output,
-                 "Output format: table (at most 100 columns), wide (every column) or json")
+                 "Output format: table (at most 100 columns), wide (every column), json or yaml")
       ->type_name("FORMAT");
   app.add_flag("--no-headers", globals.no_headers, "Tables without their header line");
   app.add_option("--timeout", globals.timeout,
@@ -174,8 +179,18 @@ int RunKbctl(const std::vector<std::string>& args, const Io& io) {
   Table::SetStyle({globals.output == "wide", !globals.no_headers});
   absl::Status status = options.status();
   if (status.ok()) {
-    Session session(*options, io);
+    // -o yaml: the command prints its JSON document into a buffer, converted when it is done.
+    const bool yaml = globals.output == "yaml";
+    std::ostringstream json;
+    Io command_io = io;
+    if (yaml) command_io.out = &json;
+    Session session(*options, command_io);
     status = action ? action(session) : UsageError("no subcommand given");
+    if (yaml && !json.str().empty()) {
+      absl::StatusOr<std::string> converted = JsonToYaml(json.str());
+      *io.out << (converted.ok() ? *converted : json.str());
+      if (!converted.ok() && status.ok()) status = converted.status();
+    }
   }
   if (!status.ok()) *io.err << ErrorLine(status) << "\n";
   io.out->flush();

@@ -10,6 +10,7 @@
 
 #include "client/artifact_download.h"
 #include "client/format/json.h"
+#include "client/format/yaml.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/struct.pb.h"
 #include "gtest/gtest.h"
@@ -95,10 +96,20 @@ TEST_F(KbctlTest, BadShapeIsUsageErrorAndSendsNothing) {
 }
 
 TEST_F(KbctlTest, BadOutputFormatIsUsageError) {
-  const Result r = Run({"-o", "yaml", "devices"});
+  const Result r = Run({"-o", "xml", "devices"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_THAT(r.err, HasSubstr("expected table, wide or json"));
+  EXPECT_THAT(r.err, HasSubstr("expected table, wide, json or yaml"));
   EXPECT_EQ(server_.rpc_count(), 0);
+}
+
+// Issue 28: -o yaml is -o json's document as YAML (kubectl's formats), on every command.
+TEST_F(KbctlTest, YamlIsTheJsonDocumentAsYaml) {
+  const Result json = Run({"devices", "-o", "json"});
+  const Result yaml = Run({"devices", "-o", "yaml"});
+  ASSERT_EQ(yaml.code, 0) << yaml.err;
+  EXPECT_EQ(yaml.out.find('{'), std::string::npos) << yaml.out;
+  EXPECT_THAT(yaml.out, HasSubstr("devices:\n  - "));
+  EXPECT_EQ(JsonToYaml(json.out).value_or(""), yaml.out);
 }
 
 // Issue 28: -o is the output format on every command, as in kubectl; a file name given to it
