@@ -19,8 +19,8 @@ bool ReadsAsNonString(const std::string& s) {
   double number = 0;
   if (absl::SimpleAtod(s, &number)) return true;
   const std::string lower = absl::AsciiStrToLower(s);
-  for (const char* word : {"true", "false", "yes", "no", "on", "off", "y", "n", "null", "~",
-                           ".nan", ".inf", "-.inf", "+.inf"}) {
+  for (const char* word : {"true", "false", "yes", "no", "on", "off", "y", "n", "null", "~", ".nan",
+                           ".inf", "-.inf", "+.inf"}) {
     if (lower == word) return true;
   }
   return false;

@@ -229,6 +229,12 @@ document.body.setAttribute('data-layout', bad.length ? bad.join(',') : 'ok');
   ASSERT_EQ(dom.exit_code, 0);
   EXPECT_NE(dom.out.find("data-layout=\"ok\""), std::string::npos)
       << dom.out.substr(dom.out.find("<body"), 200);
+  // The rendered page's axis labels carry their unit, as Chromium reads them.
+  if (!report::FindProgram("gnuplot").empty()) {
+    EXPECT_TRUE(dom.out.find("time per launch (µs)") != std::string::npos ||
+                dom.out.find("time per launch (ms)") != std::string::npos);
+    EXPECT_EQ(dom.out.find("ss)"), std::string::npos);
+  }
 }
 
 TEST_F(SweepTest, CancellingASweepCancelsItsRemainingPoints) {
