@@ -94,7 +94,9 @@ void ResilientJobStore::NoteRefused(const absl::Status& status) {
   SetWritable(false, status);
 }
 
-void ResilientJobStore::NoteUnreachable(const absl::Status& why) { NoteRefused(why); }
+// Not a refused write (a heartbeat, every second while the database is away): the store stops
+// taking submits, and kbench_store_write_failures_total counts only writes.
+void ResilientJobStore::NoteUnreachable(const absl::Status& why) { SetWritable(false, why); }
 
 void ResilientJobStore::NoteWritten() {
   // A write that went through does not make the store writable while states are held: a

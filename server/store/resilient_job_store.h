@@ -73,8 +73,8 @@ class ResilientJobStore final : public JobStore {
   // Called (outside any lock of this store) each time writability changes, with the refusal
   // when it became unwritable, and each time one more terminal state is held.
   void OnWritabilityChange(std::function<void(bool writable, const absl::Status& why)> callback);
-  // Called (outside any lock of this store) for each write refused after its retries, and each
-  // time something else found the store unreachable: kbench_store_write_failures_total.
+  // Called (outside any lock of this store) for each write refused after its retries (not when
+  // something else found the store unreachable): kbench_store_write_failures_total.
   void OnWriteRefused(std::function<void(const absl::Status& why)> callback);
   // Why submits are refused now: RESOURCE_EXHAUSTED naming the data directory and the space to
   // free when SQLite's disk is full, else UNAVAILABLE naming the database or the directory.
