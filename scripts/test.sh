@@ -35,6 +35,8 @@ stage "testing release"
 ctest --preset release "${ctest_args[@]}"
 
 stage "building nocuda"
+# Only the test programs this stage runs (tests/CMakeLists.txt, KBENCH_CONFIG_TESTS_ONLY).
+cmake --preset nocuda -DKBENCH_CONFIG_TESTS_ONLY=ON >/dev/null
 scripts/build.sh nocuda
 # The nocuda run tests what its build changes: the `config` label (catalogue, executor, oracle,
 # packaging, fuzz corpora) and a daemon's whole job lifecycle on its cpu-only kbench-executor.
