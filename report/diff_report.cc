@@ -11,14 +11,6 @@
 namespace kbench::report {
 namespace {
 
-std::string Td(const std::string& text, const std::string& css_class = "") {
-  return absl::StrCat(css_class.empty() ? "<td>" : "<td class=\"" + css_class + "\">",
-                      HtmlEscape(text), "</td>");
-}
-std::string Th(const std::string& text, bool left = false) {
-  return absl::StrCat(left ? "<th class=\"l\">" : "<th>", HtmlEscape(text), "</th>");
-}
-
 std::string Word(v1::Verdict verdict) {
   return std::string(absl::StripPrefix(v1::Verdict_Name(verdict), "VERDICT_"));
 }
@@ -37,19 +29,19 @@ std::string PairName(const std::string& baseline, const std::string& candidate) 
 std::string VerdictRow(const v1::VariantComparison& c) {
   const std::string name = PairName(c.baseline_variant(), c.candidate_variant());
   std::string row =
-      absl::StrCat("<tr>", Td(name, "l"), Td(FormatSeconds(c.baseline_median_seconds())),
-                   Td(FormatSeconds(c.candidate_median_seconds())));
+      absl::StrCat("<tr>", Cell(name, true), Cell(FormatSeconds(c.baseline_median_seconds())),
+                   Cell(FormatSeconds(c.candidate_median_seconds())));
   if (!c.problem().empty()) {
     absl::StrAppend(&row, "<td>-</td><td>-</td><td>-</td><td>-</td><td>-</td>");
   } else {
-    absl::StrAppend(&row, Td(Signed(c.change_percent())),
-                    Td(absl::StrCat("[", Signed(c.change_ci_low_percent()), ", ",
-                                    Signed(c.change_ci_high_percent()), "]")),
-                    Td(absl::StrFormat("±%.2f %%", c.resolvable_effect_percent())),
-                    Td(absl::StrFormat("%.2f %%", c.min_effect_percent())),
-                    Td(absl::StrFormat("%.3g", c.adjusted_p_value())));
+    absl::StrAppend(&row, Cell(Signed(c.change_percent())),
+                    Cell(absl::StrCat("[", Signed(c.change_ci_low_percent()), ", ",
+                                      Signed(c.change_ci_high_percent()), "]")),
+                    Cell(absl::StrFormat("±%.2f %%", c.resolvable_effect_percent())),
+                    Cell(absl::StrFormat("%.2f %%", c.min_effect_percent())),
+                    Cell(absl::StrFormat("%.3g", c.adjusted_p_value())));
   }
-  absl::StrAppend(&row, Td(Word(c.verdict()), VerdictClass(c.verdict())), "</tr>");
+  absl::StrAppend(&row, CellOfClass(Word(c.verdict()), VerdictClass(c.verdict())), "</tr>");
   return row;
 }
 
@@ -58,9 +50,10 @@ std::string VerdictSection(const v1::JobComparison& comparison) {
   for (const std::string& d : comparison.key_differences()) {
     absl::StrAppend(&html, "<p class=\"meta\">The jobs differ in ", HtmlEscape(d), ".</p>");
   }
-  absl::StrAppend(&html, "<div class=\"scroll\"><table><thead><tr>", Th("variant", true),
-                  Th("baseline"), Th("candidate"), Th("change"), Th("95 % CI"), Th("resolves"),
-                  Th("min effect"), Th("p"), Th("verdict", true), "</tr></thead><tbody>");
+  absl::StrAppend(&html, "<div class=\"scroll\"><table><thead><tr>", Head("variant", true),
+                  Head("baseline"), Head("candidate"), Head("change"), Head("95 % CI"),
+                  Head("resolves"), Head("min effect"), Head("p"), Head("verdict", true),
+                  "</tr></thead><tbody>");
   for (const v1::VariantComparison& c : comparison.variants())
     absl::StrAppend(&html, VerdictRow(c));
   absl::StrAppend(&html, "</tbody></table></div><ul>");
@@ -88,13 +81,13 @@ std::string Quantity(double value) { return absl::StrFormat("%.4g", value); }
 
 std::string KernelChangesTable(const v1::VariantExplanation& e) {
   if (e.changes().empty()) return "";
-  std::string html = absl::StrCat("<div class=\"scroll\"><table><thead><tr>", Th("kernel", true),
-                                  Th("quantity", true), Th("baseline"), Th("candidate"),
-                                  Th("change"), "</tr></thead><tbody>");
+  std::string html = absl::StrCat("<div class=\"scroll\"><table><thead><tr>", Head("kernel", true),
+                                  Head("quantity", true), Head("baseline"), Head("candidate"),
+                                  Head("change"), "</tr></thead><tbody>");
   for (const v1::KernelChange& k : e.changes()) {
-    absl::StrAppend(&html, "<tr>", Td(k.kernel(), "l"), Td(k.quantity(), "l"),
-                    Td(Quantity(k.baseline())), Td(Quantity(k.candidate())),
-                    Td(Signed(k.change_percent())), "</tr>");
+    absl::StrAppend(&html, "<tr>", Cell(k.kernel(), true), Cell(k.quantity(), true),
+                    Cell(Quantity(k.baseline())), Cell(Quantity(k.candidate())),
+                    Cell(Signed(k.change_percent())), "</tr>");
   }
   return absl::StrCat(html, "</tbody></table></div>");
 }
@@ -102,12 +95,12 @@ std::string KernelChangesTable(const v1::VariantExplanation& e) {
 std::string SassTable(const v1::VariantExplanation& e) {
   if (e.sass_changes().empty()) return "";
   std::string html = absl::StrCat("<h4>SASS opcodes</h4><div class=\"scroll\"><table><thead><tr>",
-                                  Th("opcode", true), Th("baseline"), Th("candidate"),
-                                  Th("difference"), "</tr></thead><tbody>");
+                                  Head("opcode", true), Head("baseline"), Head("candidate"),
+                                  Head("difference"), "</tr></thead><tbody>");
   for (const v1::OpcodeCountChange& o : e.sass_changes()) {
-    absl::StrAppend(&html, "<tr>", Td(o.opcode(), "l"), Td(absl::StrCat(o.baseline())),
-                    Td(absl::StrCat(o.candidate())),
-                    Td(absl::StrFormat("%+d", o.candidate() - o.baseline())), "</tr>");
+    absl::StrAppend(&html, "<tr>", Cell(o.opcode(), true), Cell(absl::StrCat(o.baseline())),
+                    Cell(absl::StrCat(o.candidate())),
+                    Cell(absl::StrFormat("%+d", o.candidate() - o.baseline())), "</tr>");
   }
   return absl::StrCat(html, "</tbody></table></div>");
 }

@@ -49,4 +49,15 @@ std::string HtmlEscape(const std::string& text) {
       text, {{"&", "&amp;"}, {"<", "&lt;"}, {">", "&gt;"}, {"\"", "&quot;"}, {"'", "&#39;"}});
 }
 
+std::string Cell(const std::string& text, bool left) { return CellOfClass(text, left ? "l" : ""); }
+
+std::string CellOfClass(const std::string& text, const std::string& css_class) {
+  return absl::StrCat(css_class.empty() ? "<td>" : absl::StrCat("<td class=\"", css_class, "\">"),
+                      HtmlEscape(text), "</td>");
+}
+
+std::string Head(const std::string& text, bool left) {
+  return absl::StrCat(left ? "<th class=\"l\">" : "<th>", HtmlEscape(text), "</th>");
+}
+
 }  // namespace kbench::report

@@ -16,4 +16,10 @@ inline constexpr char kCloseHtmlPage[] = "</main></body></html>\n";
 // Escapes &, <, >, " and ' for HTML text and attribute values.
 std::string HtmlEscape(const std::string& text);
 
+// A table cell or header cell of escaped text, right-aligned unless `left` (numbers right,
+// words left); CellOfClass gives the cell the style classes `css_class` ("l fail").
+std::string Cell(const std::string& text, bool left = false);
+std::string CellOfClass(const std::string& text, const std::string& css_class);
+std::string Head(const std::string& text, bool left = false);
+
 }  // namespace kbench::report

@@ -1,24 +1,18 @@
 // Rendering the HTML report: one string, sections in reading order.
 #include "report/html_report.h"
 
-#include <algorithm>
+#include <optional>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/interval.h"
 #include "report/html_page.h"
 
 namespace kbench::report {
 namespace {
-
-std::string Cell(const std::string& text, bool left = false) {
-  return absl::StrCat(left ? "<td class=\"l\">" : "<td>", HtmlEscape(text), "</td>");
-}
-std::string Head(const std::string& text, bool left = false) {
-  return absl::StrCat(left ? "<th class=\"l\">" : "<th>", HtmlEscape(text), "</th>");
-}
 
 void AddFact(std::string* html, const std::string& name, const std::string& value) {
   if (value.empty()) return;
@@ -70,10 +64,9 @@ std::string EnvironmentSection(const SweepTable& table) {
   return html;
 }
 
-// Points x variants, one row each.
+// One row per point and variant: the median with its interval, the samples behind it and their
+// spread, the rates, and the ratio to the point's first variant.
 std::string ResultsSection(const SweepTable& table) {
-  // One row per point and variant: the median with its interval, the samples behind it and
-  // their spread, the rates, and the ratio to the point's first variant.
   std::string html = "<h2>Results</h2><div class=\"scroll\"><table><thead><tr>";
   const bool mixed = table.devices.size() > 1;
   const bool points = table.rows.size() > 1;
@@ -100,18 +93,16 @@ std::string ResultsSection(const SweepTable& table) {
     }
     for (const VariantCell& c : row.cells) {
       const bool m = c.measured;
-      const bool interval = m && c.ci_high_seconds > 0 && c.median_seconds > 0;
-      const double half = interval ? std::max(c.median_seconds - c.ci_low_seconds,
-                                              c.ci_high_seconds - c.median_seconds) /
-                                         c.median_seconds
-                                   : 0;
+      const std::optional<double> half =
+          m ? RelativeHalfWidth(c.median_seconds, c.ci_low_seconds, c.ci_high_seconds)
+            : std::nullopt;
       absl::StrAppend(
           &html, "<tr>", lead, Cell(c.variant, true),
           Cell(m ? FormatSeconds(c.median_seconds) : "-"),
-          Cell(interval ? absl::StrCat(FormatSeconds(c.ci_low_seconds), " .. ",
-                                       FormatSeconds(c.ci_high_seconds))
-                        : "-"),
-          Cell(interval ? absl::StrFormat("%.2f %%", 100 * half) : "-"),
+          Cell(half ? absl::StrCat(FormatSeconds(c.ci_low_seconds), " .. ",
+                                   FormatSeconds(c.ci_high_seconds))
+                    : "-"),
+          Cell(half ? absl::StrFormat("%.2f %%", 100 * *half) : "-"),
           Cell(m ? absl::StrCat(c.samples) : "-"),
           Cell(m ? absl::StrFormat("%.2f %%", 100 * c.relative_stddev) : "-"),
           Cell(m ? FormatRate(c.bytes_per_second, "B/s") : "-"),

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <sstream>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -259,6 +260,18 @@ absl::StatusOr<std::vector<PlotFile>> DrawPlots(const SweepTable& table,
   const std::string script = PlotScript(table, options.directory, options.png, &files);
   KBENCH_RETURN_IF_ERROR(RunGnuplotScript(script, "plots.gp", files, options));
   return files;
+}
+
+std::vector<InlinePlot> InlineSvgPlots(const std::vector<PlotFile>& files) {
+  std::vector<InlinePlot> plots;
+  for (const PlotFile& f : files) {
+    if (f.content_type != "image/svg+xml") continue;
+    std::ifstream in(f.path, std::ios::binary);
+    std::stringstream svg;
+    svg << in.rdbuf();
+    plots.push_back({f.title, svg.str()});
+  }
+  return plots;
 }
 
 absl::Status RunGnuplotScript(const std::string& script, const std::string& script_name,

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "report/html_report.h"
 #include "report/sweep_table.h"
 
 namespace kbench::report {
@@ -38,6 +39,9 @@ absl::StatusOr<std::vector<PlotFile>> DrawPlots(const SweepTable& table,
 // FAILED_PRECONDITION without gnuplot, INTERNAL when one of `files` was not written.
 absl::Status RunGnuplotScript(const std::string& script, const std::string& script_name,
                               const std::vector<PlotFile>& files, const PlotOptions& options);
+
+// The SVG files among `files`, read for inlining into an HTML report (PNGs are left out).
+std::vector<InlinePlot> InlineSvgPlots(const std::vector<PlotFile>& files);
 
 // The gnuplot script DrawPlots runs (exposed for tests): writes each plot under `directory`.
 std::string PlotScript(const SweepTable& table, const std::string& directory, bool png,

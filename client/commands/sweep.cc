@@ -3,9 +3,7 @@
 #include <stdlib.h>
 
 #include <filesystem>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -23,6 +21,7 @@
 #include "client/sweep_wait.h"
 #include "common/status_macros.h"
 #include "report/html_report.h"
+#include "report/plots.h"
 #include "report/sample_plots.h"
 #include "report/sweep_table.h"
 #include "sweep/axes.h"
@@ -145,12 +144,7 @@ std::string DrawJobSamplePlots(const v1::Job& job, std::vector<report::InlinePlo
   } else if (files->empty()) {
     note = "no variant kept samples to plot";
   }
-  for (const report::PlotFile& f : files.ok() ? *files : std::vector<report::PlotFile>{}) {
-    std::ifstream in(f.path, std::ios::binary);
-    std::stringstream svg;
-    svg << in.rdbuf();
-    plots->push_back({f.title, svg.str()});
-  }
+  if (files.ok()) *plots = report::InlineSvgPlots(*files);
   std::error_code ignored;
   std::filesystem::remove_all(dir, ignored);
   return note;

@@ -1,8 +1,8 @@
 // History and leaderboard tables.
 #include "client/format/history_view.h"
 
-#include <algorithm>
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -14,6 +14,7 @@
 #include "client/format/table.h"
 #include "client/format/units.h"
 #include "client/verdict/history_noise.h"
+#include "common/interval.h"
 
 namespace kbench::client {
 namespace {
@@ -69,11 +70,10 @@ std::string SpreadLines(const v1::ListHistoryResponse& history) {
 }
 
 // The 95 % interval's larger half, relative to the median: "±0.09%"; "-" without one.
-std::string RelativeHalfWidth(const v1::HistoryEntry& e) {
-  const double m = e.median_seconds();
-  if (m <= 0 || e.median_ci_high_seconds() <= 0) return "-";
-  const double half = std::max(m - e.median_ci_low_seconds(), e.median_ci_high_seconds() - m) / m;
-  return absl::StrFormat("±%.2f%%", 100 * half);
+std::string HalfWidthCell(const v1::HistoryEntry& e) {
+  const std::optional<double> half = kbench::RelativeHalfWidth(
+      e.median_seconds(), e.median_ci_low_seconds(), e.median_ci_high_seconds());
+  return half ? absl::StrFormat("±%.2f%%", 100 * *half) : "-";
 }
 
 }  // namespace
@@ -100,7 +100,7 @@ std::string RenderHistory(const v1::ListHistoryResponse& history) {
                                     ModeAndPlacements(k),
                                     absl::StrCat(e.device(), " (", k.device_model(), ")"),
                                     FormatSeconds(e.median_seconds()),
-                                    RelativeHalfWidth(e),
+                                    HalfWidthCell(e),
                                     absl::StrCat(FormatSeconds(e.median_ci_low_seconds()), " .. ",
                                                  FormatSeconds(e.median_ci_high_seconds())),
                                     absl::StrCat(e.samples())};

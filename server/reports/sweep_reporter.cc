@@ -3,7 +3,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -30,13 +29,6 @@ absl::Status WriteFile(const fs::path& path, const std::string& bytes) {
   out.close();
   if (!out) return absl::InternalError(absl::StrCat("cannot write ", path.string()));
   return absl::OkStatus();
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 report::ReportContext ContextOf(const v1::Sweep& sweep) {
@@ -153,10 +145,8 @@ absl::StatusOr<std::vector<std::pair<std::string, std::string>>> SweepReporter::
   std::vector<report::InlinePlot> inline_plots;
   report::ReportContext context = ContextOf(sweep);
   if (plots.ok()) {
-    for (const report::PlotFile& p : *plots) {
-      files.emplace_back(p.name, p.content_type);
-      if (p.content_type == "image/svg+xml") inline_plots.push_back({p.title, ReadFile(p.path)});
-    }
+    for (const report::PlotFile& p : *plots) files.emplace_back(p.name, p.content_type);
+    inline_plots = report::InlineSvgPlots(*plots);
   } else {
     // The tables and the report are still worth having without plots.
     context.plots_note = absl::StrCat("No plots: ", plots.status().message());
