@@ -50,6 +50,17 @@ TEST(SamplePlots, DrawsEachSampledVariantInOrderAndAsADistributionInMicroseconds
   EXPECT_LE(lines, 1503u);
 }
 
+// A hostile variant name (a user's @name from an old store, or an operation's title) is data in
+// the script: quoted the one way gnuplot reads as plain text, no line break, no command.
+TEST(SamplePlots, AHostileVariantNameIsQuotedText) {
+  const std::vector<SampleSeries> series = {{"@x' `touch /tmp/pwned`\nsystem 'id", {1e-6, 2e-6}}};
+  std::vector<PlotFile> files;
+  const std::string script = SamplePlotScript(series, "softmax", "/tmp/x", &files);
+  EXPECT_NE(script.find("title '@x'' `touch /tmp/pwned` system ''id'"), std::string::npos)
+      << script;
+  EXPECT_EQ(script.find("\nsystem"), std::string::npos);
+}
+
 TEST(SamplePlots, GnuplotWritesTheAxisLabelsItWasGiven) {
   if (FindProgram("gnuplot").empty()) GTEST_SKIP() << "gnuplot is not installed";
   const std::filesystem::path dir =
