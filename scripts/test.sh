@@ -21,7 +21,10 @@ fi
 
 # The second configuration compiles the same C++ with the same flags: ccache (inside build/,
 # paths relative to the checkout) serves most of it from the first.
+# The test programs share a precompiled header (tests/CMakeLists.txt), which ccache caches only
+# with this sloppiness.
 export CCACHE_DIR="$PWD/build/.ccache" CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
+export CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
 if command -v ccache >/dev/null; then
   export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
 fi
