@@ -112,6 +112,10 @@ struct Operation {
   std::map<std::string, HostRunFn> host_runs;
   // Relative L2 tolerance per dtype: float32 arithmetic lands far under 1e-4.
   std::function<double(const Problem&)> tolerance;
+  // The fewest devices a job of this operation holds: 2 for the collectives (issue 30), whose
+  // jobs hold one device per rank; 1 for every one-device operation, which a multi-device job
+  // cannot run.
+  int32_t min_devices = 1;
 
   const VariantDesc* FindVariant(const std::string& variant) const;
 };
