@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -35,10 +36,14 @@ std::vector<DType> OperationDTypes(const Operation& op) {
 bool IsUserVariantName(const std::string& variant) { return !variant.empty() && variant[0] == '@'; }
 
 const std::vector<Operation>& Catalogue() {
-  static const std::vector<Operation>* catalogue = new std::vector<Operation>{
-      MakeCopyOp(),    MakeSquareOp(), MakeAddOp(),    MakeGeluOp(),
-      MakeSoftmaxOp(), MakeReduceOp(), MakeMatmulOp(), MakeMlpOp(),
-  };
+  static const std::vector<Operation>* catalogue = [] {
+    auto* ops = new std::vector<Operation>{
+        MakeCopyOp(),    MakeSquareOp(), MakeAddOp(),    MakeGeluOp(),
+        MakeSoftmaxOp(), MakeReduceOp(), MakeMatmulOp(), MakeMlpOp(),
+    };
+    for (Operation& op : MakeCollectiveOps()) ops->push_back(std::move(op));
+    return ops;
+  }();
   return *catalogue;
 }
 

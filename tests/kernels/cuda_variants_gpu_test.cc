@@ -60,6 +60,8 @@ void PrintTo(const Case& c, std::ostream* os) { *os << CaseName(c); }
 std::vector<Case> AllCases() {
   std::vector<Case> cases;
   for (const Operation& op : Catalogue()) {
+    // Collectives run on a gang of devices: tests/gpu/collectives_gpu_test.cc.
+    if (op.min_devices > 1) continue;
     for (const VariantDesc& v : op.variants) {
       if (v.backend != Backend::kCuda) continue;
       for (DType d : v.dtypes) {
