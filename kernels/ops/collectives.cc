@@ -248,6 +248,22 @@ double CollectiveTolerance(const CollectiveDesc& c, const Problem& problem) {
   return c.reduces ? DefaultTolerance(problem.dtype) : 0.0;
 }
 
+int64_t StagingBytes(const Problem& problem, int world_size) {
+  const CollectiveDesc* c = FindCollective(problem.op);
+  if (c == nullptr || problem.variant != "host_staged") return 0;
+  return world_size * c->tensors(problem.dim(0), world_size).send_elements *
+         static_cast<int64_t>(StorageBytes(problem.dtype));
+}
+
+int64_t CollectiveMemoryPerRank(const Problem& problem, int world_size) {
+  const CollectiveDesc* c = FindCollective(problem.op);
+  if (c == nullptr) return 0;
+  const RankTensors t = c->tensors(problem.dim(0), world_size);
+  return (t.send_elements + t.recv_elements) * static_cast<int64_t>(StorageBytes(problem.dtype)) +
+         StagingBytes(problem, world_size) +
+         kPeerFlagWords * static_cast<int64_t>(sizeof(uint32_t));
+}
+
 uint64_t RankSeed(uint64_t seed, int rank) {
   // DeriveSeed(seed, 0) is the seed itself: rank 0 takes the job's inputs, the others their own.
   return DeriveSeed(seed, static_cast<uint64_t>(rank));

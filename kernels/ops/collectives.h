@@ -21,6 +21,9 @@ namespace kbench::kernels {
 // peer-access variants pass one pointer per rank by value in their kernel arguments.
 inline constexpr int kMaxWorldSize = 8;
 inline constexpr int kMinWorldSize = 2;
+// Words (uint32) of barrier flags each rank holds in peer-visible device memory, zeroed before
+// the job's first call: the peer-access variants' (and users' collective kernels') barriers.
+inline constexpr int kPeerFlagWords = 256;
 
 // The shape of every collective is one dim, `count`: the count argument of NCCL's own call
 // (ncclAllReduce's count, ncclAllGather's sendcount, ncclReduceScatter's recvcount,
@@ -93,6 +96,14 @@ absl::Status ValidateCollective(const Problem& problem, int world_size);
 // data; for the sums, the dtype's default (float32 adds in any order err far below 1e-5 at 8
 // ranks; bf16 rounds the output, 2^-9 relative).
 double CollectiveTolerance(const CollectiveDesc& collective, const Problem& problem);
+
+// host_staged's staging, in bytes, on the host and on each rank: every rank's send buffer (0 for
+// the other variants). The launcher and the executor's buffers size it with this function.
+int64_t StagingBytes(const Problem& problem, int world_size);
+
+// Device memory one rank of the job holds: send, recv, staging and the barrier flags. What a
+// submit compares with each device's memory (MemoryFootprint knows no world size).
+int64_t CollectiveMemoryPerRank(const Problem& problem, int world_size);
 
 // The seed of rank `rank`'s inputs from the job's seed: distinct per rank (kernels::DeriveSeed),
 // so that a collective that returned its own input, or rank 0's everywhere, fails.

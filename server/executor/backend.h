@@ -70,4 +70,14 @@ struct CompileSandboxOptions {
 };
 void ConfigureCompileSandbox(const CompileSandboxOptions& options);
 
+// Multi-GPU jobs (issue 30), from kbench-executor's flags: called once by main before any job.
+struct CollectiveOptions {
+  // NVLink multicast (NVLS) for NCCL: off unless the operator passes --allow-nvls. NVLS maps
+  // multicast memory across the gang's devices (and fabric resources a shared host's other jobs
+  // may need); kbench never calls cuMulticastCreate itself and sets NCCL_NVLS_ENABLE=0 before
+  // every communicator it creates.
+  bool allow_nvls = false;
+};
+void ConfigureCollectives(const CollectiveOptions& options);
+
 }  // namespace kbench::executor

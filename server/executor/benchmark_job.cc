@@ -41,14 +41,6 @@ namespace {
 // (10000 doubles = 80 KB per variant).
 constexpr size_t kMaxResultSamples = 10000;
 
-void KeepSamples(const std::vector<double>& per_launch, v1::VariantResult* vr) {
-  const size_t stride = (per_launch.size() + kMaxResultSamples - 1) / kMaxResultSamples;
-  vr->set_sample_stride(static_cast<int64_t>(std::max<size_t>(stride, 1)));
-  for (size_t i = 0; i < per_launch.size(); i += std::max<size_t>(stride, 1)) {
-    vr->add_sample_seconds(per_launch[i]);
-  }
-}
-
 constexpr int64_t kSampledElements = 4096;
 // Hot mode: a host that needs this fraction of the device time to enqueue a batch is what sets
 // the time (issue 15, item 6): the device waits for launches.
@@ -56,49 +48,6 @@ constexpr double kHostBoundFraction = 0.8;
 // Graph mode: the rotated buffer sets must move at least twice the L2 between two uses of a
 // set (BufferSetsForRotation); below that, data stays in L2.
 constexpr double kMinRotationOverL2 = 2.0;
-
-measure::StoppingCriteria CriteriaFromSpec(const v1::StoppingCriteria& s) {
-  measure::StoppingCriteria c;
-  if (s.max_noise() > 0) c.max_noise = s.max_noise();
-  if (s.min_samples() > 0) c.min_samples = s.min_samples();
-  if (s.min_time_seconds() > 0) c.min_time_seconds = s.min_time_seconds();
-  if (s.timeout_seconds() > 0) c.timeout_seconds = s.timeout_seconds();
-  return c;
-}
-
-v1::HarnessStopCriterion ToProto(measure::StopCriterion c) {
-  switch (c) {
-    case measure::StopCriterion::kMedianPrecision:
-      return v1::HARNESS_STOP_CRITERION_MEDIAN_PRECISION;
-    case measure::StopCriterion::kRelativeStddev:
-      return v1::HARNESS_STOP_CRITERION_RELATIVE_STDDEV;
-    case measure::StopCriterion::kNoiseStable:
-      return v1::HARNESS_STOP_CRITERION_NOISE_STABLE;
-    case measure::StopCriterion::kTimeout:
-      return v1::HARNESS_STOP_CRITERION_TIMEOUT;
-    case measure::StopCriterion::kNone:
-      break;
-  }
-  return v1::HARNESS_STOP_CRITERION_UNSPECIFIED;
-}
-
-void FillStatistics(const measure::SampleStatistics& s, int64_t launches, v1::Statistics* out) {
-  out->set_min_seconds(s.min);
-  out->set_median_seconds(s.median);
-  out->set_mean_seconds(s.mean);
-  out->set_stddev_seconds(s.stddev);
-  out->set_max_seconds(s.max);
-  out->set_p10_seconds(s.p10);
-  out->set_p90_seconds(s.p90);
-  out->set_p99_seconds(s.p99);
-  out->set_relative_stddev(s.relative_stddev);
-  out->set_median_ci_low_seconds(s.median_ci_low);
-  out->set_median_ci_high_seconds(s.median_ci_high);
-  out->set_samples(s.samples);
-  out->set_launches_per_sample(launches);
-  out->set_unit(launches > 1 ? v1::HARNESS_STATISTIC_UNIT_BATCH_MEAN
-                             : v1::HARNESS_STATISTIC_UNIT_LAUNCH);
-}
 
 // One stream of samples: a variant at one of its placements (1-based, as printed).
 struct SampleStream {
@@ -183,6 +132,57 @@ std::vector<std::span<const double>> InputsAtComparedPositions(const Reference& 
 }
 
 }  // namespace
+
+void KeepSamples(const std::vector<double>& per_launch, v1::VariantResult* vr) {
+  const size_t stride = (per_launch.size() + kMaxResultSamples - 1) / kMaxResultSamples;
+  vr->set_sample_stride(static_cast<int64_t>(std::max<size_t>(stride, 1)));
+  for (size_t i = 0; i < per_launch.size(); i += std::max<size_t>(stride, 1)) {
+    vr->add_sample_seconds(per_launch[i]);
+  }
+}
+
+measure::StoppingCriteria CriteriaFromSpec(const v1::StoppingCriteria& s) {
+  measure::StoppingCriteria c;
+  if (s.max_noise() > 0) c.max_noise = s.max_noise();
+  if (s.min_samples() > 0) c.min_samples = s.min_samples();
+  if (s.min_time_seconds() > 0) c.min_time_seconds = s.min_time_seconds();
+  if (s.timeout_seconds() > 0) c.timeout_seconds = s.timeout_seconds();
+  return c;
+}
+
+v1::HarnessStopCriterion StopCriterionToProto(measure::StopCriterion c) {
+  switch (c) {
+    case measure::StopCriterion::kMedianPrecision:
+      return v1::HARNESS_STOP_CRITERION_MEDIAN_PRECISION;
+    case measure::StopCriterion::kRelativeStddev:
+      return v1::HARNESS_STOP_CRITERION_RELATIVE_STDDEV;
+    case measure::StopCriterion::kNoiseStable:
+      return v1::HARNESS_STOP_CRITERION_NOISE_STABLE;
+    case measure::StopCriterion::kTimeout:
+      return v1::HARNESS_STOP_CRITERION_TIMEOUT;
+    case measure::StopCriterion::kNone:
+      break;
+  }
+  return v1::HARNESS_STOP_CRITERION_UNSPECIFIED;
+}
+
+void FillStatistics(const measure::SampleStatistics& s, int64_t launches, v1::Statistics* out) {
+  out->set_min_seconds(s.min);
+  out->set_median_seconds(s.median);
+  out->set_mean_seconds(s.mean);
+  out->set_stddev_seconds(s.stddev);
+  out->set_max_seconds(s.max);
+  out->set_p10_seconds(s.p10);
+  out->set_p90_seconds(s.p90);
+  out->set_p99_seconds(s.p99);
+  out->set_relative_stddev(s.relative_stddev);
+  out->set_median_ci_low_seconds(s.median_ci_low);
+  out->set_median_ci_high_seconds(s.median_ci_high);
+  out->set_samples(s.samples);
+  out->set_launches_per_sample(launches);
+  out->set_unit(launches > 1 ? v1::HARNESS_STATISTIC_UNIT_BATCH_MEAN
+                             : v1::HARNESS_STATISTIC_UNIT_LAUNCH);
+}
 
 absl::StatusOr<Reference> ComputeReference(const kernels::Problem& problem,
                                            kernels::HostTensors inputs, uint64_t seed) {
@@ -396,14 +396,7 @@ class BenchmarkRun {
 
 void BenchmarkRun::Report(v1::ProgressPhase phase, const std::string& variant, int64_t samples,
                           double noise, double elapsed) const {
-  if (!context_.progress) return;
-  v1::Progress p;
-  SetProgressPhase(phase, &p);
-  p.set_variant(variant);
-  p.set_samples(samples);
-  p.set_noise(noise);
-  p.set_elapsed_seconds(elapsed);
-  context_.progress(p);
+  ReportProgress(context_.progress, phase, variant, samples, noise, elapsed);
 }
 
 absl::Status BenchmarkRun::FailCorrectness(const VariantRun& v, const v1::Correctness& c,
@@ -645,7 +638,7 @@ void BenchmarkRun::SummarizeVariant(size_t i, double first_median) {
     vr->set_median_precision(0.5 * (stats.median_ci_high - stats.median_ci_low) / stats.median);
   }
   vr->set_stop_reason(vs.decision.reason);
-  vr->set_stop_criterion(ToProto(vs.decision.criterion));
+  vr->set_stop_criterion(StopCriterionToProto(vs.decision.criterion));
   vr->set_converged(vs.decision.converged);
   vr->set_discarded_samples(vs.discarded);
   vr->set_throttled(ThrottledDuringRun(run_.result.environment(), vs));

@@ -11,6 +11,8 @@
 #include "kernels/output_defects.h"
 #include "server/executor/backend.h"
 #include "server/executor/device_runner.h"
+#include "server/executor/measure/statistics.h"
+#include "server/executor/measure/stopping_rule.h"
 
 namespace kbench::executor {
 
@@ -23,6 +25,15 @@ namespace kbench::executor {
 // `impossible`. A variant that keeps no sample fails it too (the sampler's FAILED_PRECONDITION
 // naming the clock).
 absl::StatusOr<JobRun> RunBenchmarkJob(DeviceRunner& runner, const JobContext& context);
+
+// How every benchmark fills its results, shared with the multi-GPU jobs
+// (server/executor/cuda/collective_job.cc): the spec's stopping rule over the defaults, a
+// variant's statistics and the samples it keeps (all of them up to 10000, else every
+// stride-th), and the criterion that stopped its sampling.
+measure::StoppingCriteria CriteriaFromSpec(const v1::StoppingCriteria& s);
+void FillStatistics(const measure::SampleStatistics& s, int64_t launches, v1::Statistics* out);
+void KeepSamples(const std::vector<double>& per_launch, v1::VariantResult* vr);
+v1::HarnessStopCriterion StopCriterionToProto(measure::StopCriterion c);
 
 // Problems costlier than this are checked on a sample of output elements when the operation
 // offers a per-element reference (a full float64 matmul reference at 4096^3 takes minutes).

@@ -55,12 +55,16 @@ static int Main(int argc, char** argv) {
       ->check(CLI::Range(1, 3600));
   app.add_option("--compile-lock", sandbox.lock_path,
                  "The file every executor of the host flocks around a compile (one at a time)");
+  kbench::executor::CollectiveOptions collectives;
+  app.add_flag("--allow-nvls", collectives.allow_nvls,
+               "Let NCCL use NVLink multicast (NVLS) in multi-GPU jobs (off: NCCL_NVLS_ENABLE=0)");
   CLI11_PARSE(app, argc, argv);
   if (absl::Status s = kbench::logging::InitLogging(log_format, log_level); !s.ok()) {
     return Fail(s.ToString());
   }
   sandbox.memory_bytes = compile_memory_mib << 20;
   kbench::executor::ConfigureCompileSandbox(sandbox);
+  kbench::executor::ConfigureCollectives(collectives);
   if (discover) return kbench::executor::RunDiscovery(fd);
   if (device.empty()) return Fail("--device or --discover is required");
   return kbench::executor::RunExecutorLoop(device, fd, idle_gates);

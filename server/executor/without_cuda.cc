@@ -27,6 +27,9 @@ std::unique_ptr<DeviceBackend> MakeCudaBackend(int, const IdleGateOptions&) {
   return std::make_unique<WithoutCudaBackend>();
 }
 
+// No NCCL without CUDA: nothing to configure.
+void ConfigureCollectives(const CollectiveOptions&) {}
+
 absl::StatusOr<std::vector<v1::DeviceInfo>> DiscoverCudaDevices() {
   return std::vector<v1::DeviceInfo>{};
 }

@@ -238,6 +238,16 @@ TEST(CollectiveTolerance, DataMovementIsBitExactAndSumsLoosenForBF16) {
   EXPECT_GT(bf16, f32);
 }
 
+TEST(CollectiveMemory, HostStagedHoldsEveryRanksInputBesidesItsOwnBuffers) {
+  Problem staged = MakeProblem("all_reduce", 1000);
+  staged.variant = "host_staged";
+  EXPECT_EQ(StagingBytes(staged, 4), 4 * 4000);
+  EXPECT_EQ(CollectiveMemoryPerRank(staged, 4), 4000 + 4000 + 4 * 4000 + 4 * kPeerFlagWords);
+  const Problem nccl = MakeProblem("all_gather", 1000, DType::kBF16);
+  EXPECT_EQ(StagingBytes(nccl, 4), 0);
+  EXPECT_EQ(CollectiveMemoryPerRank(nccl, 4), 2000 + 4 * 2000 + 4 * kPeerFlagWords);
+}
+
 TEST(Catalogue, ListsTheSixCollectivesWithMinDevicesTwo) {
   const std::set<std::string> expected = {"all_reduce", "broadcast",  "all_gather",
                                           "p2p",        "all_to_all", "reduce_scatter"};

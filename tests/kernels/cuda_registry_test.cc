@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernels/catalogue.h"
+#include "kernels/cuda/collectives.h"
 #include "kernels/cuda/cuda_variants.h"
 
 namespace kbench::kernels {
@@ -33,6 +34,33 @@ TEST(Catalogue, EveryLaunchFunctionIsACudaVariantInMetadata) {
   for (const cuda::CudaVariant& cv : cuda::CudaVariants()) {
     const Operation* op = FindOperation(cv.op);
     ASSERT_NE(op, nullptr) << cv.op;
+    const VariantDesc* v = op->FindVariant(cv.variant);
+    ASSERT_NE(v, nullptr) << cv.op << "/" << cv.variant << " is not in the metadata";
+    EXPECT_EQ(v->backend, Backend::kCuda) << cv.op << "/" << cv.variant;
+    EXPECT_TRUE(seen.insert({cv.op, cv.variant}).second)
+        << cv.op << "/" << cv.variant << " listed twice";
+  }
+}
+
+TEST(Catalogue, EveryCollectiveVariantInMetadataHasALauncher) {
+  for (const Operation& op : Catalogue()) {
+    if (op.min_devices == 1) continue;
+    for (const VariantDesc& v : op.variants) {
+      const cuda::CollectiveVariant* cv = cuda::FindCollectiveVariant(op.name, v.name);
+      ASSERT_NE(cv, nullptr) << op.name << "/" << v.name << " has no launcher";
+      EXPECT_NE(cv->launch, nullptr) << op.name << "/" << v.name;
+      EXPECT_EQ(cuda::FindCudaVariant(op.name, v.name), nullptr)
+          << op.name << "/" << v.name << " is a gang's, not one device's";
+    }
+  }
+}
+
+TEST(Catalogue, EveryCollectiveLauncherIsAVariantOfAMultiDeviceOperation) {
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const cuda::CollectiveVariant& cv : cuda::CollectiveVariants()) {
+    const Operation* op = FindOperation(cv.op);
+    ASSERT_NE(op, nullptr) << cv.op;
+    EXPECT_GT(op->min_devices, 1) << cv.op;
     const VariantDesc* v = op->FindVariant(cv.variant);
     ASSERT_NE(v, nullptr) << cv.op << "/" << cv.variant << " is not in the metadata";
     EXPECT_EQ(v->backend, Backend::kCuda) << cv.op << "/" << cv.variant;

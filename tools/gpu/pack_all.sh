@@ -13,10 +13,10 @@ tools/bench/pack.sh "$build" "$stage/p" >/dev/null
 for t in tests/measure/measure_test tests/gpu/cuda_host_test tests/gpu/cuda_harness_test \
          tests/gpu/cheating_kernels_test tests/gpu/user_kernel_gpu_test \
          tests/kernels/cuda_variants_gpu_test tests/profile/profile_gpu_test \
-         tests/metrics/nvml_gpu_test; do
+         tests/metrics/nvml_gpu_test tests/gpu/collectives_gpu_test bin/kbench-collectives-bench; do
   strip -o "$stage/p/bin/$(basename "$t")" "$build/$t"
 done
-ldd "$stage"/p/bin/*_test | awk '/=> \//{print $3}' | sort -u |
+ldd "$stage"/p/bin/*_test "$stage"/p/bin/kbench-collectives-bench | awk '/=> \//{print $3}' | sort -u |
   grep -vE '/(libc|libm|libdl|librt|libpthread|libutil|libgcc_s|libstdc\+\+|libz)\.so|/usr/local/cuda' |
   while read -r lib; do cp -nL "$lib" "$stage/p/lib/"; done
 mkdir -p "$stage/p/tools" "$stage/p/tools/lib"

@@ -14,6 +14,7 @@
 #include "common/status_macros.h"
 #include "server/executor/backend.h"
 #include "server/executor/benchmark_job.h"
+#include "server/executor/cuda/collective_job.h"
 #include "server/executor/cuda/cuda_runner.h"
 #include "server/executor/cuda/device_info.h"
 #include "server/executor/profile/profile_job.h"
@@ -43,7 +44,9 @@ class CudaBackend : public DeviceBackend {
     switch (context.job->spec().kind()) {
       case v1::JOB_KIND_UNSPECIFIED:
       case v1::JOB_KIND_BENCHMARK:
-        run = RunBenchmark(context);
+        // A collective, or any job holding several devices, runs on the whole gang (issue 30).
+        run = cuda::IsCollectiveJob(context.job->spec()) ? cuda::RunCollectiveJob(runner_, context)
+                                                         : RunBenchmark(context);
         break;
       case v1::JOB_KIND_PROFILE:
         run = RunProfileJob(runner_, context);

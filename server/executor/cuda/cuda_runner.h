@@ -87,6 +87,10 @@ class CudaRunner : public DeviceRunner {
   // After a failed job: finds out whether the CUDA context survived. A sticky error (illegal
   // address, launch failure, ...) makes NeedsRestart() true and is said in the returned status.
   absl::Status CheckHealth(const absl::Status& failure);
+  // A multi-GPU job this process drove (collective_job.h) may have left work running or a
+  // context broken on another device of its gang: this process restarts before the next job,
+  // as after a sticky error of its own.
+  void RequireRestart() { needs_restart_ = true; }
 
   // For CudaPreparedVariant.
   int ordinal() const { return ordinal_; }
