@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "kernels/ops/collectives.h"
 
 namespace kbench::kernels {
 namespace {
@@ -14,6 +15,9 @@ namespace {
 // element count factors uniquely into the names it depends on.
 constexpr int64_t kDimPrimes[] = {101, 103, 107, 109, 113, 127, 131, 137};
 constexpr int64_t kParamPrimes[] = {17, 19, 23, 29, 31, 37, 41, 43};
+// A collective's world size in the probe: a prime apart from the others (the layout functions
+// take any world size; only validation bounds it).
+constexpr int kWorldSizePrime = 11;
 
 struct Probe {
   Problem problem;
@@ -59,6 +63,29 @@ std::string Factor(int64_t elements, const Probe& probe) {
   return absl::StrJoin(names, "*");
 }
 
+// A collective's per-rank ABI (abi.h): the world size is a factor of the probe like a dim, so
+// that all_gather's output reads "world_size*count".
+std::vector<AbiArgument> CollectiveAbiOf(const Operation& op, const CollectiveDesc& c) {
+  Probe probe = MakeProbe(op);
+  probe.factors.insert(probe.factors.begin(), {"world_size", kWorldSizePrime});
+  const Layout layout = CollectiveLayout(c, probe.problem, kWorldSizePrime);
+  const std::string send = Factor(layout.inputs.at(0).elements, probe);
+  const std::string recv = Factor(layout.outputs.at(0).elements, probe);
+  std::vector<AbiArgument> abi = {
+      {layout.inputs.at(0).name, AbiArgument::Kind::kInput, send},
+      {layout.outputs.at(0).name, AbiArgument::Kind::kOutput, recv},
+      {"peer_send", AbiArgument::Kind::kPeerInputs, send},
+      {"peer_recv", AbiArgument::Kind::kPeerOutputs, recv},
+      {"peer_flags", AbiArgument::Kind::kPeerFlags, absl::StrCat(kPeerFlagWords)},
+  };
+  for (const std::string& d : AbiDimNames(op)) abi.push_back({d, AbiArgument::Kind::kDim, ""});
+  for (const ParamDesc& p : op.params) abi.push_back({p.name, AbiArgument::Kind::kParam, ""});
+  abi.push_back({"call", AbiArgument::Kind::kCallIndex, ""});
+  abi.push_back({"rank", AbiArgument::Kind::kRank, ""});
+  abi.push_back({"world_size", AbiArgument::Kind::kWorldSize, ""});
+  return abi;
+}
+
 }  // namespace
 
 std::vector<std::string> AbiDimNames(const Operation& op) {
@@ -86,6 +113,9 @@ std::map<std::string, int64_t> LaunchExpressionValues(const Operation& op, const
 }
 
 std::vector<AbiArgument> KernelAbiOf(const Operation& op) {
+  if (const CollectiveDesc* c = FindCollective(op.name); c != nullptr) {
+    return CollectiveAbiOf(op, *c);
+  }
   std::vector<AbiArgument> abi;
   const Probe probe = MakeProbe(op);
   const Layout layout = op.layout(probe.problem);

@@ -2,6 +2,11 @@
 // order (input pointers, then output pointers, in the Layout's order; then the shape dims as
 // int64; then the params as int64, in ParamDesc order), tensors row-major and contiguous in the
 // problem's dtype. The executor launches user kernels with exactly these arguments.
+//
+// A collective's (issue 30) is per rank: this rank's input and output, then every rank's input,
+// output and barrier flags by rank (device pointers valid on this rank: peer access is enabled
+// between every pair of the gang's devices), then count and params, then the call's index,
+// this rank and the world size (KernelAbiOf lists them; kbctl renders the CUDA signature).
 #pragma once
 
 #include <cstdint>
@@ -14,7 +19,19 @@
 namespace kbench::kernels {
 
 struct AbiArgument {
-  enum class Kind { kInput, kOutput, kDim, kParam };
+  // kPeer*: arrays of world_size device pointers, by rank. kCallIndex, kRank, kWorldSize: int.
+  enum class Kind {
+    kInput,
+    kOutput,
+    kDim,
+    kParam,
+    kPeerInputs,
+    kPeerOutputs,
+    kPeerFlags,
+    kCallIndex,
+    kRank,
+    kWorldSize,
+  };
   std::string name;
   Kind kind = Kind::kInput;
   // Tensors: the element count as a product of dims and params (e.g. "rows*cols"), found by
@@ -31,7 +48,8 @@ std::vector<int64_t> AbiDimValues(const Operation& op, const Problem& problem);
 // params (those the problem lacks take their defaults).
 std::map<std::string, int64_t> LaunchExpressionValues(const Operation& op, const Problem& problem);
 
-// The operation's ABI. Tensor names and counts come from its Layout (fixed per operation).
+// The operation's ABI. Tensor names and counts come from its Layout (fixed per operation); a
+// collective's counts are over `count` and `world_size`, from kernels::CollectiveLayout.
 std::vector<AbiArgument> KernelAbiOf(const Operation& op);
 
 // The CUDA C type of one element of `dtype` ("float", "__half", "__nv_bfloat16"; TF32 data is

@@ -19,6 +19,18 @@ v1::AbiArgument::Kind KindOf(kernels::AbiArgument::Kind kind) {
       return v1::AbiArgument::KIND_DIM;
     case kernels::AbiArgument::Kind::kParam:
       return v1::AbiArgument::KIND_PARAM;
+    case kernels::AbiArgument::Kind::kPeerInputs:
+      return v1::AbiArgument::KIND_PEER_INPUTS;
+    case kernels::AbiArgument::Kind::kPeerOutputs:
+      return v1::AbiArgument::KIND_PEER_OUTPUTS;
+    case kernels::AbiArgument::Kind::kPeerFlags:
+      return v1::AbiArgument::KIND_PEER_FLAGS;
+    case kernels::AbiArgument::Kind::kCallIndex:
+      return v1::AbiArgument::KIND_CALL_INDEX;
+    case kernels::AbiArgument::Kind::kRank:
+      return v1::AbiArgument::KIND_RANK;
+    case kernels::AbiArgument::Kind::kWorldSize:
+      return v1::AbiArgument::KIND_WORLD_SIZE;
   }
   return v1::AbiArgument::KIND_UNSPECIFIED;
 }

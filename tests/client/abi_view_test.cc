@@ -33,6 +33,24 @@ TEST(AbiView, SoftmaxCudaSignatureListsPointersThenDims) {
             std::string::npos);
 }
 
+TEST(AbiView, AllReduceTakesItsBuffersEveryRanksBuffersRankAndWorldSize) {
+  const v1::KernelInfo k = KernelInfoOf(*kernels::FindOperation("all_reduce"));
+  const std::string abi = RenderAbi(k, v1::DTYPE_BF16);
+  for (const char* line :
+       {"extern \"C\" __global__ void all_reduce_kernel(",
+        "    const __nv_bfloat16* __restrict__ send,  // input, count elements",
+        "    __nv_bfloat16* __restrict__ recv,  // output, count elements",
+        "    const __nv_bfloat16* const* peer_send,  // every rank's input by rank",
+        "    __nv_bfloat16* const* peer_recv,  // every rank's output by rank",
+        "    unsigned int* const* peer_flags,  // every rank's barrier flags by rank (256 words",
+        "    long long count,  // shape dim", "    unsigned int call,  // 1 for the first call",
+        "    int rank,  // this rank", "    int world_size  // ranks in the job"}) {
+    EXPECT_NE(abi.find(line), std::string::npos) << line << "\n" << abi;
+  }
+  EXPECT_NE(abi.find("one launch per rank"), std::string::npos) << abi;
+  EXPECT_EQ(abi.find("@triton.jit"), std::string::npos) << "no Triton ABI for a collective";
+}
+
 TEST(AbiView, TritonSignatureNamesPointersWithPtr) {
   const v1::KernelInfo k = KernelInfoOf(*kernels::FindOperation("softmax"));
   const std::string triton = RenderTritonSignature(k);
@@ -51,7 +69,8 @@ TEST(AbiView, EveryOperationPrintsEveryArgumentInBothForms) {
       EXPECT_NE(abi.find(" " + a.name()), std::string::npos) << a.name() << "\n" << abi;
     }
     EXPECT_NE(abi.find("CUDA C++:"), std::string::npos);
-    EXPECT_NE(abi.find("Triton:"), std::string::npos);
+    // A collective's kernel (issue 30) is CUDA C++ only: Triton has no peer pointers.
+    EXPECT_EQ(abi.find("Triton:") != std::string::npos, op.min_devices == 1);
   }
 }
 

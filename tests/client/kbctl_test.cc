@@ -487,6 +487,18 @@ TEST_F(KbctlTest, KernelsOpDescribesVariants) {
   EXPECT_THAT(r.out, ContainsRegex("\nfused +cuda +f32,f16,bf16 +one block per row"));
 }
 
+TEST_F(KbctlTest, KernelsListsTheCollectivesAndPrintsTheirPerRankAbi) {
+  Result r = Run({"kernels"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, ContainsRegex("\nall_reduce +nccl,one_shot,two_shot,host_staged +count "));
+  EXPECT_THAT(r.out, ContainsRegex("\np2p +nccl +count "));
+  r = Run({"kernels", "all_reduce", "--abi"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("all_reduce kernel ABI, one launch per rank"));
+  EXPECT_THAT(r.out, HasSubstr("    const float* const* peer_send,"));
+  EXPECT_THAT(r.out, HasSubstr("    int world_size  // ranks in the job\n);"));
+}
+
 TEST_F(KbctlTest, KernelsOfUnknownOpIsNotFound) {
   const Result r = Run({"kernels", "nope"});
   EXPECT_EQ(r.code, 3);
@@ -498,8 +510,10 @@ TEST_F(KbctlTest, KernelsJsonRoundTrips) {
   ASSERT_EQ(r.code, 0) << r.err;
   v1::ListKernelsResponse back;
   ASSERT_TRUE(FromJson(r.out, &back).ok()) << r.out;
-  ASSERT_EQ(back.kernels_size(), 8);
+  // The eight one-device operations, then the six collectives (issue 30).
+  ASSERT_EQ(back.kernels_size(), 14);
   EXPECT_EQ(back.kernels(4).name(), "softmax");
+  EXPECT_EQ(back.kernels(8).name(), "all_reduce");
   EXPECT_EQ(back.kernels(4).variants(2).name(), "fused");
   EXPECT_EQ(back.kernels(7).params(1).name(), "steps");
 }

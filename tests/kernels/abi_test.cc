@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
 #include "kernels/catalogue.h"
+#include "kernels/ops/collectives.h"
 
 namespace kbench::kernels {
 namespace {
@@ -11,6 +13,7 @@ namespace {
 TEST(KernelAbi, EveryOperationListsItsTensorsDimsAndParamsInOrder) {
   for (const Operation& op : Catalogue()) {
     SCOPED_TRACE(op.name);
+    if (FindCollective(op.name) != nullptr) continue;  // per rank: the test below
     Problem p;
     p.op = op.name;
     p.variant = op.variants.front().name;
@@ -40,6 +43,39 @@ TEST(KernelAbi, EveryOperationListsItsTensorsDimsAndParamsInOrder) {
       EXPECT_EQ(abi[i++].kind, AbiArgument::Kind::kParam);
     }
   }
+}
+
+std::vector<std::string> Names(const std::vector<AbiArgument>& abi) {
+  std::vector<std::string> names;
+  for (const AbiArgument& a : abi) names.push_back(a.name);
+  return names;
+}
+
+TEST(KernelAbi, ACollectiveTakesItsBuffersEveryRanksBuffersRankAndWorldSize) {
+  const std::vector<AbiArgument> abi = KernelAbiOf(*FindOperation("all_reduce"));
+  EXPECT_EQ(Names(abi),
+            (std::vector<std::string>{"send", "recv", "peer_send", "peer_recv", "peer_flags",
+                                      "count", "call", "rank", "world_size"}));
+  using K = AbiArgument::Kind;
+  const std::vector<K> kinds = {K::kInput,       K::kOutput,    K::kPeerInputs,
+                                K::kPeerOutputs, K::kPeerFlags, K::kDim,
+                                K::kCallIndex,   K::kRank,      K::kWorldSize};
+  for (size_t i = 0; i < abi.size(); ++i) EXPECT_EQ(abi[i].kind, kinds[i]) << abi[i].name;
+  EXPECT_EQ(abi[0].elements, "count");
+  EXPECT_EQ(abi[2].elements, "count");
+  EXPECT_EQ(abi[4].elements, absl::StrCat(kPeerFlagWords));
+}
+
+TEST(KernelAbi, ACollectivesWorldSizedBufferCountsTheWorld) {
+  const std::vector<AbiArgument> gather = KernelAbiOf(*FindOperation("all_gather"));
+  EXPECT_EQ(gather[0].elements, "count");
+  EXPECT_EQ(gather[1].elements, "world_size*count");
+  const std::vector<AbiArgument> scatter = KernelAbiOf(*FindOperation("reduce_scatter"));
+  EXPECT_EQ(scatter[0].elements, "world_size*count");
+  EXPECT_EQ(scatter[1].elements, "count");
+  const std::vector<AbiArgument> p2p = KernelAbiOf(*FindOperation("p2p"));
+  EXPECT_EQ(p2p[6].name, "peer_shift");
+  EXPECT_EQ(p2p[6].kind, AbiArgument::Kind::kParam);
 }
 
 TEST(KernelAbi, ElementCountsAreProductsOfDims) {
