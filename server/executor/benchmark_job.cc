@@ -188,6 +188,12 @@ absl::StatusOr<Reference> ComputeReference(const kernels::Problem& problem,
                                            kernels::HostTensors inputs, uint64_t seed) {
   const kernels::Operation* op = kernels::FindOperation(problem.op);
   if (op == nullptr) return absl::InvalidArgumentError("unknown operation " + problem.op);
+  // A collective's reference is per rank (kernels/ops/collectives.h): its jobs run on a gang
+  // (cuda/collective_job.h), never through this one-device pipeline.
+  if (!op->reference) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(problem.op, " runs on several devices; it has no one-device reference"));
+  }
   const kernels::Layout layout = op->layout(problem);
   Reference ref;
   ref.tolerance = op->tolerance(problem);

@@ -27,13 +27,24 @@ bool nvls_allowed = false;
 // (the events time the device, not this loop), long enough not to spin a host core flat out.
 constexpr auto kPollInterval = std::chrono::microseconds(50);
 
+// NVLink multicast (NVLS) makes NCCL map multicast objects that span the devices (and, on a
+// shared host, fabric memory other jobs may hold): it stays off unless the operator allowed it.
+// Set before every communicator's creation, overwriting what the environment said.
+void ConfigureNcclEnvironment() {
+  if (!nvls_allowed) setenv("NCCL_NVLS_ENABLE", "0", /*overwrite=*/1);
+}
+
 double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 }  // namespace
 
-void ConfigureCollectives(const CollectiveOptions& options) { nvls_allowed = options.allow_nvls; }
+void ConfigureCollectives(const CollectiveOptions& options) {
+  nvls_allowed = options.allow_nvls;
+  // At start too, before anything in the process can reach NCCL (it reads its environment once).
+  ConfigureNcclEnvironment();
+}
 
 namespace cuda {
 namespace {
@@ -42,13 +53,6 @@ absl::Status CudaCall(cudaError_t err, const char* call, const std::string& devi
   if (err == cudaSuccess) return absl::OkStatus();
   return kernels::cuda::CudaStatus(err, absl::StrCat(call, " on ", device).c_str(), __FILE__,
                                    __LINE__);
-}
-
-// NVLink multicast (NVLS) makes NCCL map multicast objects that span the devices (and, on a
-// shared host, fabric memory other jobs may hold): it stays off unless the operator allowed it.
-// Set before every communicator's creation, overwriting what the environment said.
-void ConfigureNcclEnvironment() {
-  if (!nvls_allowed) setenv("NCCL_NVLS_ENABLE", "0", /*overwrite=*/1);
 }
 
 }  // namespace
