@@ -140,7 +140,7 @@ __global__ void __launch_bounds__(kThreads)
         [&](int64_t i) {
           *reinterpret_cast<uint4*>(out + i) = __ldcg(reinterpret_cast<const uint4*>(theirs + i));
         },
-        [&](int64_t i) { out[i] = theirs[i]; });
+        [&](int64_t i) { out[i] = __ldcg(theirs + i); });
   }
 }
 

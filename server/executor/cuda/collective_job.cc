@@ -62,8 +62,10 @@ class CollectiveRun {
     return std::move(run_);
   }
 
-  // After a failure: whether any device of the gang may hold work or a broken context.
+  // After a failure: whether any device of the gang holds a broken context, and whether the run
+  // gave up on work still running there.
   absl::Status GangHealth() { return gang_ == nullptr ? absl::OkStatus() : gang_->StickyErrors(); }
+  bool AbandonedWork() const { return gang_ != nullptr && gang_->abandoned_work(); }
 
  private:
   absl::Status Initialize();
@@ -303,13 +305,6 @@ void CollectiveRun::Report(v1::ProgressPhase phase, const std::string& variant, 
   ReportProgress(context_.progress, phase, variant, samples, noise, elapsed);
 }
 
-// Failures after which the gang's devices may still run this job's work: a call that did not
-// finish (aborted NCCL, a peer kernel still spinning until its barrier traps).
-bool MayLeaveWorkBehind(const absl::Status& s) {
-  return s.code() == absl::StatusCode::kDeadlineExceeded ||
-         s.code() == absl::StatusCode::kCancelled || s.code() == absl::StatusCode::kInternal;
-}
-
 }  // namespace
 
 bool IsCollectiveJob(const v1::JobSpec& spec) {
@@ -322,8 +317,12 @@ absl::StatusOr<JobRun> RunCollectiveJob(CudaRunner& lead, const JobContext& cont
   CollectiveRun run(lead, context);
   absl::StatusOr<JobRun> result = run.Run();
   if (result.ok()) return result;
+  // A restart for a broken context, for work left running (aborted NCCL, a peer kernel spinning
+  // until its barrier traps), or for an error inside CUDA or NCCL (INTERNAL): never for a wrong
+  // output, a refused spec or a cancel between calls.
   const absl::Status health = run.GangHealth();
-  if (!health.ok() || MayLeaveWorkBehind(result.status())) {
+  if (!health.ok() || run.AbandonedWork() ||
+      result.status().code() == absl::StatusCode::kInternal) {
     lead.RequireRestart();
     return absl::Status(result.status().code(),
                         absl::StrCat(result.status().message(),

@@ -54,6 +54,9 @@ class DeviceGang {
 
   // Aborts every NCCL communicator (ncclCommAbort: their kernels stop and their resources go).
   void AbortNccl();
+  // Whether a wait gave up on work still running (Synchronize's cancel, deadline or error): a
+  // peer-access kernel may spin until its barrier traps, NCCL was aborted.
+  bool abandoned_work() const { return nccl_aborted_; }
 
   // After a failed job: synchronises every device; a sticky error (the CUDA context unusable) is
   // said in the returned status, naming the device. OK when every device is healthy.
