@@ -38,6 +38,7 @@ absl::StatusOr<std::unique_ptr<CollectiveBuffers>> CollectiveBuffers::Allocate(
     return absl::InvalidArgumentError(absl::StrCat("kernel: ", problem.op, " is no collective"));
   }
   if (variant.needs_nccl) KBENCH_RETURN_IF_ERROR(gang.EnsureNccl());
+  if (variant.needs_peer_access) KBENCH_RETURN_IF_ERROR(gang.RequirePeerAccess());
   std::unique_ptr<CollectiveBuffers> b(new CollectiveBuffers(gang, problem));
   if (const int64_t bytes = kernels::StagingBytes(problem, gang.world_size()); bytes > 0) {
     KBENCH_RETURN_IF_ERROR(OnDevice(cudaHostAlloc(&b->host_staging_, bytes, cudaHostAllocPortable),
@@ -65,6 +66,10 @@ absl::Status CollectiveBuffers::AllocateRank(int r,
                                     "cudaMalloc (flags)", device));
     // Zeroed once: barrier values start at 1 and only grow (kernels/cuda/collectives.h).
     KBENCH_RETURN_IF_ERROR(OnDevice(cudaMemset(m.flags, 0, bytes), "cudaMemset (flags)", device));
+    // cudaMemset may return before the device wrote, and the gang's streams do not wait for the
+    // default stream: the zeros must land before any rank's first barrier reads or writes them.
+    KBENCH_RETURN_IF_ERROR(
+        OnDevice(cudaDeviceSynchronize(), "cudaDeviceSynchronize (flags zeroed)", device));
   }
   if (const int64_t staging = kernels::StagingBytes(problem_, gang_.world_size()); staging > 0) {
     KBENCH_RETURN_IF_ERROR(

@@ -6,7 +6,6 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <set>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -60,11 +59,7 @@ absl::Status CudaCall(cudaError_t err, const char* call, const std::string& devi
 absl::StatusOr<std::unique_ptr<DeviceGang>> DeviceGang::Open(
     const std::vector<std::string>& devices) {
   std::unique_ptr<DeviceGang> gang(new DeviceGang());
-  std::set<std::string> seen;
   for (const std::string& device : devices) {
-    if (!seen.insert(device).second) {
-      return absl::InvalidArgumentError(absl::StrCat("devices: ", device, " is listed twice"));
-    }
     KBENCH_RETURN_IF_ERROR(gang->OpenRank(device, &gang->ranks_.emplace_back()));
   }
   KBENCH_RETURN_IF_ERROR(gang->EnablePeerAccess());
@@ -82,6 +77,11 @@ absl::Status DeviceGang::OpenRank(const std::string& device, Rank* rank) {
   if (id.ordinal < 0 || id.ordinal >= count) {
     return absl::InvalidArgumentError(absl::StrCat("devices: ", device, " is not one of the ",
                                                    count, " CUDA devices of this executor"));
+  }
+  for (const Rank& other : ranks_) {
+    if (&other != rank && other.ordinal == id.ordinal) {
+      return absl::InvalidArgumentError(absl::StrCat("devices: ", device, " is listed twice"));
+    }
   }
   rank->name = device;
   rank->ordinal = id.ordinal;
@@ -101,9 +101,13 @@ absl::Status DeviceGang::EnablePeerAccess() {
       KBENCH_RETURN_IF_ERROR(CudaCall(cudaDeviceCanAccessPeer(&can, from.ordinal, to.ordinal),
                                       "cudaDeviceCanAccessPeer", from.name));
       if (!can) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            "devices: ", from.name, " cannot access ", to.name,
-            "'s memory (no peer access between them): the gang's peer-access kernels need it"));
+        if (peer_access_.ok()) {
+          peer_access_ = absl::FailedPreconditionError(
+              absl::StrCat("devices: ", from.name, " cannot access ", to.name,
+                           "'s memory (no peer access between them): the peer-access variants "
+                           "need it between every pair"));
+        }
+        continue;
       }
       const cudaError_t err = cudaDeviceEnablePeerAccess(to.ordinal, 0);
       // Enabled by an earlier job of this process: fine, and the error must not linger.

@@ -26,7 +26,7 @@ class DeviceGang {
  public:
   // `devices` in rank order, lead first ("cuda:0", "cuda:1", ...). Checks that they are distinct
   // CUDA devices of this process, creates the streams and gates, and enables peer access between
-  // every pair (FAILED_PRECONDITION naming the pair when the hardware has none).
+  // every pair where the hardware has it (RequirePeerAccess says where it has not).
   static absl::StatusOr<std::unique_ptr<DeviceGang>> Open(const std::vector<std::string>& devices);
   ~DeviceGang();
   DeviceGang(const DeviceGang&) = delete;
@@ -38,6 +38,10 @@ class DeviceGang {
   std::vector<std::string> names() const;
   cudaStream_t stream(int rank) const { return ranks_[rank].stream; }
   BlockingKernel& gate(int rank) { return *ranks_[rank].gate; }
+
+  // OK when every rank can read every other rank's memory; else FAILED_PRECONDITION naming the
+  // first pair without peer access (NCCL still works there, through host memory).
+  absl::Status RequirePeerAccess() const { return peer_access_; }
 
   // The NCCL communicators (ncclCommInitAll over the gang), created on the first call: a job
   // of peer-access variants never pays NCCL's start. NCCL_NVLS_ENABLE=0 is set before, unless
@@ -78,6 +82,7 @@ class DeviceGang {
   void ReleaseNccl();
 
   std::vector<Rank> ranks_;
+  absl::Status peer_access_;
   bool nccl_aborted_ = false;
 };
 
