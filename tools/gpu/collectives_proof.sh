@@ -63,7 +63,7 @@ grep -E '^\[ *(PASSED|FAILED|SKIPPED|RESULT) ' "$out/gpu_test.log" | tail -30
 step "2. kbench all_reduce (executor job path)"
 rm -f "$out/kbench.jsonl" "$out/torch.jsonl"
 bench=("$pack/bin/kbench-collectives-bench" --devices cuda:0,cuda:1 --op all_reduce
-  --jsonl "$out/kbench.jsonl" --min-time 0.2 --timeout 10)
+  --jsonl "$out/kbench.jsonl" --min-time 0.05 --timeout 10)
 "${bench[@]}" --variants nccl,one_shot,two_shot --bytes "$sizes" || status=1
 "${bench[@]}" --variants nccl --bytes "$one_gib" || status=1
 
@@ -116,8 +116,8 @@ step "5. a job through kbenchd"
 if "$pack/bin/kbctl" bench --help 2>&1 | grep -q -- '--devices'; then
   source "$here/start_kbenchd.sh"
   start_kbenchd "$pack" "$out"
-  "$pack/bin/kbctl" bench all_reduce --variants nccl,one_shot,two_shot --shape 262144 \
-    --devices cuda:0,cuda:1 --json >"$out/kbenchd_job.json" 2>"$out/kbenchd_job.err" || status=1
+  "$pack/bin/kbctl" -o json bench all_reduce --variants nccl,one_shot,two_shot --shape 262144 \
+    --devices cuda:0,cuda:1 >"$out/kbenchd_job.json" 2>"$out/kbenchd_job.err" || status=1
   python3 - "$out/kbenchd_job.json" <<'EOF' || status=1
 import json, sys
 job = json.load(open(sys.argv[1]))
