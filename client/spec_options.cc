@@ -6,6 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "client/args.h"
 #include "client/errors.h"
 #include "client/session.h"
@@ -16,6 +17,8 @@ namespace kbench::client {
 namespace {
 
 constexpr char kAll[] = "all";
+// More GPUs than any one host has; kbenchd says how many it has.
+constexpr int64_t kMaxGpusAsked = 1024;
 
 bool Contains(const auto& list, const auto& value) {
   for (const auto& v : list) {
@@ -96,6 +99,28 @@ CLI::Option* AddTextOption(CLI::App* app, const std::string& name,
       name, [target](const std::string& value) { *target = value; }, help);
 }
 
+// --devices and --gpus: a multi-GPU job's gang (kbenchd checks the devices exist and agree).
+absl::Status FillDevices(const SpecFlags& f, v1::JobSpec* spec) {
+  if (f.devices.has_value() && f.gpus.has_value()) {
+    return UsageError("--devices, --gpus: give one (the devices, or how many)");
+  }
+  if (f.devices.has_value()) {
+    for (absl::string_view name : absl::StrSplit(*f.devices, ',')) {
+      KBENCH_ASSIGN_OR_RETURN(std::string device, ParseDevice("--devices", std::string(name)));
+      spec->add_devices(device);
+    }
+  }
+  if (f.gpus.has_value()) {
+    if (*f.gpus == kAll) {
+      spec->set_gpus(-1);
+    } else {
+      KBENCH_ASSIGN_OR_RETURN(int64_t n, ParseInt("--gpus", *f.gpus, 1, kMaxGpusAsked));
+      spec->set_gpus(static_cast<int32_t>(n));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void AddSpecFlags(CLI::App* app, SubmitCommand command, SpecFlags* f) {
@@ -121,6 +146,16 @@ void AddSpecFlags(CLI::App* app, SubmitCommand command, SpecFlags* f) {
                 "cpu, cuda:N or cuda:any; in a fleet NODE/DEVICE or KIND:any, e.g. h100:any "
                 "(default: the daemon's)")
       ->type_name("DEVICE");
+  if (command != SubmitCommand::kCompile && command != SubmitCommand::kProfile) {
+    AddTextOption(app, "--devices", &f->devices,
+                  "A multi-GPU job (the collectives, e.g. all_reduce) on these devices of one "
+                  "host, in rank order; all are held at once")
+        ->type_name("cuda:0,cuda:1,...");
+    AddTextOption(app, "--gpus", &f->gpus,
+                  "A multi-GPU job on N ready devices of one model (the least queued), or on "
+                  "all of them")
+        ->type_name("N|all");
+  }
   AddUserKernelFlags(app, &f->user, /*compile=*/command == SubmitCommand::kCompile);
   if (command != SubmitCommand::kCompile && command != SubmitCommand::kProfile) {
     AddTextOption(app, "--mode", &f->mode,
@@ -189,6 +224,7 @@ absl::StatusOr<v1::SubmitJobRequest> BuildSubmitRequest(const SpecFlags& f, Subm
     KBENCH_ASSIGN_OR_RETURN(std::string device, ParseDevice("--device", *f.device));
     spec->set_device(device);
   }
+  KBENCH_RETURN_IF_ERROR(FillDevices(f, spec));
   if (f.mode.has_value()) {
     KBENCH_ASSIGN_OR_RETURN(v1::MeasureMode mode, ParseMode("--mode", *f.mode));
     spec->set_mode(mode);

@@ -26,6 +26,9 @@ struct SpecFlags {
   std::optional<std::string> shape;
   std::optional<std::string> dtype;
   std::optional<std::string> device;
+  // A multi-GPU job (issue 30): the devices named, or a count ("2", "all").
+  std::optional<std::string> devices;
+  std::optional<std::string> gpus;
   std::optional<std::string> mode;
   std::optional<std::string> max_noise;
   std::optional<std::string> min_samples;

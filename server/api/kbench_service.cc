@@ -175,7 +175,7 @@ absl::Status KbenchService::Submit(const auth::Identity& caller,
   v1::JobSpec spec = request.spec();
   // Fields this server does not know are not stored, echoed, nor compared on a retry.
   spec.DiscardUnknownFields();
-  KBENCH_ASSIGN_OR_RETURN(const v1::DeviceInfo device, scheduler_->ResolveDevice(spec.device()));
+  KBENCH_ASSIGN_OR_RETURN(const v1::DeviceInfo device, ResolveJobDevices(&spec));
   KBENCH_RETURN_IF_ERROR(ResolveVariants(&spec, nullptr));
   KBENCH_RETURN_IF_ERROR(ValidateAndNormalize(device, limits_, &spec));
   if (spec.device().empty()) spec.set_device(device.id());
@@ -207,6 +207,28 @@ absl::Status KbenchService::Submit(const auth::Identity& caller,
   *response->mutable_job() = RecordToJob(inserted.first, std::nullopt, {});
   SetQueuePlace(scheduler_->QueuePlaces(), response->mutable_job());
   return absl::OkStatus();
+}
+
+absl::StatusOr<v1::DeviceInfo> KbenchService::ResolveJobDevices(v1::JobSpec* spec) {
+  if (spec->devices().empty() && spec->gpus() == 0)
+    return scheduler_->ResolveDevice(spec->device());
+  // A multi-GPU job (issue 30): its gang, resolved once; `device` is its lead.
+  const std::vector<std::string> requested(spec->devices().begin(), spec->devices().end());
+  KBENCH_ASSIGN_OR_RETURN(const std::vector<v1::DeviceInfo> gang,
+                          scheduler_->ResolveGang(requested, spec->gpus()));
+  const std::string& lead = gang.front().id();
+  if (!spec->device().empty() && spec->device() != lead && spec->device() != "cuda:any") {
+    return absl::InvalidArgumentError(absl::StrCat("device: '", spec->device(),
+                                                   "' is not the first of the job's devices (",
+                                                   lead, "); leave it unset"));
+  }
+  spec->set_device(lead);
+  spec->clear_devices();
+  // One device is a one-device job, whatever the ask.
+  if (gang.size() > 1) {
+    for (const v1::DeviceInfo& d : gang) spec->add_devices(d.id());
+  }
+  return gang.front();
 }
 
 void KbenchService::ConfirmRankedRun(const std::string& job_id, const v1::JobSpec& spec,
@@ -243,6 +265,8 @@ absl::Status KbenchService::Deduplicate(const std::string& key, const store::Job
   }
   v1::JobSpec again = spec;
   again.set_device(first.device());
+  // A retry asking for N devices may resolve to others now: the first job's gang stands.
+  *again.mutable_devices() = first.devices();
   // Compared as messages: a map's serialized order is unspecified, so equal specs with params
   // can serialize to different bytes.
   if (!google::protobuf::util::MessageDifferencer::Equals(first, again)) {

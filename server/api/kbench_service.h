@@ -139,6 +139,9 @@ class KbenchService final : public WithReceiveLimits<StreamingBase> {
   // Sets each queued job's queue_place from `places` (Scheduler::QueuePlaces).
   static void SetQueuePlace(const std::map<std::string, scheduler::QueuePlaceEstimate>& places,
                             v1::Job* job);
+  // The device a submit runs on; for a multi-GPU job (devices or gpus asked) its gang, written
+  // into the spec (`devices`, lead first; `device` the lead), and the lead returned.
+  absl::StatusOr<v1::DeviceInfo> ResolveJobDevices(v1::JobSpec* spec);
   // An earlier job with the same idempotency key, if it asked for the same spec.
   absl::Status Deduplicate(const std::string& key, const store::JobRecord& earlier,
                            const v1::JobSpec& spec, v1::SubmitJobResponse* response);

@@ -107,6 +107,42 @@ absl::Status NormalizeEnums(v1::JobSpec* spec) {
 }
 
 // A known operation, a shape, and at least one variant, none listed twice.
+// A collective holds one device per rank; every other operation runs on one device (issue 30).
+absl::Status ValidateDeviceCount(const kernels::Operation& op, const v1::JobSpec& spec) {
+  const int devices = std::max(1, spec.devices_size());
+  if (devices < op.min_devices) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "devices: ", op.name, " runs on at least ", op.min_devices,
+        " devices, one per rank; ask for them with --gpus N or --devices cuda:0,cuda:1"));
+  }
+  if (devices == 1) return absl::OkStatus();
+  if (op.min_devices == 1) {
+    std::vector<std::string> collectives;
+    for (const kernels::Operation& o : kernels::Catalogue()) {
+      if (o.min_devices > 1) collectives.push_back(o.name);
+    }
+    return absl::InvalidArgumentError(absl::StrCat(
+        "devices: ", op.name, " runs on one device; several devices (--devices, --gpus) are for ",
+        collectives.empty()
+            ? std::string("the collectives, which this catalogue lacks")
+            : absl::StrCat("the collectives (", absl::StrJoin(collectives, ", "), ")")));
+  }
+  if (spec.kind() != v1::JOB_KIND_BENCHMARK && spec.kind() != v1::JOB_KIND_UNSPECIFIED) {
+    return absl::InvalidArgumentError(
+        "kind: a multi-GPU job is a benchmark; profiles and compile jobs run on one device");
+  }
+  if (spec.ranked()) {
+    return absl::InvalidArgumentError(
+        "ranked: multi-GPU jobs are not ranked: their protocol (placements, confirmation on "
+        "another device) is one device's");
+  }
+  if (spec.placements() > 1) {
+    return absl::InvalidArgumentError(
+        "placements: a multi-GPU job allocates each rank's buffers once; leave placements unset");
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ValidateOperation(const v1::JobSpec& spec) {
   if (spec.kernel().empty()) return absl::InvalidArgumentError("kernel: must be given");
   const kernels::Operation* op = kernels::FindOperation(spec.kernel());
@@ -115,6 +151,7 @@ absl::Status ValidateOperation(const v1::JobSpec& spec) {
     probe.op = spec.kernel();
     return kernels::ValidateProblem(&probe);  // names the unknown operation and the known ones
   }
+  KBENCH_RETURN_IF_ERROR(ValidateDeviceCount(*op, spec));
   if (spec.shape().empty() && spec.kind() != v1::JOB_KIND_COMPILE) {
     return absl::InvalidArgumentError(absl::StrCat("shape: must be given (", op->name, " takes ",
                                                    absl::StrJoin(op->dims, " x "), "; e.g. ",

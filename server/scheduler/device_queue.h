@@ -26,6 +26,9 @@ struct QueuedJob {
   // What predicts its duration: SimilarJobKey, and its timeout (seconds) when no run did.
   std::string similar_key;
   double timeout_seconds = 0;
+  // A multi-GPU job's devices, its lead (this queue's device) first (issue 30); empty for a
+  // one-device job.
+  std::vector<std::string> devices;
 };
 
 // An owner's usage now, in GPU seconds (the lower, the sooner its turn).

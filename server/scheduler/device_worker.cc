@@ -56,7 +56,10 @@ void DeviceWorker::Loop() {
       if (!StartExecutor(lock)) WaitBeforeRetry(lock);
       continue;
     }
-    sync_.cv.wait(lock, [&] { return sync_.stopping || !device_->queue.empty(); });
+    // A device that a multi-GPU job holds or waits for starts nothing of its own (gang_line.h).
+    sync_.cv.wait(lock, [&] {
+      return sync_.stopping || (!device_->queue.empty() && !sync_.gangs.Blocks(device_->id));
+    });
     if (sync_.stopping) break;
     const absl::Time now = parts_.clock->Now();
     std::optional<QueuedJob> next = device_->queue.Pop(
@@ -75,7 +78,11 @@ void DeviceWorker::Loop() {
     PublishPlaces(*parts_.events, *device_);
     if (next) {
       device_->last_owner = next->owner;
-      RunJob(*next, lock);
+      if (next->devices.size() > 1) {
+        RunGangJob(*next, lock);
+      } else {
+        RunJob(*next, lock);
+      }
     }
     if (next && device_->queue.empty()) {
       lock.unlock();
@@ -172,12 +179,40 @@ void DeviceWorker::RunJob(const QueuedJob& queued, std::unique_lock<std::mutex>&
   }
   lock.lock();
   device_->running.reset();  // and with it any kill deadline armed for this job
+  sync_.cv.notify_all();     // a multi-GPU job may be waiting for this device
   if (!job.ok() && why_not == NotAdmitted::kDeferred) {
     DeferStart(queued, lock);
     return;
   }
   device_->deferred_starts = 0;
   sync_.cancel_requested.erase(queued.id);
+}
+
+void DeviceWorker::RunGangJob(const QueuedJob& queued, std::unique_lock<std::mutex>& lock) {
+  sync_.gangs.Join(queued.id, queued.devices);
+  // Any worker's wake-up may be the moment the devices are free: each waiting lead grants what
+  // can be granted, and wakes the others when it did.
+  const auto ready = [&] {
+    const auto idle = [&](const std::string& d) { return parts_.host->RunsNothing(d); };
+    if (!sync_.gangs.Grant(idle).empty()) sync_.cv.notify_all();
+    return sync_.stopping || sync_.cancel_requested.contains(queued.id) ||
+           sync_.gangs.Granted(queued.id);
+  };
+  sync_.cv.wait(lock, ready);
+  const bool granted = sync_.gangs.Granted(queued.id) && !sync_.stopping;
+  if (!granted) {
+    // Cancelled while waiting (RunJob ends it as such), or shutting down (it stays QUEUED in the
+    // store, and the next start queues it again).
+    sync_.gangs.Leave(queued.id);
+    sync_.cv.notify_all();
+    if (!sync_.stopping) RunJob(queued, lock);
+    return;
+  }
+  parts_.host->HoldGangMembers(queued, true);
+  RunJob(queued, lock);
+  parts_.host->HoldGangMembers(queued, false);
+  sync_.gangs.Leave(queued.id);
+  sync_.cv.notify_all();
 }
 
 void DeviceWorker::DeferStart(const QueuedJob& queued, std::unique_lock<std::mutex>& lock) {

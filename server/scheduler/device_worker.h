@@ -22,6 +22,7 @@
 #include "server/scheduler/clock.h"
 #include "server/scheduler/device_queue.h"
 #include "server/scheduler/executor.h"
+#include "server/scheduler/gang_line.h"
 #include "server/scheduler/job_events.h"
 #include "server/scheduler/job_lifecycle.h"
 #include "server/scheduler/scheduler_options.h"
@@ -36,6 +37,9 @@ struct RunningJob {
   std::string owner;
   absl::Time started;
   double expected_seconds = 0;
+  // A multi-GPU job's other device (issue 30): the job runs on its lead's executor; this device
+  // is held, and shown busy, for it.
+  bool gang_member = false;
 };
 
 // A device as the scheduler routes to it and its worker runs it. Guarded by the scheduler's
@@ -57,6 +61,8 @@ struct DeviceState {
   int deferred_starts = 0;
 };
 
+// A device that can run jobs: its executor has not failed to start for good.
+inline bool Usable(const v1::DeviceInfo& info) { return info.state() != v1::DEVICE_STATE_FAILED; }
 // The job as its device's queue holds it: owner, priority, what predicts its duration.
 QueuedJob QueuedJobOf(const store::JobRecord& record);
 // The device's queue depth gauge, and its queued jobs' watchers told their places changed.
@@ -81,6 +87,10 @@ class WorkerHost {
                          absl::Duration ran, bool succeeded) = 0;
   // The device finished a job and has nothing queued (a fleet's node claims the next).
   virtual void DeviceIdle() = 0;
+  // Under the mutex: whether the device runs no job now (a gang waits for its devices to).
+  virtual bool RunsNothing(const std::string& device) = 0;
+  // Under the mutex: a granted multi-GPU job's other devices shown busy with it, or freed.
+  virtual void HoldGangMembers(const QueuedJob& job, bool hold) = 0;
   // A ranked job that is not a confirmation succeeded (its confirming re-run is submitted).
   virtual void RankedSucceeded(const std::string& job_id, const v1::JobSpec& spec,
                                const v1::JobResult& result) = 0;
@@ -92,6 +102,7 @@ struct SchedulerSync {
   std::condition_variable& cv;
   const bool& stopping;                     // guarded by mu
   std::set<std::string>& cancel_requested;  // guarded by mu: jobs asked to stop before they ran
+  GangLine& gangs;                          // guarded by mu: multi-GPU jobs' holds
 };
 
 // What a worker borrows; everything outlives it.
@@ -144,6 +155,9 @@ class DeviceWorker {
   void MarkUnusable(const std::string& why, std::unique_lock<std::mutex>& lock);
   void WaitBeforeRetry(std::unique_lock<std::mutex>& lock);
   void RunJob(const QueuedJob& queued, std::unique_lock<std::mutex>& lock);
+  // A multi-GPU job: waits, holding nothing, until its gang holds every device, then runs it on
+  // this (the lead) device's executor, which drives them all.
+  void RunGangJob(const QueuedJob& queued, std::unique_lock<std::mutex>& lock);
   absl::StatusOr<AdmittedJob> AdmitJob(const std::string& id, bool cancelled_early,
                                        NotAdmitted* why_not);
   // After a deferred start: the job back in its place, a wait that grows with each deferral.

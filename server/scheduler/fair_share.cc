@@ -46,6 +46,7 @@ QueuedJob QueuedJobOf(const store::JobRecord& record) {
   // it with the cause.
   if (spec.ParseFromString(record.spec)) {
     job.similar_key = SimilarJobKey(spec, record.device);
+    if (spec.devices_size() > 1) job.devices.assign(spec.devices().begin(), spec.devices().end());
     job.timeout_seconds = spec.stopping().timeout_seconds() > 0 ? spec.stopping().timeout_seconds()
                                                                 : kDefaultTimeoutSeconds;
   }
@@ -76,6 +77,15 @@ std::map<std::string, QueuePlaceEstimate> Scheduler::QueuePlaces() {
     return ExpectedSeconds(job, nullptr);
   };
   std::map<std::string, QueuePlaceEstimate> places;
+  // Each device's running job's expected remaining seconds: a multi-GPU job waits for its other
+  // devices too (their own queues do not run ahead of it: gang_line.h).
+  std::map<std::string, double> remaining_of;
+  for (const auto& [id, d] : devices_) {
+    if (d->running) {
+      remaining_of[id] = std::max(
+          0.0, d->running->expected_seconds - absl::ToDoubleSeconds(now - d->running->started));
+    }
+  }
   for (const auto& [id, d] : devices_) {
     QueuePlaceEstimate next;
     next.device = id;
@@ -93,6 +103,10 @@ std::map<std::string, QueuePlaceEstimate> Scheduler::QueuePlaces() {
     for (const QueuedJob& job : d->queue.Line(usage, expected)) {
       ++next.position;
       places[job.id] = next;
+      for (size_t i = 1; i < job.devices.size(); ++i) {
+        QueuePlaceEstimate& place = places[job.id];
+        place.wait_seconds = std::max(place.wait_seconds, remaining_of[job.devices[i]]);
+      }
       bool from_history = false;
       next.wait_seconds += ExpectedSeconds(job, &from_history);
       ++(from_history ? next.from_history : next.from_timeout);
@@ -130,6 +144,8 @@ UsageSnapshot Scheduler::Usage(const std::string& owner) {
 void Scheduler::ChargeRun(const store::JobRecord& job, const v1::JobSpec& spec, absl::Duration ran,
                           bool succeeded) {
   const double seconds = std::max(0.0, absl::ToDoubleSeconds(ran));
+  // A multi-GPU job held every device of its gang for the run: N x its wall time (issue 30).
+  const double gpu_seconds = seconds * std::max(1, spec.devices_size());
   const absl::Time now = clock_->Now();
   store::UsageRecord record;
   record.job_id = job.id;
@@ -138,14 +154,14 @@ void Scheduler::ChargeRun(const store::JobRecord& job, const v1::JobSpec& spec, 
   record.device = job.device;
   record.similar_key = SimilarJobKey(spec, job.device);
   record.succeeded = succeeded;
-  record.gpu_microseconds = static_cast<int64_t>(seconds * kMicrosecondsPerSecond);
+  record.gpu_microseconds = static_cast<int64_t>(gpu_seconds * kMicrosecondsPerSecond);
   record.end_time_ns = absl::ToUnixNanos(now);
   {
     std::lock_guard lock(mu_);
-    ledger_.Charge(record.owner, seconds, now);
+    ledger_.Charge(record.owner, gpu_seconds, now);
     if (succeeded) history_.Add(record.similar_key, seconds);
   }
-  if (on_usage_) on_usage_(record.owner, seconds);
+  if (on_usage_) on_usage_(record.owner, gpu_seconds);
   if (usage_store_ == nullptr) return;
   if (absl::Status s = usage_store_->Record(record); !s.ok()) {
     // The run's result matters more than its accounting: log, do not fail the job.

@@ -16,8 +16,6 @@ namespace {
 using logging::Field;
 using logging::Level;
 
-bool Usable(const v1::DeviceInfo& info) { return info.state() != v1::DEVICE_STATE_FAILED; }
-
 }  // namespace
 
 std::string DeviceHealthService(const std::string& device) {
@@ -66,7 +64,8 @@ absl::Status Scheduler::Start() {
                             metrics_, events_,   &lifecycle_, this};
     for (const std::string& id : order_) {
       workers_.push_back(std::make_unique<DeviceWorker>(
-          devices_.at(id).get(), parts, SchedulerSync{mu_, cv_, stopping_, cancel_requested_}));
+          devices_.at(id).get(), parts,
+          SchedulerSync{mu_, cv_, stopping_, cancel_requested_, gangs_}));
       workers_.back()->Start();
     }
   }
@@ -279,7 +278,8 @@ absl::Status Scheduler::Cancel(const std::string& job_id, std::chrono::milliseco
       if (d->queue.Remove(job_id)) {
         removed = true;
         UpdateQueueGauge(*metrics_, *d);
-      } else if (d->running && d->running->id == job_id && d->executor && !d->running->kill_at) {
+      } else if (d->running && d->running->id == job_id && d->executor && !d->running->kill_at &&
+                 !d->running->gang_member) {
         // The kill deadline belongs to this run of this job: it ends with the run.
         d->executor->Cancel(job_id);
         d->running->kill_at = clock_->Now() + options_.cancel_grace;
@@ -287,6 +287,7 @@ absl::Status Scheduler::Cancel(const std::string& job_id, std::chrono::milliseco
     }
     if (removed) cancel_requested_.erase(job_id);
   }
+  cv_.notify_all();  // a multi-GPU job waiting for its devices ends at once
   if (removed) {
     lifecycle_.Finish(record, JobEnd::Cancelled("cancelled while queued"));
     return absl::OkStatus();

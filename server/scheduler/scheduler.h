@@ -75,6 +75,9 @@ class Scheduler final : public JobQueue, private WorkerHost {
   // UNAVAILABLE when it exists but cannot run jobs now.
   absl::StatusOr<v1::DeviceInfo> ResolveDevice(const std::string& requested) override;
 
+  absl::StatusOr<std::vector<v1::DeviceInfo>> ResolveGang(const std::vector<std::string>& requested,
+                                                          int32_t gpus) override;
+
   absl::StatusOr<std::pair<store::JobRecord, bool>> Submit(store::JobRecord record) override;
   absl::StatusOr<int32_t> DeleteFinished(const std::string& job_id) override {
     return lifecycle_.DeleteFinished(*artifacts_, job_id);
@@ -135,6 +138,11 @@ class Scheduler final : public JobQueue, private WorkerHost {
   std::vector<store::JobRecord> QueueRecoveredJobs(const std::vector<store::JobRecord>& queued)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status AwaitFirstStarts();
+  // ResolveGang's two ways of asking (gangs.cc).
+  absl::StatusOr<std::vector<const DeviceState*>> NamedGangDevices(
+      const std::vector<std::string>& requested) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<std::vector<const DeviceState*>> CountedGangDevices(int32_t gpus)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // WorkerHost, what the devices' workers ask of the scheduler (fair_share.cc).
   double OwnerUsageNow(const std::string& owner, absl::Time now) override
@@ -145,6 +153,8 @@ class Scheduler final : public JobQueue, private WorkerHost {
   void ChargeRun(const store::JobRecord& record, const v1::JobSpec& spec, absl::Duration ran,
                  bool succeeded) override;
   void DeviceIdle() override;
+  bool RunsNothing(const std::string& device) override ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void HoldGangMembers(const QueuedJob& job, bool hold) override ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void RankedSucceeded(const std::string& job_id, const v1::JobSpec& spec,
                        const v1::JobResult& result) override;
 
@@ -166,6 +176,8 @@ class Scheduler final : public JobQueue, private WorkerHost {
   std::vector<std::unique_ptr<DeviceWorker>> workers_;
   // Jobs asked to stop before they started: honoured when they start.
   std::set<std::string> cancel_requested_ ABSL_GUARDED_BY(mu_);
+  // Multi-GPU jobs waiting for, or holding, their devices (issue 30).
+  GangLine gangs_ ABSL_GUARDED_BY(mu_);
   HealthReporter health_ ABSL_GUARDED_BY(mu_);
   bool store_writable_ ABSL_GUARDED_BY(mu_) = true;
   store::UsageStore* usage_store_ = nullptr;

@@ -102,9 +102,10 @@ bool FakeExecutorState::Killed() {
 }
 
 FakeExecutor::FakeExecutor(std::string device, std::shared_ptr<FakeExecutorState> state,
-                           Clock* clock)
+                           Clock* clock, const std::string& model)
     : state_(std::move(state)), clock_(clock) {
   info_.set_id(device);
+  info_.set_name(model);
   info_.set_kind(device == "cpu" ? v1::DEVICE_KIND_CPU : v1::DEVICE_KIND_CUDA);
 }
 
@@ -166,7 +167,11 @@ absl::StatusOr<std::unique_ptr<Executor>> FakeLauncher::Start(const std::string&
   }
   auto state = std::make_shared<FakeExecutorState>();
   executors_[device].push_back(state);
-  return std::unique_ptr<Executor>(new FakeExecutor(device, state, clock_));
+  std::string model;
+  for (const v1::DeviceInfo& d : cuda_) {
+    if (d.id() == device) model = d.name();
+  }
+  return std::unique_ptr<Executor>(new FakeExecutor(device, state, clock_, model));
 }
 
 absl::StatusOr<std::vector<v1::DeviceInfo>> FakeLauncher::Discover() {
@@ -174,10 +179,11 @@ absl::StatusOr<std::vector<v1::DeviceInfo>> FakeLauncher::Discover() {
   return cuda_;
 }
 
-void FakeLauncher::AddCuda(int ordinal) {
+void FakeLauncher::AddCuda(int ordinal, const std::string& model) {
   std::lock_guard lock(mu_);
   v1::DeviceInfo info;
   info.set_id(absl::StrCat("cuda:", ordinal));
+  info.set_name(model);
   info.set_kind(v1::DEVICE_KIND_CUDA);
   cuda_.push_back(info);
 }

@@ -67,7 +67,9 @@ struct FakeExecutorState {
 
 class FakeExecutor : public Executor {
  public:
-  FakeExecutor(std::string device, std::shared_ptr<FakeExecutorState> state, Clock* clock);
+  // `model`: the device's name (a GPU model), as a real executor reports it.
+  FakeExecutor(std::string device, std::shared_ptr<FakeExecutorState> state, Clock* clock,
+               const std::string& model = "");
   ~FakeExecutor() override;
   const v1::DeviceInfo& info() const override { return info_; }
   absl::Status Send(const internal::v1::RunJob& job) override;
@@ -88,7 +90,7 @@ class FakeLauncher : public ExecutorLauncher {
   absl::StatusOr<std::unique_ptr<Executor>> Start(const std::string& device) override;
   absl::StatusOr<std::vector<v1::DeviceInfo>> Discover() override;
 
-  void AddCuda(int ordinal);
+  void AddCuda(int ordinal, const std::string& model = "");
   // The next `n` starts of `device` fail.
   void FailStarts(const std::string& device, int n);
   // Waits (bounded) for the `index`-th executor of `device` (0 = first) to be started.
