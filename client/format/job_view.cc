@@ -143,6 +143,10 @@ std::string RenderJob(const v1::Job& job) {
     absl::StrAppend(&device, " (asked for ", spec.device(), ")");
   }
   f.Add("Device", device.empty() ? "-" : device);
+  if (spec.devices_size() > 1) {
+    f.Add("Devices",
+          absl::StrCat(absl::StrJoin(spec.devices(), ", "), " (held together, rank order)"));
+  }
   if (!spec.params().empty()) {
     std::vector<std::string> params;
     std::map<std::string, int64_t> sorted(spec.params().begin(), spec.params().end());
@@ -234,7 +238,33 @@ void AddTimingFields(const v1::VariantResult& v, const v1::JobSpec& spec, FieldL
 }
 
 // Achieved bandwidth and compute, against the device's copy bandwidth and peak.
+// Issue 30: a collective's bandwidths with nccl-tests' conventions, and every rank's time.
+void AddCollectiveFields(const v1::Collective& c, FieldList* f) {
+  std::string bus = FormatBandwidth(c.bus_bytes_per_second());
+  if (c.peak_bus_bytes_per_second() > 0) {
+    absl::StrAppend(
+        &bus, " (", FormatPercent(c.bus_bytes_per_second() / c.peak_bus_bytes_per_second()),
+        " of the ", FormatBandwidth(c.peak_bus_bytes_per_second()), " measured between the ranks)");
+  }
+  f->Add("Bus bandwidth",
+         absl::StrCat(bus, "; algorithm ", FormatBandwidth(c.algorithm_bytes_per_second()),
+                      ", bus factor ", absl::StrFormat("%.4g", c.bus_factor())));
+  f->Add("Message", absl::StrCat(FormatBytes(c.message_bytes()), " per rank, ", c.world_size(),
+                                 " ranks (", absl::StrJoin(c.devices(), ", "), ")"));
+  std::vector<std::string> ranks;
+  for (int r = 0; r < c.rank_median_seconds_size(); ++r) {
+    ranks.push_back(absl::StrCat(r, ": ", FormatSeconds(c.rank_median_seconds(r))));
+  }
+  f->Add("Ranks", absl::StrCat("median per rank ", absl::StrJoin(ranks, ", "), "; slowest rank ",
+                               c.slowest_rank(), "; ", c.ranks_checked(), " of ", c.world_size(),
+                               " checked"));
+}
+
 void AddThroughputFields(const v1::VariantResult& v, FieldList* f) {
+  if (v.has_collective()) {
+    AddCollectiveFields(v.collective(), f);
+    return;
+  }
   if (v.bytes() > 0) {
     f->Add("Bandwidth",
            absl::StrCat(RateWithFraction(FormatBandwidth(v.bytes_per_second()),

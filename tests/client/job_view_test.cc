@@ -157,6 +157,38 @@ TEST(RenderJob, ShowsEnergyOrWhyItIsMissingAndTheStampsReasons) {
   EXPECT_THAT(other, Not(HasSubstr(" 0 J")));
 }
 
+// Issue 30: a multi-GPU job names its gang; a collective shows bus and algorithm bandwidth, the
+// measured peak, the message and every rank's median.
+TEST(RenderJob, ShowsACollectivesGangBandwidthsAndEveryRank) {
+  v1::Job job = CompareJob();
+  job.mutable_result()->mutable_variants()->DeleteSubrange(1, 1);
+  job.mutable_spec()->set_device("cuda:0");
+  job.mutable_spec()->add_devices("cuda:0");
+  job.mutable_spec()->add_devices("cuda:1");
+  v1::Collective* c = job.mutable_result()->mutable_variants(0)->mutable_collective();
+  c->set_world_size(2);
+  c->add_devices("cuda:0");
+  c->add_devices("cuda:1");
+  c->set_message_bytes(int64_t{1} << 30);
+  c->set_algorithm_bytes_per_second(328e9);
+  c->set_bus_bytes_per_second(328e9);
+  c->set_bus_factor(1);
+  c->set_peak_bus_bytes_per_second(400e9);
+  c->add_rank_median_seconds(3.2e-3);
+  c->add_rank_median_seconds(3.3e-3);
+  c->set_slowest_rank(1);
+  c->set_ranks_checked(2);
+  const std::string text = RenderJob(job);
+  EXPECT_THAT(text, ContainsRegex("Devices: +cuda:0, cuda:1 \\(held together, rank order\\)"));
+  EXPECT_THAT(text,
+              ContainsRegex("Bus bandwidth: +328(\\.0)? GB/s \\(82.0% of the 400(\\.0)? GB/s"));
+  EXPECT_THAT(text, HasSubstr("bus factor 1"));
+  EXPECT_THAT(text,
+              ContainsRegex("Message: +1(\\.0+)? GiB per rank, 2 ranks \\(cuda:0, cuda:1\\)"));
+  EXPECT_THAT(text, HasSubstr("0: 3.200 ms, 1: 3.300 ms; slowest rank 1; 2 of 2 checked"));
+  EXPECT_THAT(text, Not(HasSubstr("of copy bandwidth")));
+}
+
 TEST(RenderCompareTable, LeavesOutEnergyAndConditionsForOlderResults) {
   const std::string table = RenderCompareTable(CompareJob().result());
   EXPECT_THAT(table, Not(HasSubstr("J/LAUNCH")));
