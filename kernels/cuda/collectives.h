@@ -48,6 +48,12 @@ struct RankLaunch {
   void* staging = nullptr;
   cudaEvent_t staged = nullptr;
   cudaEvent_t consumed = nullptr;
+  // PeerPointers' arrays copied to this rank's device (world_size pointers each, by rank): what
+  // a user's collective kernel receives as peer_send, peer_recv and peer_flags (kernels/abi.h).
+  // nullptr where the variant reads no peer's memory.
+  const void* const* peer_send_table = nullptr;
+  void* const* peer_recv_table = nullptr;
+  uint32_t* const* peer_flags_table = nullptr;
 };
 
 struct GangLaunch {

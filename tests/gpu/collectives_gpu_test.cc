@@ -17,6 +17,7 @@
 #include "kernels/catalogue.h"
 #include "kernels/cuda/collectives.h"
 #include "kernels/ops/collectives.h"
+#include "server/executor/backend.h"
 #include "server/executor/cuda/collective_buffers.h"
 #include "server/executor/cuda/collective_check.h"
 #include "server/executor/cuda/collective_job.h"
@@ -220,6 +221,86 @@ TEST_F(CollectiveJobTest, EveryCollectiveRunsAsAJobAtAnOddCount) {
   }
 }
 
+// A user's one-shot all-reduce written to the ABI `kbctl kernels all_reduce --abi` prints, and
+// one that returns its own input (which every rank's check must catch).
+constexpr char kUserAllReduce[] = R"(
+__device__ void meet_peers(unsigned int* const* peer_flags, unsigned int call, int rank,
+                           int world_size) {
+  if (threadIdx.x < world_size) {
+    __threadfence_system();
+    unsigned int* theirs = peer_flags[threadIdx.x] + blockIdx.x * 8 + rank;
+    asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(theirs), "r"(call) : "memory");
+    unsigned int* mine = peer_flags[rank] + blockIdx.x * 8 + threadIdx.x;
+    unsigned int seen;
+    do {
+      asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(seen) : "l"(mine) : "memory");
+    } while ((int)(seen - call) < 0);
+  }
+  __syncthreads();
+}
+
+extern "C" __global__ void user_all_reduce(
+    const float* __restrict__ send, float* __restrict__ recv, const float* const* peer_send,
+    float* const* peer_recv, unsigned int* const* peer_flags, long long count, unsigned int call,
+    int rank, int world_size) {
+  meet_peers(peer_flags, call, rank, world_size);
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < count;
+       i += (long long)gridDim.x * blockDim.x) {
+    float sum = 0;
+    for (int s = 0; s < world_size; ++s) sum += __ldcg(peer_send[s] + i);
+    recv[i] = sum;
+  }
+}
+
+extern "C" __global__ void user_own_input(
+    const float* __restrict__ send, float* __restrict__ recv, const float* const* peer_send,
+    float* const* peer_recv, unsigned int* const* peer_flags, long long count, unsigned int call,
+    int rank, int world_size) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < count;
+       i += (long long)gridDim.x * blockDim.x) {
+    recv[i] = send[i];
+  }
+}
+)";
+
+void AddUserKernel(TestJob* t, const std::string& entry) {
+  v1::JobSpec* spec = t->job.mutable_spec();
+  spec->add_variants("@mine");
+  v1::UserKernel* uk = spec->add_user_kernels();
+  uk->set_name("@mine");
+  uk->set_form(v1::USER_KERNEL_FORM_CUDA);
+  uk->set_code(kUserAllReduce);
+  uk->set_file_name("all_reduce.cu");
+  uk->set_entry(entry);
+  // At most 32 blocks: the peer_flags slots are 8 per block (kernels' kPeerFlagWords = 256).
+  uk->mutable_launch()->add_grid("min(cdiv(count, 1024), 32)");
+  uk->mutable_launch()->add_block("256");
+}
+
+TEST_F(CollectiveJobTest, AUsersAllReduceRunsOnEveryRankAndIsChecked) {
+  std::unique_ptr<TestJob> t = MakeJob("all_reduce", {"nccl"}, 1000003, kTwoDevices);
+  AddUserKernel(t.get(), "user_all_reduce");
+  absl::StatusOr<JobRun> run = RunCollectiveJob(*lead_, t->context);
+  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_EQ(run->result.variants_size(), 2);
+  const v1::VariantResult& user = run->result.variants(1);
+  EXPECT_EQ(user.variant(), "@mine");
+  EXPECT_TRUE(user.correctness().passed());
+  EXPECT_TRUE(user.timed_correctness().passed());
+  EXPECT_EQ(user.collective().ranks_checked(), 2);
+  EXPECT_FALSE(user.user_module().module_sha256().empty());
+}
+
+TEST_F(CollectiveJobTest, AUsersKernelThatKeepsItsOwnInputFailsNamingTheRank) {
+  std::unique_ptr<TestJob> t = MakeJob("all_reduce", {"nccl"}, 1000, kTwoDevices);
+  AddUserKernel(t.get(), "user_own_input");
+  absl::StatusOr<JobRun> run = RunCollectiveJob(*lead_, t->context);
+  EXPECT_EQ(run.status().code(), absl::StatusCode::kFailedPrecondition) << run.status();
+  EXPECT_NE(run.status().message().find("@mine on rank 0 (cuda:0)"), absl::string_view::npos)
+      << run.status();
+  EXPECT_FALSE(lead_->NeedsRestart());
+}
+
 TEST_F(CollectiveJobTest, RefusesAJobWhoseLeadIsAnotherDevice) {
   std::unique_ptr<TestJob> t = MakeJob("all_reduce", {"nccl"}, 3, {"cuda:1", "cuda:0"});
   absl::StatusOr<JobRun> run = RunCollectiveJob(*lead_, t->context);
@@ -237,3 +318,13 @@ TEST_F(CollectiveJobTest, RefusesAOneDeviceOperationOnSeveralDevices) {
 
 }  // namespace
 }  // namespace kbench::executor::cuda
+
+// A user kernel's compile runs in a child process of this very program (usermodule's compile
+// child re-executes /proc/self/exe), as it does of kbench-executor.
+int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "--compile-user-kernel") {
+    return kbench::executor::RunCompileUserKernelChild(argc, argv);
+  }
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}

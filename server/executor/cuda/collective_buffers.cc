@@ -45,6 +45,7 @@ absl::StatusOr<std::unique_ptr<CollectiveBuffers>> CollectiveBuffers::Allocate(
                                     "cudaHostAlloc (host staging)", "the host"));
   }
   for (int r = 0; r < gang.world_size(); ++r) KBENCH_RETURN_IF_ERROR(b->AllocateRank(r, variant));
+  if (variant.needs_peer_access) KBENCH_RETURN_IF_ERROR(b->CopyPeerTables());
   b->launch_.host_staging = b->host_staging_;
   b->launch_.epoch = &b->epoch_;
   return b;
@@ -92,11 +93,42 @@ absl::Status CollectiveBuffers::AllocateRank(int r,
   return absl::OkStatus();
 }
 
+absl::Status CollectiveBuffers::CopyPeerTables() {
+  const int world = gang_.world_size();
+  // send, recv and flags, kMaxWorldSize pointers each (the first world_size of them used).
+  constexpr size_t kTable = kernels::kMaxWorldSize * sizeof(void*);
+  for (int r = 0; r < world; ++r) {
+    const std::string& device = gang_.name(r);
+    KBENCH_RETURN_IF_ERROR(OnDevice(cudaSetDevice(gang_.ordinal(r)), "cudaSetDevice", device));
+    KBENCH_RETURN_IF_ERROR(OnDevice(cudaMalloc(&ranks_[r].peer_tables, 3 * kTable),
+                                    "cudaMalloc (peer tables)", device));
+    char* tables = static_cast<char*>(ranks_[r].peer_tables);
+    const kernels::cuda::PeerPointers& peers = launch_.peers;
+    KBENCH_RETURN_IF_ERROR(OnDevice(cudaMemcpy(tables, peers.send, kTable, cudaMemcpyHostToDevice),
+                                    "cudaMemcpy (peer tables)", device));
+    KBENCH_RETURN_IF_ERROR(
+        OnDevice(cudaMemcpy(tables + kTable, peers.recv, kTable, cudaMemcpyHostToDevice),
+                 "cudaMemcpy (peer tables)", device));
+    KBENCH_RETURN_IF_ERROR(
+        OnDevice(cudaMemcpy(tables + 2 * kTable, peers.flags, kTable, cudaMemcpyHostToDevice),
+                 "cudaMemcpy (peer tables)", device));
+    // Pageable copies may still be in flight when cudaMemcpy returns, unordered with the gang's
+    // streams: the tables must be in place before a kernel reads them.
+    KBENCH_RETURN_IF_ERROR(
+        OnDevice(cudaDeviceSynchronize(), "cudaDeviceSynchronize (peer tables)", device));
+    kernels::cuda::RankLaunch& rank = launch_.ranks[r];
+    rank.peer_send_table = reinterpret_cast<const void* const*>(tables);
+    rank.peer_recv_table = reinterpret_cast<void* const*>(tables + kTable);
+    rank.peer_flags_table = reinterpret_cast<uint32_t* const*>(tables + 2 * kTable);
+  }
+  return absl::OkStatus();
+}
+
 CollectiveBuffers::~CollectiveBuffers() {
   for (size_t r = 0; r < ranks_.size(); ++r) {
     RankMemory& m = ranks_[r];
     cudaSetDevice(gang_.ordinal(static_cast<int>(r)));
-    for (void* p : {m.send, m.recv, static_cast<void*>(m.flags), m.staging}) {
+    for (void* p : {m.send, m.recv, static_cast<void*>(m.flags), m.staging, m.peer_tables}) {
       if (p != nullptr) cudaFree(p);
     }
     for (cudaEvent_t e : {m.staged, m.consumed}) {

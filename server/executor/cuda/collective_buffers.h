@@ -47,9 +47,13 @@ class CollectiveBuffers {
     void* staging = nullptr;
     cudaEvent_t staged = nullptr;
     cudaEvent_t consumed = nullptr;
+    // kernels::cuda::PeerPointers' send, recv and flags arrays on this rank's device.
+    void* peer_tables = nullptr;
   };
   CollectiveBuffers(DeviceGang& gang, const kernels::Problem& problem);
   absl::Status AllocateRank(int r, const kernels::cuda::CollectiveVariant& variant);
+  // Once every rank's buffers exist: their pointers by rank, on every rank's device.
+  absl::Status CopyPeerTables();
   absl::StatusOr<std::vector<std::vector<double>>> Read(bool recv,
                                                         std::vector<int64_t>* unwritten) const;
 

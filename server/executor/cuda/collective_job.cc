@@ -2,6 +2,7 @@
 #include "server/executor/cuda/collective_job.h"
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -21,6 +22,7 @@
 #include "server/executor/cuda/collective_timer.h"
 #include "server/executor/cuda/gang.h"
 #include "server/executor/cuda/peer_bandwidth.h"
+#include "server/executor/cuda/user_collective.h"
 #include "server/executor/measure/sampler.h"
 #include "server/executor/progress_phase.h"
 
@@ -39,7 +41,10 @@ constexpr double kMinWarmupSeconds = 0.05;
 struct VariantRun {
   std::string name;
   kernels::Problem problem;
-  const kernels::cuda::CollectiveVariant* variant = nullptr;
+  // Enqueues one call on every rank: a catalogue variant's launcher or a user's kernel.
+  std::function<absl::Status(const kernels::cuda::GangLaunch&)> launch;
+  // A user kernel's record of what was timed; empty for catalogue variants.
+  std::function<void(v1::VariantResult*)> describe;
   std::unique_ptr<CollectiveBuffers> buffers;
   // Per kept sample, every rank's seconds.
   std::vector<std::vector<double>> rank_seconds;
@@ -78,6 +83,9 @@ class CollectiveRun {
   void SummarizeVariant(const VariantRun& v, const measure::VariantSamples& samples);
 
   absl::StatusOr<VariantRun> PrepareVariant(const std::string& name);
+  // Loads the job's user kernel `v.name` and fits its launch on every rank; returns what its
+  // buffers need.
+  absl::StatusOr<const kernels::cuda::CollectiveVariant*> PrepareUserKernel(VariantRun& v);
   // One call of `v` on fresh inputs from `seed`, timed when `timed`, every rank checked.
   absl::StatusOr<v1::Correctness> CheckCall(VariantRun& v, uint64_t seed, bool timed,
                                             const std::string& which);
@@ -131,23 +139,51 @@ absl::Status CollectiveRun::Initialize() {
 absl::StatusOr<VariantRun> CollectiveRun::PrepareVariant(const std::string& name) {
   VariantRun v;
   v.name = name;
-  if (kernels::IsUserVariantName(name)) {
-    return absl::UnimplementedError(
-        absl::StrCat("variants: ", name,
-                     ": users' collective kernels are not run yet; their ABI is published "
-                     "(kbctl kernels ",
-                     spec_.kernel(), " --abi)"));
-  }
   KBENCH_ASSIGN_OR_RETURN(v.problem, ProblemFromSpec(spec_, name));
   KBENCH_RETURN_IF_ERROR(kernels::ValidateProblem(&v.problem));
   KBENCH_RETURN_IF_ERROR(kernels::ValidateCollective(v.problem, gang_->world_size()));
-  v.variant = kernels::cuda::FindCollectiveVariant(v.problem.op, name);
-  if (v.variant == nullptr) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("variants: ", spec_.kernel(), "/", name, " has no CUDA launcher"));
+  const kernels::cuda::CollectiveVariant* needs = nullptr;
+  if (kernels::IsUserVariantName(name)) {
+    KBENCH_ASSIGN_OR_RETURN(needs, PrepareUserKernel(v));
+  } else {
+    needs = kernels::cuda::FindCollectiveVariant(v.problem.op, name);
+    if (needs == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("variants: ", spec_.kernel(), "/", name, " has no CUDA launcher"));
+    }
+    v.launch = [launch = needs->launch, problem = v.problem](
+                   const kernels::cuda::GangLaunch& gang) { return launch(problem, gang); };
   }
-  KBENCH_ASSIGN_OR_RETURN(v.buffers, CollectiveBuffers::Allocate(*gang_, v.problem, *v.variant));
+  KBENCH_ASSIGN_OR_RETURN(v.buffers, CollectiveBuffers::Allocate(*gang_, v.problem, *needs));
   return v;
+}
+
+absl::StatusOr<const kernels::cuda::CollectiveVariant*> CollectiveRun::PrepareUserKernel(
+    VariantRun& v) {
+  const v1::UserKernel* kernel = nullptr;
+  for (const v1::UserKernel& uk : spec_.user_kernels()) {
+    if (uk.name() == v.name) kernel = &uk;
+  }
+  if (kernel == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("variants: '", v.name, "' names no user kernel of the job"));
+  }
+  // One module for the gang, compiled for the lead's architecture: every rank must share it.
+  std::vector<int> ordinals;
+  for (int r = 0; r < gang_->world_size(); ++r) {
+    ordinals.push_back(gang_->ordinal(r));
+    KBENCH_RETURN_IF_ERROR(gang_->RequireSameArchitecture(0, r));
+  }
+  bool cache_hit = false;
+  KBENCH_ASSIGN_OR_RETURN(
+      const LoadedUserModule* module,
+      lead_.LoadUserModule(*kernel, context_.job->artifact_dir(), context_.cancelled, &cache_hit));
+  KBENCH_ASSIGN_OR_RETURN(
+      UserCollectiveLauncher launcher,
+      MakeUserCollectiveLauncher(*module, *kernel, v.problem, ordinals, cache_hit));
+  v.launch = std::move(launcher.launch);
+  v.describe = std::move(launcher.describe);
+  return &UserCollectiveNeeds();
 }
 
 absl::Status CollectiveRun::PrepareAndCheckVariants() {
@@ -178,7 +214,7 @@ absl::StatusOr<v1::Correctness> CollectiveRun::CheckCall(VariantRun& v, uint64_t
   if (timed) {
     KBENCH_RETURN_IF_ERROR(TimeCall(v).status());
   } else {
-    KBENCH_RETURN_IF_ERROR(v.variant->launch(v.problem, v.buffers->launch()));
+    KBENCH_RETURN_IF_ERROR(v.launch(v.buffers->launch()));
     KBENCH_RETURN_IF_ERROR(gang_->Synchronize(context_.cancelled, kCallTimeoutSeconds));
   }
   std::vector<int64_t> unwritten;
@@ -198,8 +234,8 @@ absl::StatusOr<v1::Correctness> CollectiveRun::CheckCall(VariantRun& v, uint64_t
 }
 
 absl::StatusOr<std::vector<double>> CollectiveRun::TimeCall(VariantRun& v) {
-  return timer_->TimeCall([&] { return v.variant->launch(v.problem, v.buffers->launch()); },
-                          context_.cancelled, kCallTimeoutSeconds);
+  return timer_->TimeCall([&] { return v.launch(v.buffers->launch()); }, context_.cancelled,
+                          kCallTimeoutSeconds);
 }
 
 absl::Status CollectiveRun::WarmUp() {
@@ -298,6 +334,7 @@ void CollectiveRun::SummarizeVariant(const VariantRun& v, const measure::Variant
   vr->set_converged(samples.decision.converged);
   vr->set_measured_seconds(samples.measured_seconds);
   vr->set_wall_seconds(samples.wall_seconds);
+  if (v.describe) v.describe(vr);
 }
 
 void CollectiveRun::Report(v1::ProgressPhase phase, const std::string& variant, int64_t samples,

@@ -141,21 +141,27 @@ absl::StatusOr<std::unique_ptr<PreparedVariant>> CudaRunner::PrepareUserVariant(
     return absl::InvalidArgumentError(
         absl::StrCat("mode: ", v1::MeasureMode_Name(mode), " is not a measure mode"));
   }
-  // kbenchd fills the arch in from this device at submit; an old spec may lack it.
-  KBENCH_ASSIGN_OR_RETURN(const kernels::SmArch arch,
-                          kernel.arch().empty()
-                              ? kernels::SmArchForComputeCapability(info_.compute_capability())
-                              : kernels::ParseSmArch(kernel.arch()));
-  KBENCH_CUDA_RETURN_IF_ERROR(cudaSetDevice(ordinal_));
   bool cache_hit = false;
   KBENCH_ASSIGN_OR_RETURN(const LoadedUserModule* module,
-                          user_modules_.Get(kernel, arch, scratch_dir, cancelled, &cache_hit));
+                          LoadUserModule(kernel, scratch_dir, cancelled, &cache_hit));
   KBENCH_ASSIGN_OR_RETURN(VariantLauncher launcher,
                           MakeUserLauncher(*module, kernel, problem, ordinal_, cache_hit));
   KBENCH_ASSIGN_OR_RETURN(
       std::unique_ptr<CudaPreparedVariant> pv,
       CudaPreparedVariant::Create(this, problem, std::move(launcher), seed, mode, placement));
   return std::unique_ptr<PreparedVariant>(std::move(pv));
+}
+
+absl::StatusOr<const LoadedUserModule*> CudaRunner::LoadUserModule(
+    const v1::UserKernel& kernel, const std::string& scratch_dir,
+    const std::atomic<bool>* cancelled, bool* cache_hit) {
+  // kbenchd fills the arch in from this device at submit; an old spec may lack it.
+  KBENCH_ASSIGN_OR_RETURN(const kernels::SmArch arch,
+                          kernel.arch().empty()
+                              ? kernels::SmArchForComputeCapability(info_.compute_capability())
+                              : kernels::ParseSmArch(kernel.arch()));
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaSetDevice(ordinal_));
+  return user_modules_.Get(kernel, arch, scratch_dir, cancelled, cache_hit);
 }
 
 double CudaRunner::PeakFlops(kernels::DType dtype) const {

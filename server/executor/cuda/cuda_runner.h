@@ -64,6 +64,13 @@ class CudaRunner : public DeviceRunner {
       const kernels::Problem& problem, const v1::UserKernel& kernel, uint64_t seed,
       v1::MeasureMode mode, const BufferPlacement& placement, const std::string& scratch_dir,
       const std::atomic<bool>* cancelled) override;
+  // A job's user kernel compiled (or found compiled) and loaded for this device's architecture,
+  // for the job's lifetime (EndJob unloads it); `*cache_hit` says whether the compile was cached.
+  // Users' collective kernels (issue 30) load here too, then launch on every rank of the gang.
+  absl::StatusOr<const LoadedUserModule*> LoadUserModule(const v1::UserKernel& kernel,
+                                                         const std::string& scratch_dir,
+                                                         const std::atomic<bool>* cancelled,
+                                                         bool* cache_hit);
   double PeakFlops(kernels::DType dtype) const override;
   void ReadClocks(v1::ClockReading* reading) override;
 

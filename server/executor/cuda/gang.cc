@@ -86,6 +86,14 @@ absl::Status DeviceGang::OpenRank(const std::string& device, Rank* rank) {
   rank->name = device;
   rank->ordinal = id.ordinal;
   KBENCH_RETURN_IF_ERROR(CudaCall(cudaSetDevice(rank->ordinal), "cudaSetDevice", device));
+  int major = 0, minor = 0;
+  KBENCH_RETURN_IF_ERROR(
+      CudaCall(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, rank->ordinal),
+               "cudaDeviceGetAttribute", device));
+  KBENCH_RETURN_IF_ERROR(
+      CudaCall(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, rank->ordinal),
+               "cudaDeviceGetAttribute", device));
+  rank->compute_capability = major * 10 + minor;
   KBENCH_RETURN_IF_ERROR(CudaCall(cudaStreamCreateWithFlags(&rank->stream, cudaStreamNonBlocking),
                                   "cudaStreamCreateWithFlags", device));
   rank->gate = std::make_unique<BlockingKernel>();
@@ -144,6 +152,13 @@ void DeviceGang::ReleaseNccl() {
     ncclCommDestroy(static_cast<ncclComm_t>(rank.nccl_comm));
     rank.nccl_comm = nullptr;
   }
+}
+
+absl::Status DeviceGang::RequireSameArchitecture(int a, int b) const {
+  if (ranks_[a].compute_capability == ranks_[b].compute_capability) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "devices: ", ranks_[a].name, " (sm_", ranks_[a].compute_capability, ") and ", ranks_[b].name,
+      " (sm_", ranks_[b].compute_capability, ") differ: one user module cannot serve both"));
 }
 
 std::vector<std::string> DeviceGang::names() const {

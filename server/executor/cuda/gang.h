@@ -42,6 +42,9 @@ class DeviceGang {
   // OK when every rank can read every other rank's memory; else FAILED_PRECONDITION naming the
   // first pair without peer access (NCCL still works there, through host memory).
   absl::Status RequirePeerAccess() const { return peer_access_; }
+  // OK when ranks `a` and `b` have the same compute capability (one user module serves both);
+  // FAILED_PRECONDITION naming both otherwise.
+  absl::Status RequireSameArchitecture(int a, int b) const;
 
   // The NCCL communicators (ncclCommInitAll over the gang), created on the first call: a job
   // of peer-access variants never pays NCCL's start. NCCL_NVLS_ENABLE=0 is set before, unless
@@ -70,6 +73,7 @@ class DeviceGang {
   struct Rank {
     std::string name;
     int ordinal = 0;
+    int compute_capability = 0;  // major * 10 + minor
     cudaStream_t stream = nullptr;
     std::unique_ptr<BlockingKernel> gate;
     void* nccl_comm = nullptr;

@@ -14,6 +14,29 @@
 #include "server/executor/usermodule/user_compiler.h"
 
 namespace kbench::executor::cuda {
+
+cudaLaunchConfig_t UserLaunchConfig(const usermodule::EvaluatedLaunch& launch, cudaStream_t stream,
+                                    cudaLaunchAttribute* cluster) {
+  cudaLaunchConfig_t config{};
+  config.gridDim =
+      dim3(static_cast<unsigned>(launch.grid[0]), static_cast<unsigned>(launch.grid[1]),
+           static_cast<unsigned>(launch.grid[2]));
+  config.blockDim =
+      dim3(static_cast<unsigned>(launch.block[0]), static_cast<unsigned>(launch.block[1]),
+           static_cast<unsigned>(launch.block[2]));
+  config.dynamicSmemBytes = static_cast<size_t>(launch.dynamic_smem_bytes);
+  config.stream = stream;
+  if (launch.cluster[0] > 0) {
+    cluster->id = cudaLaunchAttributeClusterDimension;
+    cluster->val.clusterDim.x = static_cast<unsigned>(launch.cluster[0]);
+    cluster->val.clusterDim.y = static_cast<unsigned>(launch.cluster[1]);
+    cluster->val.clusterDim.z = static_cast<unsigned>(launch.cluster[2]);
+    config.attrs = cluster;
+    config.numAttrs = 1;
+  }
+  return config;
+}
+
 namespace {
 
 // Above this, a kernel must opt in to more dynamic shared memory (cudaFuncSetAttribute).
@@ -79,50 +102,11 @@ absl::Status LaunchUser(cudaKernel_t kernel, const usermodule::EvaluatedLaunch& 
   }
   for (size_t i = tensors; i < pointers.size(); ++i) argv.push_back(&pointers[i]);
 
-  cudaLaunchConfig_t config{};
-  config.gridDim =
-      dim3(static_cast<unsigned>(launch.grid[0]), static_cast<unsigned>(launch.grid[1]),
-           static_cast<unsigned>(launch.grid[2]));
-  config.blockDim =
-      dim3(static_cast<unsigned>(launch.block[0]), static_cast<unsigned>(launch.block[1]),
-           static_cast<unsigned>(launch.block[2]));
-  config.dynamicSmemBytes = static_cast<size_t>(launch.dynamic_smem_bytes);
-  config.stream = a.stream;
   cudaLaunchAttribute cluster{};
-  if (launch.cluster[0] > 0) {
-    cluster.id = cudaLaunchAttributeClusterDimension;
-    cluster.val.clusterDim.x = static_cast<unsigned>(launch.cluster[0]);
-    cluster.val.clusterDim.y = static_cast<unsigned>(launch.cluster[1]);
-    cluster.val.clusterDim.z = static_cast<unsigned>(launch.cluster[2]);
-    config.attrs = &cluster;
-    config.numAttrs = 1;
-  }
+  cudaLaunchConfig_t config = UserLaunchConfig(launch, a.stream, &cluster);
   return kernels::cuda::CudaStatus(
       cudaLaunchKernelExC(&config, reinterpret_cast<const void*>(kernel), argv.data()),
       "launch of the user kernel (cudaLaunchKernelExC)", __FILE__, __LINE__);
-}
-
-void Describe(const LoadedUserModule& m, const v1::UserKernel& uk,
-              const usermodule::EvaluatedLaunch& launch, bool cache_hit, v1::UserModuleRecord* r) {
-  const v1::CompileResult& c = m.compiled.report();
-  r->set_form(uk.form());
-  r->set_module_sha256(c.module_sha256());
-  r->set_entry(uk.entry());
-  usermodule::DescribeLaunch(uk, launch, r);
-  r->set_compiler(c.compiler());
-  r->set_compiler_version(c.compiler_version());
-  for (const std::string& o : c.options()) r->add_options(o);
-  r->set_arch(c.arch());
-  r->set_cache_hit(cache_hit);
-  r->set_load_seconds(m.load_seconds);
-  v1::KernelResources* k = r->mutable_resources();
-  k->set_entry(c.lowered_entry());
-  k->set_registers_per_thread(m.attributes.numRegs);
-  k->set_static_shared_bytes(static_cast<int64_t>(m.attributes.sharedSizeBytes));
-  k->set_dynamic_shared_bytes(launch.dynamic_smem_bytes);
-  k->set_local_bytes_per_thread(static_cast<int64_t>(m.attributes.localSizeBytes));
-  k->set_max_threads_per_block(m.attributes.maxThreadsPerBlock);
-  k->set_block_threads(static_cast<int32_t>(launch.threads_per_block()));
 }
 
 }  // namespace
@@ -172,14 +156,36 @@ absl::StatusOr<const LoadedUserModule*> UserModuleCache::Get(const v1::UserKerne
   return out;
 }
 
-absl::StatusOr<VariantLauncher> MakeUserLauncher(const LoadedUserModule& module,
-                                                 const v1::UserKernel& uk,
-                                                 const kernels::Problem& problem, int device,
-                                                 bool cache_hit) {
-  const kernels::Operation* op = kernels::FindOperation(problem.op);
-  if (op == nullptr) return absl::InvalidArgumentError("kernel: unknown operation " + problem.op);
-  KBENCH_ASSIGN_OR_RETURN(const usermodule::EvaluatedLaunch launch,
-                          usermodule::EvaluateLaunch(uk, problem));
+namespace {
+
+void DescribeUserModule(const LoadedUserModule& m, const v1::UserKernel& uk,
+                        const usermodule::EvaluatedLaunch& launch, bool cache_hit,
+                        v1::UserModuleRecord* r) {
+  const v1::CompileResult& c = m.compiled.report();
+  r->set_form(uk.form());
+  r->set_module_sha256(c.module_sha256());
+  r->set_entry(uk.entry());
+  usermodule::DescribeLaunch(uk, launch, r);
+  r->set_compiler(c.compiler());
+  r->set_compiler_version(c.compiler_version());
+  for (const std::string& o : c.options()) r->add_options(o);
+  r->set_arch(c.arch());
+  r->set_cache_hit(cache_hit);
+  r->set_load_seconds(m.load_seconds);
+  v1::KernelResources* k = r->mutable_resources();
+  k->set_entry(c.lowered_entry());
+  k->set_registers_per_thread(m.attributes.numRegs);
+  k->set_static_shared_bytes(static_cast<int64_t>(m.attributes.sharedSizeBytes));
+  k->set_dynamic_shared_bytes(launch.dynamic_smem_bytes);
+  k->set_local_bytes_per_thread(static_cast<int64_t>(m.attributes.localSizeBytes));
+  k->set_max_threads_per_block(m.attributes.maxThreadsPerBlock);
+  k->set_block_threads(static_cast<int32_t>(launch.threads_per_block()));
+}
+
+}  // namespace
+
+absl::Status FitUserLaunch(const LoadedUserModule& module, const v1::UserKernel& uk,
+                           const usermodule::EvaluatedLaunch& launch, int device) {
   if (launch.threads_per_block() > module.attributes.maxThreadsPerBlock) {
     return absl::InvalidArgumentError(absl::StrCat(
         "launch.block: ", launch.threads_per_block(), " threads per block, but the compiled '",
@@ -197,9 +203,20 @@ absl::StatusOr<VariantLauncher> MakeUserLauncher(const LoadedUserModule& module,
           " bytes are more than this device allows per block: ", cudaGetErrorName(err)));
     }
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<VariantLauncher> MakeUserLauncher(const LoadedUserModule& module,
+                                                 const v1::UserKernel& uk,
+                                                 const kernels::Problem& problem, int device,
+                                                 bool cache_hit) {
+  const kernels::Operation* op = kernels::FindOperation(problem.op);
+  if (op == nullptr) return absl::InvalidArgumentError("kernel: unknown operation " + problem.op);
+  KBENCH_ASSIGN_OR_RETURN(const usermodule::EvaluatedLaunch launch,
+                          usermodule::EvaluateLaunch(uk, problem));
+  KBENCH_RETURN_IF_ERROR(FitUserLaunch(module, uk, launch, device));
   AbiArguments abi;
-  abi.scalars = kernels::AbiDimValues(*op, problem);
-  for (const kernels::ParamDesc& p : op->params) abi.scalars.push_back(problem.params.at(p.name));
+  abi.scalars = AbiScalars(*op, problem);
   const bool triton = uk.form() == v1::USER_KERNEL_FORM_TRITON;
   abi.trailing_nulls = triton ? uk.triton().trailing_null_pointers() : 0;
   abi.int32_scalars = triton && uk.triton().int32_scalars();
@@ -209,12 +226,24 @@ absl::StatusOr<VariantLauncher> MakeUserLauncher(const LoadedUserModule& module,
                                           const kernels::cuda::LaunchArgs& a) {
     return LaunchUser(kernel, launch, abi, a);
   };
-  v1::UserKernel described = uk;
-  described.clear_code();  // up to 32 MiB, and its sha256 is what the record keeps
-  launcher.describe = [&module, described, launch, cache_hit](v1::VariantResult* out) {
-    Describe(module, described, launch, cache_hit, out->mutable_user_module());
-  };
+  launcher.describe = UserModuleDescriber(module, uk, launch, cache_hit);
   return launcher;
+}
+
+std::vector<int64_t> AbiScalars(const kernels::Operation& op, const kernels::Problem& problem) {
+  std::vector<int64_t> scalars = kernels::AbiDimValues(op, problem);
+  for (const kernels::ParamDesc& p : op.params) scalars.push_back(problem.params.at(p.name));
+  return scalars;
+}
+
+std::function<void(v1::VariantResult*)> UserModuleDescriber(
+    const LoadedUserModule& module, const v1::UserKernel& kernel,
+    const usermodule::EvaluatedLaunch& launch, bool cache_hit) {
+  v1::UserKernel described = kernel;
+  described.clear_code();  // up to 32 MiB, and its sha256 is what the record keeps
+  return [&module, described, launch, cache_hit](v1::VariantResult* out) {
+    DescribeUserModule(module, described, launch, cache_hit, out->mutable_user_module());
+  };
 }
 
 }  // namespace kbench::executor::cuda

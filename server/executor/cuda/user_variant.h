@@ -6,15 +6,18 @@
 #include <cuda_runtime.h>
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "kbench/internal/v1/executor.pb.h"
 #include "kernels/user_kernel_rules.h"
 #include "server/executor/compiled_modules.h"
 #include "server/executor/cuda/prepared_variant.h"
+#include "server/executor/usermodule/launch_config.h"
 
 namespace kbench::executor::cuda {
 
@@ -64,5 +67,20 @@ absl::StatusOr<VariantLauncher> MakeUserLauncher(const LoadedUserModule& module,
                                                  const v1::UserKernel& kernel,
                                                  const kernels::Problem& problem, int device,
                                                  bool cache_hit);
+
+// Pieces of a user kernel's launch, shared with users' collective kernels (user_collective.h):
+// OK when `launch` fits the compiled kernel on `device` (threads per block within its limit; the
+// dynamic shared memory limit raised there when it asks for more than 48 KiB), INVALID_ARGUMENT
+// naming the launch field otherwise; the launch configuration on `stream` (`cluster` holds the
+// cluster attribute it may point to); the ABI's scalars (dims, then params); and the record of
+// what was timed (VariantResult.user_module), for after the run.
+absl::Status FitUserLaunch(const LoadedUserModule& module, const v1::UserKernel& kernel,
+                           const usermodule::EvaluatedLaunch& launch, int device);
+cudaLaunchConfig_t UserLaunchConfig(const usermodule::EvaluatedLaunch& launch, cudaStream_t stream,
+                                    cudaLaunchAttribute* cluster);
+std::vector<int64_t> AbiScalars(const kernels::Operation& op, const kernels::Problem& problem);
+std::function<void(v1::VariantResult*)> UserModuleDescriber(
+    const LoadedUserModule& module, const v1::UserKernel& kernel,
+    const usermodule::EvaluatedLaunch& launch, bool cache_hit);
 
 }  // namespace kbench::executor::cuda
