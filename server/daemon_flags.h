@@ -36,6 +36,9 @@ struct DaemonFlags {
   std::string fair_share_half_life = "1h";
   // Restart a GPU's executor when the next job is another owner's (issue 23, item 4).
   bool isolate_owners = false;
+  // --allow-nvls: the executors' multi-GPU jobs may use NVLink multicast (issue 30; off: a
+  // shared host's multicast objects span GPUs outside any one job's devices).
+  bool allow_nvls = false;
   // --idle-gate DEVICE=TIMEOUT_S[,MAX_TEMP_C], repeated (server/common/idle_gate_flag.h).
   std::vector<std::string> idle_gates;
   kbench::auth::SecurityFlags security;

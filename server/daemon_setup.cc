@@ -60,6 +60,7 @@ absl::StatusOr<std::vector<std::string>> ExecutorArgs(const DaemonFlags& flags,
     KBENCH_RETURN_IF_ERROR(ParseIdleGateSpec(gate).status());
     args.insert(args.end(), {"--idle-gate", gate});
   }
+  if (flags.allow_nvls) args.push_back("--allow-nvls");
   return args;
 }
 

@@ -80,6 +80,10 @@ void AddJobFlags(CLI::App& app, kbench::DaemonFlags* flags) {
   app.add_flag("--isolate-owners", flags->isolate_owners,
                "Restart a GPU's executor before a job of another owner than the last job's: a "
                "fresh CUDA context per owner (each job's modules and memory are dropped anyway)");
+  app.add_flag("--allow-nvls", flags->allow_nvls,
+               "Let multi-GPU jobs use NVLink multicast (NVLS). Off by default: the executors set "
+               "NCCL_NVLS_ENABLE=0, since multicast objects span GPUs outside a job's own devices "
+               "on a shared host");
   app.add_option("--fair-share-half-life", flags->fair_share_half_life,
                  "Fair share forgets an owner's GPU time with this half-life (1h, 30m, 90s)")
       ->capture_default_str();

@@ -224,6 +224,8 @@ absl::StatusOr<v1::DeviceInfo> KbenchService::ResolveJobDevices(v1::JobSpec* spe
   }
   spec->set_device(lead);
   spec->clear_devices();
+  // The count is resolved: the devices stand for it, so a retry or a sweep's point names them.
+  spec->set_gpus(0);
   // One device is a one-device job, whatever the ask.
   if (gang.size() > 1) {
     for (const v1::DeviceInfo& d : gang) spec->add_devices(d.id());

@@ -192,11 +192,15 @@ absl::Status KbenchService::DoSubmitSweep(const v1::SubmitSweepRequest& request,
     }
   }
   // One device for every point, so that the points compare (cuda:any, and in a fleet any
-  // KIND:any, resolves once).
+  // KIND:any, resolves once); a multi-GPU sweep's gang too (issue 30). The sweep is stored as
+  // asked; its points carry what was resolved.
+  v1::SweepSpec resolved = spec;
+  const bool gang = !spec.base().devices().empty() || spec.base().gpus() != 0;
   KBENCH_ASSIGN_OR_RETURN(const v1::DeviceInfo device,
-                          scheduler_->ResolveOneDevice(spec.base().device()));
+                          gang ? ResolveJobDevices(resolved.mutable_base())
+                               : scheduler_->ResolveOneDevice(spec.base().device()));
   std::vector<sweep::Point> points;
-  KBENCH_ASSIGN_OR_RETURN(std::vector<v1::JobSpec> specs, ValidateSweep(spec, device, &points));
+  KBENCH_ASSIGN_OR_RETURN(std::vector<v1::JobSpec> specs, ValidateSweep(resolved, device, &points));
 
   store::SweepRecord record;
   record.id = NewSweepId();

@@ -145,8 +145,8 @@ void Scheduler::HoldGangMembers(const QueuedJob& job, bool hold) {
     Device& d = *it->second;
     if (hold) {
       // Shown busy with the job (queue depth, usage: an owner's gang counts on every device).
-      d.running = RunningJob{job.id,         std::nullopt, job.owner, clock_->Now(),
-                             ExpectedSeconds(job, nullptr), true};
+      d.running = RunningJob{
+          job.id, std::nullopt, job.owner, clock_->Now(), ExpectedSeconds(job, nullptr), true};
     } else if (d.running && d.running->id == job.id) {
       d.running.reset();
     }

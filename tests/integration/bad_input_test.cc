@@ -118,6 +118,37 @@ TEST_F(BadInputTest, RejectsMalformedSpecsWithoutStoringThem) {
   EXPECT_EQ(WatchToEnd(daemon_.stub(), ok->id()).back().state(), v1::JOB_STATE_SUCCEEDED);
 }
 
+// Issue 30: a multi-GPU ask on a host without GPUs, and multi-device asks that cannot be, are
+// refused naming what is wrong; kbctl says so through its exit code; nothing is stored.
+TEST_F(BadInputTest, MultiGpuAsksThatCannotRunAreRefusedNamingWhy) {
+  v1::JobSpec s = QuickCpuSpec();
+  s.set_gpus(2);
+  ExpectRejected(s, grpc::StatusCode::FAILED_PRECONDITION, "no ready CUDA device");
+  s = QuickCpuSpec();
+  s.add_devices("cpu");
+  s.add_devices("cuda:0");
+  ExpectRejected(s, grpc::StatusCode::INVALID_ARGUMENT, "'cpu' is not one CUDA device");
+  s = QuickCpuSpec();
+  s.add_devices("cuda:0");
+  s.set_gpus(2);
+  ExpectRejected(s, grpc::StatusCode::INVALID_ARGUMENT, "not both");
+  s = QuickCpuSpec();
+  s.set_gpus(-5);
+  ExpectRejected(s, grpc::StatusCode::INVALID_ARGUMENT, "gpus: -5");
+  EXPECT_EQ(StoredJobs(), 0);
+
+  const KbctlRun both =
+      RunKbctl(daemon_.address(), "bench square --devices cuda:0,cuda:1 --gpus 2", dir_.path());
+  EXPECT_NE(both.exit_code, 0);
+  EXPECT_NE(both.err.find("--devices, --gpus: give one"), std::string::npos) << both.err;
+  const KbctlRun none = RunKbctl(daemon_.address(), "bench square --gpus 2 --no-wait", dir_.path());
+  EXPECT_NE(none.exit_code, 0);
+  EXPECT_NE(none.err.find("no ready CUDA device"), std::string::npos) << none.err;
+  const KbctlRun word = RunKbctl(daemon_.address(), "bench square --gpus many", dir_.path());
+  EXPECT_NE(word.exit_code, 0);
+  EXPECT_NE(word.err.find("--gpus"), std::string::npos) << word.err;
+}
+
 TEST_F(BadInputTest, UnknownJobsAndBadPageTokensAreNamed) {
   grpc::ClientContext ctx;
   v1::GetJobRequest req;

@@ -59,8 +59,8 @@ TEST(GangLine, CrossedGangsRunOneAfterTheOtherWithoutDeadlock) {
 
 TEST(GangLine, ALaterGangDoesNotOvertakeAnEarlierOneOnASharedDevice) {
   GangLine line;
-  line.Join("first", {"cuda:0", "cuda:1"});   // cuda:1 still busy
-  line.Join("later", {"cuda:0", "cuda:2"});   // all its devices idle, but shares cuda:0
+  line.Join("first", {"cuda:0", "cuda:1"});      // cuda:1 still busy
+  line.Join("later", {"cuda:0", "cuda:2"});      // all its devices idle, but shares cuda:0
   line.Join("elsewhere", {"cuda:3", "cuda:4"});  // shares nothing: goes at once
   EXPECT_EQ(line.Grant(IdleExcept({"cuda:1"})), std::vector<std::string>{"elsewhere"});
   EXPECT_EQ(line.Grant(IdleExcept({})), std::vector<std::string>{"first"});

@@ -7,6 +7,7 @@ per launch). Prints JSON lines {"case", "method", "round", "seconds"} for agreem
 usage: peers.py --rounds R [--cases copy1g,sgemm4096,...]   (PyTorch 2.x, Triton 3.x, a GPU)
 """
 import argparse
+import re
 import json
 import statistics
 import sys
@@ -92,9 +93,12 @@ def main(argv):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rounds", type=int, default=10)
     p.add_argument("--cases", default=",".join(CASES))
+    p.add_argument("--match", default="", help="only the cases whose title matches this regex")
     args = p.parse_args(argv)
     for name in args.cases.split(","):
         title, build = CASES[name]
+        if not re.search(args.match, title):
+            continue
         fn = build()
         for r in range(args.rounds):
             timers = {

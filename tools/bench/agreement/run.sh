@@ -8,7 +8,9 @@
 #   (fused), a Triton kernel (tools/triton/examples/softmax_row.py, 4096^2; kbench runs its
 #   ahead-of-time cubin, do_bench its JIT), and a ~5 us kernel (softmax 256x1024).
 # usage: run.sh PACK_DIR OUT_DIR   (PACK_DIR from tools/gpu/pack_all.sh; ROUNDS default 10;
-#   KBENCH_FLAGS: extra kbctl bench flags, e.g. "--timeout-s 2" to bound each job's sampling)
+#   KBENCH_FLAGS: extra kbctl bench flags, e.g. "--timeout-s 2" to bound each job's sampling;
+#   ONLY: a regex over the cases' titles, to split the panel between GPUs: each case is still
+#   timed by kbench and its peers on one GPU)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 pack=$(cd "$1" && pwd); out=$2; rounds=${ROUNDS:-10}
@@ -38,6 +40,7 @@ cases=(
 )
 for c in "${cases[@]}"; do
   title=${c%%|*}; args=${c#*|}
+  [[ $title =~ ${ONLY:-.} ]] || continue
   for mode in cold hot graph; do
     for r in $(seq 0 $((rounds - 1))); do
       # shellcheck disable=SC2086
@@ -50,13 +53,16 @@ for c in "${cases[@]}"; do
   done
 done
 
-python3 "$here/peers.py" --rounds "$rounds" >>"$rounds_file" 2>"$out/peers.log"
+python3 "$here/peers.py" --rounds "$rounds" --match "${ONLY:-.}" >>"$rounds_file" \
+  2>"$out/peers.log"
 # The Triton kernel under do_bench through its JIT: one median per round.
-python3 tools/triton/do_bench_peer.py tools/triton/examples/softmax_row.py --shape 4096 4096 \
-  --dtype f32 --repeats "$rounds" 2>>"$out/peers.log" |
-  jq -c '.repeat_medians_us | to_entries[] |
-    {case: "Triton softmax_row 4096^2", method: "do_bench", round: .key, seconds: (.value * 1e-6)}' \
-  >>"$rounds_file"
+if [[ "Triton softmax_row 4096^2" =~ ${ONLY:-.} ]]; then
+  python3 tools/triton/do_bench_peer.py tools/triton/examples/softmax_row.py --shape 4096 4096 \
+    --dtype f32 --repeats "$rounds" 2>>"$out/peers.log" |
+    jq -c '.repeat_medians_us | to_entries[] |
+      {case: "Triton softmax_row 4096^2", method: "do_bench", round: .key, seconds: (.value * 1e-6)}' \
+    >>"$rounds_file"
+fi
 
 python3 "$here/agreement_table.py" "$rounds_file" | tee "$out/agreement.md"
 python3 "$here/agreement_table.py" "$rounds_file" --json >"$out/agreement.json"
