@@ -139,6 +139,25 @@ DeviceGang::~DeviceGang() {
     }
     rank.gate.reset();
   }
+  LeaveOtherDevices();
+}
+
+void DeviceGang::LeaveOtherDevices() {
+  // Work left running there (a peer kernel spinning until its barrier traps) would hold the
+  // reset; this process restarts after such a job anyway, which releases everything.
+  if (nccl_aborted_ || ranks_.size() < 2) return;
+  const int lead = ranks_.front().ordinal;
+  cudaSetDevice(lead);
+  for (size_t r = 1; r < ranks_.size(); ++r) cudaDeviceDisablePeerAccess(ranks_[r].ordinal);
+  // This process's context on a device that is not its own would stay for the executor's life:
+  // memory the device's own executor no longer has, and a foreign process on that GPU for its
+  // next job's contention check (issue 13). Every device but the lead goes back as it came.
+  for (size_t r = 1; r < ranks_.size(); ++r) {
+    cudaSetDevice(ranks_[r].ordinal);
+    cudaDeviceReset();
+  }
+  cudaSetDevice(lead);
+  cudaGetLastError();  // a pair without peer access was never enabled: nothing to disable
 }
 
 void DeviceGang::ReleaseNccl() {

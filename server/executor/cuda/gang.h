@@ -3,10 +3,11 @@
 // mode and the peer-access kernels need every rank's buffers and streams in one address space,
 // and one process is one thing to kill and restart when a rank hangs or faults.
 //
-// Owns per rank: the device, a stream, a blocking kernel that holds the stream until every
-// rank's work is queued, and timing events; peer access between every pair; and the NCCL
-// communicators, created on first use with NVLink multicast (NVLS) off unless the operator
-// allowed it (ConfigureCollectives). Not thread-safe: the executor's job thread uses it.
+// Owns per rank: the device, a stream, and a blocking kernel that holds the stream until every
+// rank's work is queued; peer access between every pair; and the NCCL communicators, created on
+// first use with NVLink multicast (NVLS) off unless the operator allowed it
+// (ConfigureCollectives). When it goes, the other devices are left as it found them (no context
+// of this process stays on them). Not thread-safe: the executor's job thread uses it.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -84,6 +85,9 @@ class DeviceGang {
   // Finalizes and destroys the communicators of a gang whose work finished (AbortNccl's the
   // others).
   void ReleaseNccl();
+  // Ends this process's presence on every device but the lead's (peer access off, their
+  // contexts reset), so that a gang leaves nothing on devices other executors own.
+  void LeaveOtherDevices();
 
   std::vector<Rank> ranks_;
   absl::Status peer_access_;
