@@ -15,6 +15,7 @@
 #include "common/status_macros.h"
 #include "common/user_variant_name.h"
 #include "kernels/catalogue.h"
+#include "kernels/ops/collectives.h"
 #include "server/api/user_kernel_validation.h"
 #include "server/common/spec_problem.h"
 
@@ -215,6 +216,15 @@ absl::StatusOr<Footprint> ValidateVariants(const v1::DeviceInfo& device, v1::Job
                        host_variant ? "the cpu device" : "CUDA devices", ", not on ", device.id()));
     }
     for (const auto& [name, value] : problem.params) (*spec->mutable_params())[name] = value;
+    if (op->min_devices > 1) {
+      // A collective (issue 30): what one rank holds at the gang's size, on every device; the
+      // float64 references of every rank on the host.
+      const int world = spec->devices_size();
+      KBENCH_RETURN_IF_ERROR(kernels::ValidateCollective(problem, world));
+      need.buffers += kernels::CollectiveMemoryPerRank(problem, world);
+      need.host_check = std::max(need.host_check, world * HostCheckFootprint(problem));
+      continue;
+    }
     // Every placement is a copy of the buffers, with gaps of up to kMaxPlacementGapBytes.
     const int64_t copies = std::max(spec->placements(), 1);
     const kernels::Layout layout = op->layout(problem);

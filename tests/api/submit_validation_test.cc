@@ -220,5 +220,39 @@ TEST(ValidateAndNormalize, EveryPlacementCountsTowardsDeviceMemory) {
       << status;
 }
 
+// Issue 30: a collective holds one device per rank; its memory is one rank's at the gang's size.
+TEST(ValidateAndNormalize, TakesACollectiveOnTwoDevicesAndSaysWhatAMultiGpuAskCannotBe) {
+  v1::JobSpec s = Spec("all_reduce", "nccl");
+  s.add_shape(1000003);
+  s.add_devices("cuda:0");
+  s.add_devices("cuda:1");
+  absl::Status ok = ValidateAndNormalize(Gpu(int64_t{80} << 30), {}, &s);
+  EXPECT_TRUE(ok.ok()) << ok;
+
+  v1::JobSpec one = Spec("all_reduce", "nccl");
+  one.add_shape(1024);
+  absl::Status lonely = ValidateAndNormalize(Gpu(int64_t{80} << 30), {}, &one);
+  EXPECT_EQ(lonely.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(lonely.message().find("at least 2 devices"), std::string::npos) << lonely;
+
+  v1::JobSpec softmax = Spec("softmax", "fused");
+  softmax.add_shape(64);
+  softmax.add_shape(64);
+  softmax.add_devices("cuda:0");
+  softmax.add_devices("cuda:1");
+  absl::Status several = ValidateAndNormalize(Gpu(int64_t{80} << 30), {}, &softmax);
+  EXPECT_EQ(several.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(several.message().find("runs on one device"), std::string::npos) << several;
+  EXPECT_NE(several.message().find("all_reduce"), std::string::npos) << several;
+
+  v1::JobSpec huge = s;
+  huge.set_shape(0, int64_t{1} << 31);
+  EXPECT_FALSE(ValidateAndNormalize(Gpu(int64_t{8} << 30), {}, &huge).ok());
+
+  v1::JobSpec ranked = s;
+  ranked.set_ranked(true);
+  EXPECT_FALSE(ValidateAndNormalize(Gpu(int64_t{80} << 30), {}, &ranked).ok());
+}
+
 }  // namespace
 }  // namespace kbench::api

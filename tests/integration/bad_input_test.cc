@@ -138,13 +138,16 @@ TEST_F(BadInputTest, MultiGpuAsksThatCannotRunAreRefusedNamingWhy) {
   EXPECT_EQ(StoredJobs(), 0);
 
   const KbctlRun both =
-      RunKbctl(daemon_.address(), "bench square --devices cuda:0,cuda:1 --gpus 2", dir_.path());
+      RunKbctl(daemon_.address(),
+               "bench square --variant host_loop --devices cuda:0,cuda:1 --gpus 2", dir_.path());
   EXPECT_NE(both.exit_code, 0);
   EXPECT_NE(both.err.find("--devices, --gpus: give one"), std::string::npos) << both.err;
-  const KbctlRun none = RunKbctl(daemon_.address(), "bench square --gpus 2 --no-wait", dir_.path());
+  const KbctlRun none = RunKbctl(
+      daemon_.address(), "bench square --variant host_loop --gpus 2 --no-wait", dir_.path());
   EXPECT_NE(none.exit_code, 0);
   EXPECT_NE(none.err.find("no ready CUDA device"), std::string::npos) << none.err;
-  const KbctlRun word = RunKbctl(daemon_.address(), "bench square --gpus many", dir_.path());
+  const KbctlRun word =
+      RunKbctl(daemon_.address(), "bench square --variant host_loop --gpus many", dir_.path());
   EXPECT_NE(word.exit_code, 0);
   EXPECT_NE(word.err.find("--gpus"), std::string::npos) << word.err;
 }

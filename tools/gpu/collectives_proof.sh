@@ -116,7 +116,7 @@ step "5. a job through kbenchd"
 if "$pack/bin/kbctl" bench --help 2>&1 | grep -q -- '--devices'; then
   source "$here/start_kbenchd.sh"
   start_kbenchd "$pack" "$out"
-  "$pack/bin/kbctl" -o json bench all_reduce --variants nccl,one_shot,two_shot --shape 262144 \
+  "$pack/bin/kbctl" -o json compare all_reduce --variants nccl,one_shot,two_shot --shape 262144 \
     --devices cuda:0,cuda:1 >"$out/kbenchd_job.json" 2>"$out/kbenchd_job.err" || status=1
   python3 - "$out/kbenchd_job.json" <<'EOF' || status=1
 import json, sys
