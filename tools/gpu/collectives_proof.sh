@@ -113,7 +113,8 @@ if eight:
 EOF
 
 step "5. a job through kbenchd"
-if "$pack/bin/kbctl" bench --help 2>&1 | grep -q -- '--devices'; then
+# (grep reads all of the help: with pipefail, -q's early exit would fail kbctl's write.)
+if "$pack/bin/kbctl" bench --help 2>&1 | grep -- '--devices' >/dev/null; then
   source "$here/start_kbenchd.sh"
   start_kbenchd "$pack" "$out"
   "$pack/bin/kbctl" -o json compare all_reduce --variants nccl,one_shot,two_shot --shape 262144 \
@@ -124,9 +125,9 @@ job = json.load(open(sys.argv[1]))
 result = job.get("result", job)
 for v in result.get("variants", []):
     c = v.get("collective", {})
-    print(f"{v['variant']:>10}: median {float(v['stats']['medianSeconds']) * 1e6:.2f} us, busbw "
-          f"{float(c.get('busBytesPerSecond', 0)) / 1e9:.1f} GB/s, ranks checked "
-          f"{c.get('ranksChecked', 0)}, rank medians {c.get('rankMedianSeconds')}")
+    print(f"{v['variant']:>10}: median {float(v['stats']['median_seconds']) * 1e6:.2f} us, busbw "
+          f"{float(c.get('bus_bytes_per_second', 0)) / 1e9:.1f} GB/s, ranks checked "
+          f"{c.get('ranks_checked', 0)}, rank medians {c.get('rank_median_seconds')}")
 EOF
   tail -3 "$out/kbenchd_job.err"
 else

@@ -2,6 +2,7 @@
 #include "server/executor/cuda/collective_job.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <memory>
 #include <string>
@@ -37,6 +38,12 @@ constexpr double kCallTimeoutSeconds = 30.0;
 constexpr int kMinWarmupCalls = 5;
 constexpr int kMaxWarmupCalls = 1000;
 constexpr double kMinWarmupSeconds = 0.05;
+// A sample times back-to-back calls for at least this long (nccl-tests' iterations): one call of
+// a small message lasts a few microseconds, of which the ranks' start skew (the gates open one
+// after the other), the events' own resolution and the barrier's first poll are a fixed part
+// that a batch of calls shares. 100 us keeps that part under a few per cent.
+constexpr double kTargetSampleSeconds = 100e-6;
+constexpr int kMaxCallsPerSample = 256;
 
 struct VariantRun {
   std::string name;
@@ -46,8 +53,10 @@ struct VariantRun {
   // A user kernel's record of what was timed; empty for catalogue variants.
   std::function<void(v1::VariantResult*)> describe;
   std::unique_ptr<CollectiveBuffers> buffers;
-  // Per kept sample, every rank's seconds.
+  // Per kept sample, every rank's seconds per call.
   std::vector<std::vector<double>> rank_seconds;
+  // Calls timed back to back in one sample, set after the warm-up.
+  int calls_per_sample = 1;
   int result_index = 0;
 };
 
@@ -89,7 +98,8 @@ class CollectiveRun {
   // One call of `v` on fresh inputs from `seed`, timed when `timed`, every rank checked.
   absl::StatusOr<v1::Correctness> CheckCall(VariantRun& v, uint64_t seed, bool timed,
                                             const std::string& which);
-  absl::StatusOr<std::vector<double>> TimeCall(VariantRun& v);
+  // Every rank's seconds for `calls` calls back to back.
+  absl::StatusOr<std::vector<double>> TimeCall(VariantRun& v, int calls = 1);
   void Report(v1::ProgressPhase phase, const std::string& variant, int64_t samples = 0,
               double noise = 0, double elapsed = 0) const;
 
@@ -233,20 +243,30 @@ absl::StatusOr<v1::Correctness> CollectiveRun::CheckCall(VariantRun& v, uint64_t
   return checked.correctness;
 }
 
-absl::StatusOr<std::vector<double>> CollectiveRun::TimeCall(VariantRun& v) {
-  return timer_->TimeCall([&] { return v.launch(v.buffers->launch()); }, context_.cancelled,
-                          kCallTimeoutSeconds);
+absl::StatusOr<std::vector<double>> CollectiveRun::TimeCall(VariantRun& v, int calls) {
+  const auto enqueue = [&]() -> absl::Status {
+    for (int i = 0; i < calls; ++i) KBENCH_RETURN_IF_ERROR(v.launch(v.buffers->launch()));
+    return absl::OkStatus();
+  };
+  return timer_->TimeCall(enqueue, context_.cancelled, kCallTimeoutSeconds * calls);
 }
 
 absl::Status CollectiveRun::WarmUp() {
   for (VariantRun& v : variants_) {
     Report(v1::PROGRESS_PHASE_WARMUP, v.name);
     double device_seconds = 0;
+    double fastest = 0;
     for (int call = 0; call < kMaxWarmupCalls; ++call) {
       if (call >= kMinWarmupCalls && device_seconds >= kMinWarmupSeconds) break;
       KBENCH_ASSIGN_OR_RETURN(const std::vector<double> seconds, TimeCall(v));
-      device_seconds += seconds[SlowestRank(seconds)];
+      const double slowest = seconds[SlowestRank(seconds)];
+      device_seconds += slowest;
+      fastest = call == 0 ? slowest : std::min(fastest, slowest);
     }
+    v.calls_per_sample =
+        fastest <= 0 ? kMaxCallsPerSample
+                     : std::clamp(static_cast<int>(std::ceil(kTargetSampleSeconds / fastest)), 1,
+                                  kMaxCallsPerSample);
   }
   return absl::OkStatus();
 }
@@ -257,9 +277,11 @@ absl::Status CollectiveRun::Sample() {
   for (VariantRun& v : variants_) {
     names.push_back(v.name);
     fns.push_back([this, &v]() -> absl::StatusOr<measure::Sample> {
-      KBENCH_ASSIGN_OR_RETURN(std::vector<double> seconds, TimeCall(v));
+      KBENCH_ASSIGN_OR_RETURN(std::vector<double> seconds, TimeCall(v, v.calls_per_sample));
       measure::Sample s;
       s.seconds = seconds[SlowestRank(seconds)];
+      s.launches = v.calls_per_sample;
+      for (double& rank : seconds) rank /= v.calls_per_sample;
       v.rank_seconds.push_back(std::move(seconds));
       return s;
     });
@@ -299,7 +321,7 @@ void CollectiveRun::SummarizeVariant(const VariantRun& v, const measure::Variant
   v1::VariantResult* vr = run_.result.mutable_variants(v.result_index);
   const std::vector<double> per_call = samples.per_launch_seconds();
   const measure::SampleStatistics stats = measure::ComputeStatistics(per_call);
-  FillStatistics(stats, 1, vr->mutable_stats());
+  FillStatistics(stats, v.calls_per_sample, vr->mutable_stats());
   KeepSamples(per_call, vr);
   const int world = gang_->world_size();
   const kernels::CollectiveBytes bytes =
