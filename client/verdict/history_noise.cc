@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "common/gang_model.h"
 #include "google/protobuf/util/message_differencer.h"
 
 namespace kbench::client {
@@ -62,8 +63,10 @@ absl::StatusOr<analysis::BetweenJobNoise> FetchHistoryNoise(
   request.set_variant(variant);
   *request.mutable_shape() = baseline.spec().shape();
   request.set_dtype(baseline.spec().dtype());
-  // The model, not the id: the same card model on other hosts of a fleet shares the key.
-  request.set_device(baseline.result().environment().device_name());
+  // The model, not the id: the same card model on other hosts of a fleet shares the key (a
+  // multi-GPU job's: the model and its gang's size).
+  request.set_device(HistoryDeviceModel(baseline.result().environment().device_name(),
+                                        baseline.spec().devices_size()));
   request.set_page_size(kHistoryWindow);
   absl::StatusOr<v1::ListHistoryResponse> history = connection.ListHistory(request);
   if (!history.ok()) return history.status();

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "common/gang_model.h"
 #include "server/common/ranked_result.h"
 #include "server/common/result_key.h"
 
@@ -63,7 +64,7 @@ std::vector<store::IndexedResult> IndexedResultsOf(const store::JobRecord& job,
     r.mode =
         result_key::ModeText(v.mode() != v1::MEASURE_MODE_UNSPECIFIED ? v.mode() : spec.mode());
     r.device = job.device;
-    r.device_model = env.device_name();
+    r.device_model = HistoryDeviceModel(env.device_name(), spec.devices_size());
     r.driver_version = env.driver_version();
     r.kbench_version = env.kbench_version();
     r.owner = spec.owner();

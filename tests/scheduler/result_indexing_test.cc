@@ -46,6 +46,17 @@ TEST(IndexedResultsOf, KeysAUserVariantByItsModuleAndACatalogueOneByName) {
   EXPECT_EQ(rows[1].shape, "4096x4096");
 }
 
+// Issue 30: a multi-GPU job's results are keyed by the model and the gang's size.
+TEST(IndexedResultsOf, KeysAMultiGpuResultByTheModelAndTheGangsSize) {
+  Job job = SucceededBenchmark();
+  job.result.mutable_environment()->set_device_name("NVIDIA H200");
+  EXPECT_EQ(IndexedResultsOf(job.record, job.spec, job.result, 1)[0].device_model, "NVIDIA H200");
+  job.spec.add_devices("cuda:0");
+  job.spec.add_devices("cuda:1");
+  EXPECT_EQ(IndexedResultsOf(job.record, job.spec, job.result, 1)[0].device_model,
+            "NVIDIA H200 x2");
+}
+
 TEST(IndexedResultsOf, KeysTheBufferPlacementsOneWhenTheSpecLeavesThemUnset) {
   Job job = SucceededBenchmark();
   EXPECT_EQ(IndexedResultsOf(job.record, job.spec, job.result, 1)[0].placements, 1);
