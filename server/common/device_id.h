@@ -34,4 +34,11 @@ inline constexpr int kMaxCudaOrdinal = 1023;
 // of) the text and listing the accepted forms otherwise.
 absl::StatusOr<DeviceId> ParseDeviceId(absl::string_view text);
 
+// A fleet's node-qualified id as its own node knows it: "gpu-a/cuda:1" -> "cuda:1" (a plain id
+// is returned as it is).
+inline std::string LocalDeviceId(const std::string& id) {
+  const size_t slash = id.rfind('/');
+  return slash == std::string::npos ? id : id.substr(slash + 1);
+}
+
 }  // namespace kbench

@@ -9,6 +9,7 @@
 #include "common/status_macros.h"
 #include "google/protobuf/util/time_util.h"
 #include "server/common/logging.h"
+#include "server/fleet/gang_target.h"
 #include "server/store/resilient_job_store.h"
 
 namespace kbench::fleet {
@@ -340,6 +341,11 @@ absl::StatusOr<v1::DeviceInfo> FleetQueue::ResolveOneDevice(const std::string& r
                                                " device on a live node now; retry later"));
   }
   return *chosen;
+}
+
+absl::StatusOr<std::vector<v1::DeviceInfo>> FleetQueue::ResolveGang(
+    const std::vector<std::string>& requested, int32_t gpus) {
+  return ResolveGangTarget(requested, gpus, options_.node, Nodes());
 }
 
 absl::StatusOr<std::pair<store::JobRecord, bool>> FleetQueue::Submit(store::JobRecord record) {

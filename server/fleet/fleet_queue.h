@@ -79,6 +79,9 @@ class FleetQueue final : public scheduler::JobQueue {
   // A "KIND:any" target becomes the least-loaded (queued + running) working device serving it
   // on a live node.
   absl::StatusOr<v1::DeviceInfo> ResolveOneDevice(const std::string& requested) override;
+  // One live node's devices (gang_target.h).
+  absl::StatusOr<std::vector<v1::DeviceInfo>> ResolveGang(const std::vector<std::string>& requested,
+                                                          int32_t gpus) override;
   // Stores the job unclaimed (for its target) through the local lifecycle; any node claims it.
   absl::StatusOr<std::pair<store::JobRecord, bool>> Submit(store::JobRecord record) override;
   // Through the local lifecycle: the store and the artifact rows are the fleet's.

@@ -279,6 +279,12 @@ DeviceWorker::RunResult DeviceWorker::SuperviseRun(const AdmittedJob& job) {
   internal::v1::RunJob request;
   request.set_job_id(id);
   *request.mutable_spec() = job.spec;
+  if (job.spec.devices_size() > 1) {
+    // A fleet's gang is node-qualified ("gpu-a/cuda:1"): the executor knows its host's ids, and
+    // this device is the lead.
+    request.mutable_spec()->set_device(device_->id);
+    for (std::string& d : *request.mutable_spec()->mutable_devices()) d = LocalDeviceId(d);
+  }
   absl::StatusOr<std::string> work_dir = parts_.artifacts->WorkDir(id);
   if (!work_dir.ok()) {
     run.outcome.emplace();

@@ -46,7 +46,10 @@ QueuedJob QueuedJobOf(const store::JobRecord& record) {
   // it with the cause.
   if (spec.ParseFromString(record.spec)) {
     job.similar_key = SimilarJobKey(spec, record.device);
-    if (spec.devices_size() > 1) job.devices.assign(spec.devices().begin(), spec.devices().end());
+    // A fleet stores them node-qualified; the node that claimed the job holds them as its own.
+    for (const std::string& d : spec.devices()) {
+      if (spec.devices_size() > 1) job.devices.push_back(LocalDeviceId(d));
+    }
     job.timeout_seconds = spec.stopping().timeout_seconds() > 0 ? spec.stopping().timeout_seconds()
                                                                 : kDefaultTimeoutSeconds;
   }

@@ -63,15 +63,13 @@ class JobQueue {
   // The devices a multi-GPU job holds (issue 30), lead first: those `requested` names
   // ("cuda:0", "cuda:1"), or `gpus` ready CUDA devices of one model (-1: all of them), the least
   // queued. INVALID_ARGUMENT for a malformed or mixed request, FAILED_PRECONDITION when this
-  // host has too few such devices, UNAVAILABLE when a named device cannot run jobs now. A
-  // fleet does not place multi-GPU jobs yet: it says so.
+  // host has too few such devices, UNAVAILABLE when a named device cannot run jobs now. A queue
+  // that cannot place them says so (the default).
   virtual absl::StatusOr<std::vector<v1::DeviceInfo>> ResolveGang(
       const std::vector<std::string>& requested, int32_t gpus) {
     (void)requested;
     (void)gpus;
-    return absl::FailedPreconditionError(
-        "devices: a fleet does not place multi-GPU jobs yet; submit them to a single host's "
-        "kbenchd");
+    return absl::FailedPreconditionError("devices: this kbenchd does not place multi-GPU jobs");
   }
   // Creates a QUEUED job through its lifecycle (JobLifecycle::Create: store, metrics,
   // watchers) and queues it: the API writes no job row itself. With an idempotency key its

@@ -81,6 +81,18 @@ TEST_F(FleetTest, AJobForAnotherNodesCpuRunsThereAndTheFirstNodeWatchesIt) {
   EXPECT_TRUE(saw_running) << "node-a's watch followed the run on node-b";
   EXPECT_TRUE(saw_progress) << "node-b's progress reached node-a's watch";
 
+  // Issue 30: a multi-GPU ask in a fleet of cpu-only nodes is refused naming why (gang_target.h).
+  v1::JobSpec gang = LongCpuSpec(1.0);
+  gang.set_device("");
+  gang.set_gpus(2);
+  EXPECT_EQ(Submit(a.stub(), gang).status().code(), absl::StatusCode::kFailedPrecondition);
+  gang.set_gpus(0);
+  gang.add_devices("node-b/cpu");
+  gang.add_devices("node-a/cpu");
+  absl::Status named = Submit(a.stub(), gang).status();
+  EXPECT_EQ(named.code(), absl::StatusCode::kInvalidArgument) << named;
+  EXPECT_NE(named.message().find("not one CUDA device"), std::string::npos) << named;
+
   grpc::ClientContext ctx;
   v1::ListNodesResponse nodes;
   ASSERT_TRUE(a.stub().ListNodes(&ctx, v1::ListNodesRequest(), &nodes).ok());

@@ -210,6 +210,32 @@ TEST_F(GangSchedulingTest, ACancelWhileTheGangWaitsEndsItAndFreesTheDevices) {
   ASSERT_TRUE(AwaitSent("cuda:0", after)) << "cuda:0 stayed held by the cancelled gang";
 }
 
+// A fleet stores a gang node-qualified; the node that claimed it (the claim sets the job's
+// device to its own lead) holds and runs it with its own ids.
+TEST_F(GangSchedulingTest, AFleetsNodeQualifiedGangRunsWithTheNodesOwnIds) {
+  launcher_.AddCuda(0);
+  launcher_.AddCuda(1);
+  StartScheduler();
+  const std::string busy = Submit("cuda:1");
+  ASSERT_TRUE(AwaitSent("cuda:1", busy));
+  store::JobRecord r = Stored("cuda:0", 1, [](v1::JobSpec* spec) {
+    spec->set_device("gpu-a/cuda:0");
+    spec->add_devices("gpu-a/cuda:0");
+    spec->add_devices("gpu-a/cuda:1");
+  });
+  scheduler_->Enqueue(r);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_FALSE(Sent("cuda:0", r.id)) << "its member cuda:1 is busy";
+  Finish("cuda:1", busy);
+  ASSERT_TRUE(AwaitSent("cuda:0", r.id));
+  std::shared_ptr<FakeExecutorState> lead = launcher_.AwaitExecutor("cuda:0", 0);
+  std::lock_guard lock(lead->mu);
+  ASSERT_EQ(lead->specs.size(), 1u);
+  EXPECT_EQ(lead->specs[0].device(), "cuda:0");
+  EXPECT_EQ(lead->specs[0].devices(0), "cuda:0");
+  EXPECT_EQ(lead->specs[0].devices(1), "cuda:1");
+}
+
 TEST_F(GangSchedulingTest, ResolvesNamedAndCountedDevicesAndSaysWhatIsWrong) {
   launcher_.AddCuda(0, "H100");
   launcher_.AddCuda(1, "H100");

@@ -119,6 +119,7 @@ absl::Status FakeExecutor::Send(const internal::v1::RunJob& job) {
   std::lock_guard lock(state_->mu);
   if (state_->killed) return absl::UnavailableError("executor is gone");
   state_->runs.push_back(job.job_id());
+  state_->specs.push_back(job.spec());
   state_->cv.notify_all();
   return absl::OkStatus();
 }

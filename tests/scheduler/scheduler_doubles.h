@@ -50,7 +50,8 @@ struct FakeExecutorState {
   };
   std::mutex mu;
   std::condition_variable cv;
-  std::vector<std::string> runs;  // job ids sent
+  std::vector<std::string> runs;   // job ids sent
+  std::vector<v1::JobSpec> specs;  // their specs, as sent
   std::vector<std::string> cancels;
   std::deque<Scripted> script;
   bool killed = false;
