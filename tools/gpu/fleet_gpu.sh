@@ -8,6 +8,9 @@
 #   sweep    a sweep for cuda:any runs all its points on one device (the curve compares them);
 #   lost     the node running a job is killed (SIGKILL) mid-run: after the lease (3 s) the job
 #            runs again on the other node and succeeds, its attempts 2.
+#   gang     (GANG=1, instead of the above) issue 30: node a holds both GPUs, node b none; multi-GPU
+#            all_reduce jobs submitted on node b (--gpus 2, and --devices a/cuda:0,a/cuda:1) with
+#            one-GPU jobs for cuda:any: all run on node a, the gangs on both its GPUs.
 # usage: fleet_gpu.sh PACK_DIR OUT_DIR   (CPU_ONLY=1: the nodes serve cpu only, a dry run)
 set -uo pipefail
 pack=$(cd "$1" && pwd)
@@ -46,11 +49,11 @@ as_pg "$pgbin/pg_ctl" -D "$root/data" -l "$root/postgres.log" -w -t 30 \
 url=postgres://kbench@127.0.0.1:$port/postgres
 
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
-start_node() {  # NAME GPU
-  local name=$1 flags=(--store "$url" --node "$1" --node-lease 3)
+start_node() {  # NAME GPUS [KBENCHD FLAGS...]
+  local name=$1 gpu=$2 flags=(--store "$url" --node "$1" --node-lease 3 "${@:3}")
   [ -n "${CPU_ONLY:-}" ] && flags+=(--no-cuda)
   mkdir -p "$root/$name"
-  CUDA_VISIBLE_DEVICES=$2 "$pack/bin/kbenchd" --open --listen 127.0.0.1:0 --data-dir "$root/$name" \
+  CUDA_VISIBLE_DEVICES=$gpu "$pack/bin/kbenchd" --open --listen 127.0.0.1:0 --data-dir "$root/$name" \
     "${flags[@]}" >"$out/$name.stdout" 2>>"$out/$name.log" &
   pid[$name]=$!
   for _ in $(seq 1 900); do
@@ -60,6 +63,38 @@ start_node() {  # NAME GPU
   done
   addr[$name]=$(sed -n 's/^kbenchd: listening on //p' "$out/$name.stdout")
 }
+if [ -n "${GANG:-}" ]; then
+  step "gang: node a with both GPUs, node b with none"
+  start_node a 0,1
+  start_node b 0 --no-cuda
+  kbctl --server "${addr[b]}" nodes | tee "$out/nodes.txt"
+  ids=()
+  for args in "--gpus 2" "--devices a/cuda:0,a/cuda:1" "--device cuda:any" "--device cuda:any"; do
+    kind=compare
+    [[ $args == --device\ * ]] && op=(copy --variant vectorized --shape 33554432) ||
+      op=(all_reduce --variants nccl,one_shot --shape 1048576)
+    # shellcheck disable=SC2086
+    ids+=("$(kbctl --server "${addr[b]}" -o json $kind "${op[@]}" $args --timeout-s 2 --no-wait |
+      python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')")
+  done
+  fail=0
+  for id in "${ids[@]}"; do
+    kbctl --server "${addr[b]}" -o json watch "$id" >"$out/gang_$id.json" 2>/dev/null
+    python3 - "$out/gang_$id.json" <<'PY' || fail=1
+import json, sys
+j = json.load(open(sys.argv[1]))
+spec, res = j["spec"], j.get("result", {})
+line = f"{j['id']} {spec['kernel']:>10} device {j.get('device')} devices {spec.get('devices')} {j['state']}"
+for v in res.get("variants", []):
+    c = v.get("collective")
+    if c:
+        line += f" | {v['variant']} {float(v['stats']['median_seconds']) * 1e6:.2f} us busbw {c['bus_bytes_per_second'] / 1e9:.1f} GB/s ranks {c['devices']}"
+print(line)
+sys.exit(0 if j["state"] == "JOB_STATE_SUCCEEDED" else 1)
+PY
+  done
+  exit $fail
+fi
 step "nodes a and b ($gpus GPUs on this host)"
 start_node a 0
 start_node b "$((gpus > 1 ? 1 : 0))"
