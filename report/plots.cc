@@ -224,8 +224,16 @@ std::string PlotScript(const SweepTable& table, const std::string& directory, bo
   if (table.copy_bandwidth_bytes_per_second > 0) {
     copy.push_back({"measured copy bandwidth", table.copy_bandwidth_bytes_per_second});
   }
+  // A collective's curve is its bus bandwidth (nccl-tests' busbw) under the peak its jobs
+  // measured between the ranks (issue 30).
+  const bool collective = table.peer_bandwidth_bytes_per_second > 0;
+  if (collective)
+    copy = {{"measured peak between the ranks", table.peer_bandwidth_bytes_per_second}};
   PlotSpec bandwidth{
-      "bandwidth", "memory throughput (operation's byte model)", "{}B/s",
+      "bandwidth",
+      collective ? "bus bandwidth (nccl-tests' busbw)"
+                 : "memory throughput (operation's byte model)",
+      "{}B/s",
       SeriesOf(table, x, [](const PointRow&, const VariantCell& c) { return c.bytes_per_second; }),
       copy};
   if (!bandwidth.series.empty()) AppendPlot(table, x, bandwidth, directory, png, &script, files);

@@ -31,6 +31,7 @@ VariantCell CellOf(const v1::VariantResult& r) {
   c.flops_per_second = r.flops_per_second();
   c.fraction_of_copy_bandwidth = r.fraction_of_copy_bandwidth();
   c.fraction_of_peak_flops = r.fraction_of_peak_flops();
+  c.peer_bandwidth_bytes_per_second = r.collective().peak_bus_bytes_per_second();
   c.speedup_vs_first = r.speedup_vs_first();
   c.checked = r.correctness().checked();
   c.passed = r.correctness().passed();
@@ -55,9 +56,11 @@ PointRow RowOf(const v1::Job& job) {
 // executor measured the copy bandwidth at its start and derived the peaks from the clocks.
 void AddCeilings(SweepTable* table) {
   std::vector<double> copy;
+  std::vector<double> peer;
   std::map<std::string, double> peaks;
   for (const PointRow& row : table->rows) {
     for (const VariantCell& c : row.cells) {
+      if (c.peer_bandwidth_bytes_per_second > 0) peer.push_back(c.peer_bandwidth_bytes_per_second);
       if (c.fraction_of_copy_bandwidth > 0) {
         copy.push_back(c.bytes_per_second / c.fraction_of_copy_bandwidth);
       }
@@ -69,6 +72,10 @@ void AddCeilings(SweepTable* table) {
   if (!copy.empty()) {
     std::nth_element(copy.begin(), copy.begin() + static_cast<long>(copy.size() / 2), copy.end());
     table->copy_bandwidth_bytes_per_second = copy[copy.size() / 2];
+  }
+  if (!peer.empty()) {
+    std::nth_element(peer.begin(), peer.begin() + static_cast<long>(peer.size() / 2), peer.end());
+    table->peer_bandwidth_bytes_per_second = peer[peer.size() / 2];
   }
   for (const auto& [dtype, peak] : peaks) {
     table->peak_flops.push_back({absl::StrCat("peak ", dtype), peak});
@@ -302,6 +309,10 @@ std::string ToJson(const SweepTable& table) {
     *f["variants"].mutable_list_value()->add_values() = StringValue(v);
   }
   auto& ceilings = *f["ceilings"].mutable_struct_value()->mutable_fields();
+  if (table.peer_bandwidth_bytes_per_second > 0) {
+    ceilings["peer_bandwidth_bytes_per_second"] =
+        NumberValue(table.peer_bandwidth_bytes_per_second);
+  }
   if (table.copy_bandwidth_bytes_per_second > 0) {
     ceilings["copy_bandwidth_bytes_per_second"] =
         NumberValue(table.copy_bandwidth_bytes_per_second);

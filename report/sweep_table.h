@@ -25,6 +25,9 @@ struct VariantCell {
   double flops_per_second = 0;
   double fraction_of_copy_bandwidth = 0;
   double fraction_of_peak_flops = 0;
+  // A collective's (issue 30): bytes_per_second is its bus bandwidth, and this the peak the job
+  // measured between its ranks (0 for one-device operations).
+  double peer_bandwidth_bytes_per_second = 0;
   // This variant's median over the point's first variant's median (> 1: slower).
   double speedup_vs_first = 0;
   bool checked = false;
@@ -71,6 +74,9 @@ struct SweepTable {
   // The environment of the first point that has one.
   v1::Environment environment;
   double copy_bandwidth_bytes_per_second = 0;
+  // A collective's sweep: the median of its jobs' measured peak between the ranks, the bus
+  // bandwidth's ceiling (0 otherwise).
+  double peer_bandwidth_bytes_per_second = 0;
   // One per dtype whose peak the results reveal.
   std::vector<Ceiling> peak_flops;
   // How it was measured, in reading order (name, value): mode, placements, stopping rule,

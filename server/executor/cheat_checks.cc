@@ -18,6 +18,8 @@ v1::FloorBasis ToProto(measure::FloorBasis basis) {
       return v1::FLOOR_BASIS_L2_BANDWIDTH;
     case measure::FloorBasis::kPeakFlops:
       return v1::FLOOR_BASIS_PEAK_FLOPS;
+    case measure::FloorBasis::kPeerBandwidth:
+      return v1::FLOOR_BASIS_PEER_BANDWIDTH;
     case measure::FloorBasis::kNone:
       break;
   }
@@ -52,7 +54,19 @@ v1::PhysicalFloor JudgeFloor(const DeviceRunner& runner, const kernels::Problem&
   q.peak_flops = FastestPeakFlops(runner, problem.dtype);
   q.data_may_stay_in_l2 = mode == v1::MEASURE_MODE_HOT || mode == v1::MEASURE_MODE_GRAPH;
   if (runner.info().kind() == v1::DEVICE_KIND_CPU) q.margin = measure::kHostFloorMargin;
-  const measure::FloorVerdict v = measure::JudgePhysicalFloor(q);
+  return FloorOf(measure::JudgePhysicalFloor(q), median_seconds);
+}
+
+v1::PhysicalFloor JudgeCollectiveFloor(double bus_bytes, double peak_bus_bytes_per_second,
+                                       double median_seconds) {
+  measure::FloorQuestion q;
+  q.median_seconds = median_seconds;
+  q.bytes = static_cast<int64_t>(bus_bytes);
+  q.peer_bandwidth_bytes_per_second = peak_bus_bytes_per_second;
+  return FloorOf(measure::JudgePhysicalFloor(q), median_seconds);
+}
+
+v1::PhysicalFloor FloorOf(const measure::FloorVerdict& v, double median_seconds) {
   v1::PhysicalFloor f;
   f.set_judged(v.judged);
   f.set_basis(ToProto(v.basis));

@@ -11,6 +11,7 @@
 #include "kernels/operation.h"
 #include "kernels/output_defects.h"
 #include "server/executor/device_runner.h"
+#include "server/executor/measure/physical_floor.h"
 
 namespace kbench::executor {
 
@@ -23,6 +24,14 @@ uint64_t DrawCheckSeed();
 // the problem fits in it), FLOPs over the peak rate.
 v1::PhysicalFloor JudgeFloor(const DeviceRunner& runner, const kernels::Problem& problem,
                              v1::MeasureMode mode, double median_seconds);
+
+// A collective's median per call held to its bus bytes over the interconnect's peak measured
+// between its ranks (issue 30): a user collective that skips moving its data is impossible.
+v1::PhysicalFloor JudgeCollectiveFloor(double bus_bytes, double peak_bus_bytes_per_second,
+                                       double median_seconds);
+
+// A verdict of measure::JudgePhysicalFloor as the result carries it.
+v1::PhysicalFloor FloorOf(const measure::FloorVerdict& v, double median_seconds);
 
 v1::OutputDefect ToProto(kernels::OutputDefect defect);
 

@@ -44,17 +44,19 @@ absl::StatusOr<std::vector<v1::DeviceInfo>> NamedGang(const std::vector<std::str
           "devices: '", name, "' is not one CUDA device; a multi-GPU job names NODE/cuda:N"));
     }
     if (!seen.insert(target.target).second) {
-      return absl::InvalidArgumentError(absl::StrCat("devices: ", target.target, " is named twice"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("devices: ", target.target, " is named twice"));
     }
     if (d.state() == v1::DEVICE_STATE_FAILED) {
-      return absl::UnavailableError(absl::StrCat(
-          "devices: ", target.target, " cannot run jobs now (its node is lost or its executor "
-          "fails to start); retry later"));
+      return absl::UnavailableError(
+          absl::StrCat("devices: ", target.target,
+                       " cannot run jobs now (its node is lost or its executor "
+                       "fails to start); retry later"));
     }
     if (!gang.empty() && NodeOf(target.target) != NodeOf(gang.front().id())) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "devices: ", gang.front().id(), " and ", target.target,
-          " are on different nodes; a multi-GPU job's devices are of one host"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("devices: ", gang.front().id(), " and ", target.target,
+                       " are on different nodes; a multi-GPU job's devices are of one host"));
     }
     if (!gang.empty() && d.name() != gang.front().name()) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -125,8 +127,7 @@ absl::StatusOr<std::vector<v1::DeviceInfo>> ResolveGangTarget(
         "node's devices (--devices NODE/cuda:0,NODE/cuda:1)");
   }
   if (gpus < -1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("gpus: ", gpus, " is not a count; give N >= 1"));
+    return absl::InvalidArgumentError(absl::StrCat("gpus: ", gpus, " is not a count; give N >= 1"));
   }
   if (!requested.empty()) return NamedGang(requested, this_node, nodes);
   return CountedGang(gpus, nodes);

@@ -137,5 +137,28 @@ TEST(JudgePhysicalFloor, DoesNotJudgeAZeroMedian) {
   EXPECT_FALSE(JudgePhysicalFloor(Large(0)).judged);
 }
 
+// Issue 30: a collective's bus bytes are held to the peak measured between its ranks, whatever
+// the device's own bandwidths (2x H200: NCCL's 1 GiB all_reduce took 3.29 ms, peak 387.7 GB/s).
+TEST(JudgePhysicalFloor, HoldsACollectivesBusBytesToThePeakBetweenItsRanks) {
+  FloorQuestion q;
+  q.bytes = int64_t{1} << 30;
+  q.copy_bandwidth_bytes_per_second = 4.3e12;
+  q.l2_bandwidth_bytes_per_second = 10e12;
+  q.l2_bytes = 60 << 20;
+  q.data_may_stay_in_l2 = true;
+  q.peer_bandwidth_bytes_per_second = 387.7e9;
+  q.median_seconds = 3.29e-3;
+  const FloorVerdict real = JudgePhysicalFloor(q);
+  EXPECT_TRUE(real.judged);
+  EXPECT_EQ(real.basis, FloorBasis::kPeerBandwidth);
+  EXPECT_NEAR(real.floor_seconds, (1 << 30) / 387.7e9, 1e-9);
+  EXPECT_FALSE(real.impossible) << real.detail;
+  // A rank that skipped the transfer: a 1 GiB "all_reduce" in 0.5 ms is over 2 TB/s of bus.
+  q.median_seconds = 0.5e-3;
+  const FloorVerdict skipped = JudgePhysicalFloor(q);
+  EXPECT_TRUE(skipped.impossible);
+  EXPECT_TRUE(absl::StrContains(skipped.detail, "peer bandwidth")) << skipped.detail;
+}
+
 }  // namespace
 }  // namespace kbench::measure

@@ -143,6 +143,28 @@ TEST(PlotScript, DrawsTheCeilingAndALinePerVariantOnALogAxis) {
   EXPECT_EQ(files.size(), 6u);
 }
 
+// Issue 30: a collective's sweep plots its bus bandwidth under the peak its jobs measured
+// between the ranks, and its JSON carries that ceiling.
+TEST(PlotScript, DrawsACollectivesBusBandwidthUnderThePeakBetweenItsRanks) {
+  Fixture f = ThreePoints();
+  for (v1::Job& job : f.jobs) {
+    job.mutable_spec()->set_kernel("all_reduce");
+    for (v1::VariantResult& r : *job.mutable_result()->mutable_variants()) {
+      r.set_fraction_of_copy_bandwidth(0);
+      r.mutable_collective()->set_peak_bus_bytes_per_second(387e9);
+    }
+  }
+  const SweepTable table = BuildSweepTable(f.sweep, f.jobs);
+  EXPECT_NEAR(table.peer_bandwidth_bytes_per_second, 387e9, 1);
+  std::vector<PlotFile> files;
+  const std::string script = PlotScript(table, "/tmp/x", true, &files);
+  EXPECT_NE(script.find("measured peak between the ranks"), std::string::npos);
+  EXPECT_NE(script.find("bus bandwidth"), std::string::npos);
+  EXPECT_EQ(script.find("measured copy bandwidth"), std::string::npos);
+  const nlohmann::json doc = nlohmann::json::parse(ToJson(table));
+  EXPECT_NEAR(doc["ceilings"]["peer_bandwidth_bytes_per_second"].get<double>(), 387e9, 1);
+}
+
 TEST(DrawPlots, GnuplotWritesSvgFiles) {
   if (FindProgram("gnuplot").empty()) GTEST_SKIP() << "gnuplot is not installed";
   Fixture f = ThreePoints();

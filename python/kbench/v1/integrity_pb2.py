@@ -13,7 +13,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19kbench/v1/integrity.proto\x12\tkbench.v1\"\x9a\x02\n\rPhysicalFloor\x12\x0e\n\x06judged\x18\x01 \x01(\x08\x12$\n\x05\x62\x61sis\x18\x02 \x01(\x0e\x32\x15.kbench.v1.FloorBasis\x12\x15\n\rfloor_seconds\x18\x03 \x01(\x01\x12\x1b\n\x13\x62ytes_floor_seconds\x18\x04 \x01(\x01\x12\x1b\n\x13\x66lops_floor_seconds\x18\x05 \x01(\x01\x12\"\n\x1a\x62\x61ndwidth_bytes_per_second\x18\x06 \x01(\x01\x12\x12\n\npeak_flops\x18\x07 \x01(\x01\x12\x0e\n\x06margin\x18\x08 \x01(\x01\x12\x16\n\x0emedian_seconds\x18\t \x01(\x01\x12\x12\n\nimpossible\x18\n \x01(\x08\x12\x0e\n\x06\x64\x65tail\x18\x0b \x01(\t*\x87\x01\n\x0cOutputDefect\x12\x1d\n\x19OUTPUT_DEFECT_UNSPECIFIED\x10\x00\x12\x1b\n\x17OUTPUT_DEFECT_ALL_ZEROS\x10\x01\x12\x1a\n\x16OUTPUT_DEFECT_CONSTANT\x10\x02\x12\x1f\n\x1bOUTPUT_DEFECT_COPY_OF_INPUT\x10\x03*\x83\x01\n\nFloorBasis\x12\x1b\n\x17\x46LOOR_BASIS_UNSPECIFIED\x10\x00\x12\x1e\n\x1a\x46LOOR_BASIS_COPY_BANDWIDTH\x10\x01\x12\x1c\n\x18\x46LOOR_BASIS_L2_BANDWIDTH\x10\x02\x12\x1a\n\x16\x46LOOR_BASIS_PEAK_FLOPS\x10\x03\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19kbench/v1/integrity.proto\x12\tkbench.v1\"\x9a\x02\n\rPhysicalFloor\x12\x0e\n\x06judged\x18\x01 \x01(\x08\x12$\n\x05\x62\x61sis\x18\x02 \x01(\x0e\x32\x15.kbench.v1.FloorBasis\x12\x15\n\rfloor_seconds\x18\x03 \x01(\x01\x12\x1b\n\x13\x62ytes_floor_seconds\x18\x04 \x01(\x01\x12\x1b\n\x13\x66lops_floor_seconds\x18\x05 \x01(\x01\x12\"\n\x1a\x62\x61ndwidth_bytes_per_second\x18\x06 \x01(\x01\x12\x12\n\npeak_flops\x18\x07 \x01(\x01\x12\x0e\n\x06margin\x18\x08 \x01(\x01\x12\x16\n\x0emedian_seconds\x18\t \x01(\x01\x12\x12\n\nimpossible\x18\n \x01(\x08\x12\x0e\n\x06\x64\x65tail\x18\x0b \x01(\t*\x87\x01\n\x0cOutputDefect\x12\x1d\n\x19OUTPUT_DEFECT_UNSPECIFIED\x10\x00\x12\x1b\n\x17OUTPUT_DEFECT_ALL_ZEROS\x10\x01\x12\x1a\n\x16OUTPUT_DEFECT_CONSTANT\x10\x02\x12\x1f\n\x1bOUTPUT_DEFECT_COPY_OF_INPUT\x10\x03*\xa3\x01\n\nFloorBasis\x12\x1b\n\x17\x46LOOR_BASIS_UNSPECIFIED\x10\x00\x12\x1e\n\x1a\x46LOOR_BASIS_COPY_BANDWIDTH\x10\x01\x12\x1c\n\x18\x46LOOR_BASIS_L2_BANDWIDTH\x10\x02\x12\x1a\n\x16\x46LOOR_BASIS_PEAK_FLOPS\x10\x03\x12\x1e\n\x1a\x46LOOR_BASIS_PEER_BANDWIDTH\x10\x04\x62\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'kbench.v1.integrity_pb2', globals())
@@ -23,7 +23,7 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _OUTPUTDEFECT._serialized_start=326
   _OUTPUTDEFECT._serialized_end=461
   _FLOORBASIS._serialized_start=464
-  _FLOORBASIS._serialized_end=595
+  _FLOORBASIS._serialized_end=627
   _PHYSICALFLOOR._serialized_start=41
   _PHYSICALFLOOR._serialized_end=323
 # @@protoc_insertion_point(module_scope)

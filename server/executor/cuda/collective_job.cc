@@ -73,6 +73,7 @@ class CollectiveRun {
     KBENCH_RETURN_IF_ERROR(Sample());
     KBENCH_RETURN_IF_ERROR(CheckTimedCalls());
     Summarize();
+    KBENCH_RETURN_IF_ERROR(JudgeFloors());
     return std::move(run_);
   }
 
@@ -89,6 +90,9 @@ class CollectiveRun {
   absl::Status Sample();
   absl::Status CheckTimedCalls();
   void Summarize();
+  // Every variant's median held to its bus bytes over the measured peak between the ranks: a
+  // median under the floor fails the job (the variant cannot have moved its data).
+  absl::Status JudgeFloors();
   void SummarizeVariant(const VariantRun& v, const measure::VariantSamples& samples);
 
   absl::StatusOr<VariantRun> PrepareVariant(const std::string& name);
@@ -309,6 +313,20 @@ absl::Status CollectiveRun::CheckTimedCalls() {
     KBENCH_ASSIGN_OR_RETURN(
         *run_.result.mutable_variants(v.result_index)->mutable_timed_correctness(),
         CheckCall(v, timed_check_seed_, true, "'s timed call"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CollectiveRun::JudgeFloors() {
+  for (const VariantRun& v : variants_) {
+    v1::VariantResult* vr = run_.result.mutable_variants(v.result_index);
+    *vr->mutable_floor() = JudgeCollectiveFloor(
+        static_cast<double>(vr->bytes()), peak_bus_bytes_per_second_, vr->stats().median_seconds());
+    if (vr->floor().impossible()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("impossible: ", spec_.kernel(), "/", v.name, " ", vr->floor().detail(),
+                       "; the variant cannot have moved its data between the ranks"));
+    }
   }
   return absl::OkStatus();
 }

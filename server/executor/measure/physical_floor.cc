@@ -11,6 +11,10 @@ namespace {
 // The byte floor's rate: the L2's where the data may stay there between launches, otherwise
 // DRAM's. 0 when the rate that applies is unknown (then bytes bound nothing).
 double BandwidthFor(const FloorQuestion& q, FloorBasis* basis) {
+  if (q.peer_bandwidth_bytes_per_second > 0) {
+    *basis = FloorBasis::kPeerBandwidth;
+    return q.peer_bandwidth_bytes_per_second;
+  }
   if (q.data_may_stay_in_l2) {
     // Without the cache's size, any problem may sit in a cache: no byte floor (the cpu device).
     if (q.l2_bytes <= 0) return 0;
@@ -43,6 +47,8 @@ std::string FloorBasisName(FloorBasis basis) {
       return "L2 bandwidth";
     case FloorBasis::kPeakFlops:
       return "peak FLOP rate";
+    case FloorBasis::kPeerBandwidth:
+      return "peer bandwidth";
     case FloorBasis::kNone:
       break;
   }

@@ -14,6 +14,7 @@ enum class FloorBasis {
   kCopyBandwidth,  // bytes / measured DRAM copy bandwidth
   kL2Bandwidth,    // bytes / measured L2-resident copy bandwidth (hot and graph modes)
   kPeakFlops,      // FLOPs / peak FLOP rate of the dtype
+  kPeerBandwidth,  // a collective's bus bytes / the measured peak between its ranks (issue 30)
 };
 
 // A median may reach this fraction of the floor before it is impossible. The floors are
@@ -46,6 +47,9 @@ struct FloorQuestion {
   int64_t l2_bytes = 0;
   // The dtype's peak FLOP/s (0: unknown).
   double peak_flops = 0;
+  // A collective: `bytes` are its bus bytes, held to this measured peak between its ranks
+  // instead of the device's own bandwidths (0: not a collective).
+  double peer_bandwidth_bytes_per_second = 0;
   // Hot or graph mode: back-to-back launches that may find their data in the L2.
   bool data_may_stay_in_l2 = false;
   // The margin of the copy and FLOP floors (the L2's is kL2FloorMargin).
