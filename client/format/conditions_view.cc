@@ -39,6 +39,9 @@ std::string StampSummary(const v1::CleanStamp& stamp) {
   if (!stamp.stamped()) return "-";
   std::string line =
       stamp.clean() ? "clean" : absl::StrCat("NOT CLEAN: ", absl::StrJoin(stamp.details(), "; "));
+  // A device stamp (NVML readings taken) whose driver could not watch Xid events says so: its
+  // "clean" then vouches for no Xid.
+  if (stamp.readings() > 0 && !stamp.xid_watched()) absl::StrAppend(&line, "; Xids not watched");
   if (stamp.thermal_gate()) {
     absl::StrAppend(&line, absl::StrFormat("; thermal gate waited %.1f s, %d pauses",
                                            stamp.thermal_wait_seconds(), stamp.thermal_pauses()));

@@ -65,6 +65,10 @@ absl::StatusOr<const Api*> LoadUncached(const std::string& library) {
   Bind(lib, "nvmlDeviceGetVbiosVersion", &api->vbios_version);
   Bind(lib, "nvmlDeviceGetApplicationsClock", &api->applications_clock);
   Bind(lib, "nvmlDeviceGetEnforcedPowerLimit", &api->enforced_power_limit);
+  Bind(lib, "nvmlEventSetCreate", &api->event_set_create);
+  Bind(lib, "nvmlDeviceRegisterEvents", &api->register_events);
+  Bind(lib, "nvmlEventSetWait_v2", &api->event_set_wait);
+  Bind(lib, "nvmlEventSetFree", &api->event_set_free);
   // Renamed in driver 535 ("throttle" became "clocks event"); older drivers have only the old
   // name, newer ones keep it as an alias.
   Bind(lib, "nvmlDeviceGetCurrentClocksEventReasons", &api->throttle_reasons);

@@ -75,6 +75,21 @@ inline constexpr int kComputeModeExclusiveProcess = 3;
 inline constexpr int kMemoryErrorUncorrected = 1;
 inline constexpr int kEccCounterVolatile = 0;
 
+// Events (issue 29: Xid errors during a sampling window). nvmlEventSet_t, nvmlEventData_t,
+// nvmlEventTypeXidCriticalError (every Xid the driver reports; event_data is the Xid's number,
+// 999 for one NVML does not know) and NVML_ERROR_TIMEOUT (no event waiting).
+struct EventSetOpaque;
+using EventSet = EventSetOpaque*;
+struct EventData {
+  Device device;
+  unsigned long long event_type;
+  unsigned long long event_data;
+  unsigned int gpu_instance_id;
+  unsigned int compute_instance_id;
+};
+inline constexpr unsigned long long kEventTypeXidCriticalError = 0x8;
+inline constexpr Return kErrorTimeout = 10;
+
 // The entry points kbench uses. init, shutdown and error_string are always bound; any other may
 // be null on an old driver, and its reading is then left empty.
 struct Api {
@@ -112,6 +127,10 @@ struct Api {
   Return (*vbios_version)(Device, char*, unsigned int) = nullptr;
   Return (*applications_clock)(Device, int, unsigned int*) = nullptr;
   Return (*enforced_power_limit)(Device, unsigned int*) = nullptr;  // milliwatts
+  Return (*event_set_create)(EventSet*) = nullptr;
+  Return (*register_events)(Device, unsigned long long, EventSet) = nullptr;
+  Return (*event_set_wait)(EventSet, EventData*, unsigned int) = nullptr;  // timeout in ms
+  Return (*event_set_free)(EventSet) = nullptr;
 };
 
 // Loads `library` and binds its entry points, once per path per process; the library stays

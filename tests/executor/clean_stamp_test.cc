@@ -130,6 +130,26 @@ TEST(CleanStampWindow, NewEccErrorsOrXidEventsAreAReason) {
   EXPECT_EQ(s.xid_events(), 1);
 }
 
+TEST(CleanStampWindow, AnXidNamesItsNumberAndAnUnwatchedWindowSaysSo) {
+  ConditionsReading before = Quiet(), after = Quiet();
+  before.xid_watched = after.xid_watched = true;
+  before.xid_events = 2;  // seen before the window: not this window's
+  before.last_xid = 13;
+  after.xid_events = 3;
+  after.last_xid = 31;
+  const v1::CleanStamp s = StampOf({before, after});
+  EXPECT_TRUE(s.xid_watched());
+  EXPECT_EQ(s.xid_events(), 1);
+  EXPECT_EQ(s.last_xid(), 31);
+  EXPECT_FALSE(s.clean());
+  EXPECT_NE(s.details(0).find("the last Xid 31"), std::string::npos) << s.details(0);
+
+  ConditionsReading unwatched = Quiet();  // a driver without event sets
+  const v1::CleanStamp quiet = StampOf({Quiet(), unwatched});
+  EXPECT_FALSE(quiet.xid_watched());
+  EXPECT_TRUE(quiet.clean());
+}
+
 TEST(CleanStampWindow, ASharedCpuIsAReasonAndTheHostAloneStamps) {
   HostConditions host;
   host.cpu_affinity = "3";

@@ -384,6 +384,9 @@ TEST_F(CudaHarnessTest, MeasuresEnergyPerLaunchAndStampsTheWindow) {
   EXPECT_TRUE(v.clean_stamp().stamped());
   EXPECT_GE(v.clean_stamp().readings(), 2);
   EXPECT_GT(v.clean_stamp().sm_clock_max_mhz(), 0);
+  // The driver takes an event set for the device's Xid errors, and a window without one says 0.
+  EXPECT_TRUE(v.clean_stamp().xid_watched());
+  EXPECT_EQ(v.clean_stamp().xid_events(), 0);
 }
 
 TEST_F(CudaHarnessTest, GraphModeRotatesEnoughBufferSetsToLeaveTheL2) {

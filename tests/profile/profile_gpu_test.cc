@@ -210,11 +210,18 @@ TEST_F(ProfileGpuTest, RecordsLaunchesTimesIterationsKernelsInAParsableTrace) {
   EXPECT_EQ(recorded.at("naive"), kIterations * per_run.at("naive"));
   EXPECT_EQ(recorded.at("fused"), kIterations * per_run.at("fused"));
 
-  // Every kernel has its launch arrow and its resources.
+  // Every kernel has its launch arrow and its resources; NVML's power and clocks are counter
+  // tracks beside the device's streams (issue 29).
   std::map<uint64_t, int> flow_starts;
+  std::map<std::string, int> counters;
   for (const json& e : trace["traceEvents"]) {
     if (e["ph"] == "s") flow_starts[e["id"].get<uint64_t>()]++;
+    if (e["ph"] == "C") counters[e["name"].get<std::string>()]++;
   }
+  EXPECT_GE(counters["GPU power"], 2);
+  EXPECT_GE(counters["GPU clocks"], 2);
+  std::printf("counter samples: %d power, %d clocks, %d temperature\n", counters["GPU power"],
+              counters["GPU clocks"], counters["GPU temperature"]);
   for (const json& e : trace["traceEvents"]) {
     if (e["ph"] != "X" || e.value("cat", "") != "kernel") continue;
     EXPECT_TRUE(flow_starts.contains(e["args"]["correlation"].get<uint64_t>())) << e.dump();

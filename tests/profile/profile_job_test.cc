@@ -6,8 +6,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "gtest/gtest.h"
@@ -18,9 +20,9 @@
 namespace kbench::executor {
 namespace {
 
-// The device: a clock and the records its runs leave.
+// The device: a clock (read by the counter sampler's thread too) and the records its runs leave.
 struct FakeDevice {
-  uint64_t now = 5'000'000;
+  std::atomic<uint64_t> now{5'000'000};
   uint32_t next_correlation = 1;
   profile::ActivityLog log;
   int recorder_starts = 0;
@@ -115,6 +117,7 @@ class FakeRunner : public DeviceRunner {
     info_.set_name("Fake GPU");
   }
   const v1::DeviceInfo& info() const override { return info_; }
+  ConditionsReader* conditions_reader() override { return conditions_; }
   v1::MeasureMode default_mode() const override { return v1::MEASURE_MODE_COLD; }
   double PeakFlops(kernels::DType) const override { return 0; }
   absl::StatusOr<std::unique_ptr<PreparedVariant>> Prepare(const kernels::Problem& problem,
@@ -127,10 +130,26 @@ class FakeRunner : public DeviceRunner {
     return std::make_unique<FakeVariant>(device_, problem, seed, ns, problem.variant == wrong_);
   }
   std::string wrong_;
+  ConditionsReader* conditions_ = nullptr;
 
  private:
   FakeDevice* device_;
   v1::DeviceInfo info_;
+};
+
+// NVML's counters, fixed: a GPU at 350 W, 1980/2619 MHz, 51 C.
+class SteadyGpu : public ConditionsReader {
+ public:
+  ConditionsReading Read() override {
+    ConditionsReading r;
+    r.power_watts = 350.0;
+    r.sm_clock_mhz = 1980;
+    r.memory_clock_mhz = 2619;
+    r.temperature_c = 51;
+    reads++;
+    return r;
+  }
+  std::atomic<int> reads{0};
 };
 
 class FakeRecorder : public profile::ActivityRecorder {
@@ -216,6 +235,49 @@ TEST_F(ProfileJobTest, WritesTraceAndSummaryArtifacts) {
   const nlohmann::json trace = nlohmann::json::parse(Read(run->artifacts[0].path()));
   EXPECT_EQ(trace["otherData"]["job_id"], "job-42");
   EXPECT_NE(Read(run->artifacts[1].path()).find("Profile of softmax [4x8]"), std::string::npos);
+}
+
+TEST_F(ProfileJobTest, DrawsTheDevicesPowerClocksAndTemperatureAsCounterTracks) {
+  SteadyGpu gpu;
+  runner_.conditions_ = &gpu;
+  absl::StatusOr<JobRun> run = Run();
+  ASSERT_TRUE(run.ok()) << run.status();
+  const nlohmann::json trace = nlohmann::json::parse(Read(run->artifacts[0].path()));
+  std::map<std::string, int> counters;
+  int64_t kernel_pid = 0;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] == "X" && e["cat"] == "kernel") kernel_pid = e["pid"];
+  }
+  double last_ts = -1;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] != "C") continue;
+    counters[e["name"].get<std::string>()]++;
+    EXPECT_EQ(e["pid"], kernel_pid) << "counters sit beside the device's streams";
+    EXPECT_GE(e["ts"].get<double>(), last_ts) << "counter events in time order";
+    last_ts = e["ts"].get<double>();
+    if (e["name"] == "GPU power") {
+      EXPECT_EQ(e["args"]["watts"], 350.0);
+    }
+    if (e["name"] == "GPU clocks") {
+      EXPECT_EQ(e["args"]["sm MHz"], 1980);
+      EXPECT_EQ(e["args"]["memory MHz"], 2619);
+    }
+    if (e["name"] == "GPU temperature") {
+      EXPECT_EQ(e["args"]["C"], 51);
+    }
+  }
+  // At least a reading as recording starts and one as it stops.
+  EXPECT_GE(counters["GPU power"], 2);
+  EXPECT_EQ(counters["GPU clocks"], counters["GPU power"]);
+  EXPECT_EQ(counters["GPU temperature"], counters["GPU power"]);
+  EXPECT_EQ(gpu.reads.load(), counters["GPU power"]);
+}
+
+TEST_F(ProfileJobTest, ATraceWithoutNvmlHasNoCounterTracks) {
+  absl::StatusOr<JobRun> run = Run();
+  ASSERT_TRUE(run.ok()) << run.status();
+  const nlohmann::json trace = nlohmann::json::parse(Read(run->artifacts[0].path()));
+  for (const auto& e : trace["traceEvents"]) EXPECT_NE(e["ph"], "C") << e.dump();
 }
 
 TEST_F(ProfileJobTest, RecordsIterationsTimesLaunchesKernelsPerVariant) {

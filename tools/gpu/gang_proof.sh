@@ -9,15 +9,7 @@
 # NVLink multicast stays off (the executor sets NCCL_NVLS_ENABLE=0 itself; so does this script).
 # usage: gang_proof.sh PACK_DIR OUT_DIR
 set -uo pipefail
-pack=$(cd "$1" && pwd)
-mkdir -p "$2"
-out=$(cd "$2" && pwd)
-here=$(cd "$(dirname "$0")" && pwd)
-export LD_LIBRARY_PATH="$pack/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export NCCL_NVLS_ENABLE=0
-kbctl="$pack/bin/kbctl"
-status=0
-step() { echo "== $* ($(date -u +%H:%M:%S))"; }
+source "$(dirname "$0")/proof_common.sh"
 
 source "$here/start_kbenchd.sh"
 start_kbenchd "$pack" "$out"

@@ -19,6 +19,11 @@ done
 ldd "$stage"/p/bin/*_test "$stage"/p/bin/kbench-collectives-bench | awk '/=> \//{print $3}' | sort -u |
   grep -vE '/(libc|libm|libdl|librt|libpthread|libutil|libgcc_s|libstdc\+\+|libz)\.so|/usr/local/cuda' |
   while read -r lib; do cp -nL "$lib" "$stage/p/lib/"; done
+# The agreement panel's softmax (tools/bench/agreement/run.sh): one cubin that kbench and its
+# peers both run, for the GPU hosts' sm_90 (H100, H200).
+mkdir -p "$stage/p/share"
+/usr/local/cuda/bin/nvcc -cubin -O3 -arch sm_90 -o "$stage/p/share/my_softmax_sm90.cubin" \
+  examples/my_softmax.cu
 mkdir -p "$stage/p/tools" "$stage/p/tools/lib"
 for tool in gnuplot jq; do
   real=$(readlink -f "$(command -v $tool)")

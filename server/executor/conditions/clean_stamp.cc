@@ -51,6 +51,7 @@ void CleanStampWindow::Observe(const ConditionsReading& r) {
     margin_min_ = margin_min_ ? std::min(*margin_min_, *r.thermal_margin_c) : *r.thermal_margin_c;
   }
   throttle_ |= r.throttle_reasons;
+  xid_watched_ = xid_watched_ && r.xid_watched;
 }
 
 v1::CleanStamp CleanStampWindow::Stamp(const HostConditions& host) const {
@@ -72,6 +73,8 @@ v1::CleanStamp CleanStampWindow::Stamp(const HostConditions& host) const {
     out.set_violation_seconds(Advance(first_->violation_ns, last_->violation_ns) * 1e-9);
     out.set_ecc_errors(static_cast<int64_t>(Advance(first_->ecc_errors, last_->ecc_errors)));
     out.set_xid_events(static_cast<int64_t>(Advance(first_->xid_events, last_->xid_events)));
+    out.set_xid_watched(xid_watched_);
+    if (out.xid_events() > 0) out.set_last_xid(static_cast<int64_t>(last_->last_xid));
   }
   out.set_cpu_affinity(host.cpu_affinity);
   out.set_cpu_shared(host.cpu_shared);
@@ -114,9 +117,11 @@ void CleanStampWindow::AddReasons(const HostConditions& host, v1::CleanStamp* ou
               out);
   }
   if (out->ecc_errors() > 0 || out->xid_events() > 0) {
+    const std::string last =
+        out->xid_events() > 0 ? absl::StrFormat(" (the last Xid %d)", out->last_xid()) : "";
     AddReason(v1::STAMP_REASON_ECC_OR_XID,
-              absl::StrFormat("%d ECC errors and %d Xid events during sampling", out->ecc_errors(),
-                              out->xid_events()),
+              absl::StrFormat("%d ECC errors and %d Xid events%s during sampling",
+                              out->ecc_errors(), out->xid_events(), last),
               out);
   }
   if (host.cpu_shared) AddReason(v1::STAMP_REASON_CPU_SHARED, host.cpu_detail, out);

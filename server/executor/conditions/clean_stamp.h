@@ -33,6 +33,12 @@ struct ConditionsReading {
   uint64_t violation_ns = 0;
   uint64_t ecc_errors = 0;
   uint64_t xid_events = 0;
+  // Whether Xid events were watched (an NVML event set registered for the device), and the
+  // number of the last Xid seen.
+  bool xid_watched = false;
+  uint64_t last_xid = 0;
+  // The board's power draw (nvmlDeviceGetPowerUsage); nullopt where NVML does not give it.
+  std::optional<double> power_watts;
 };
 
 // What reads the device; Not thread-safe.
@@ -40,6 +46,9 @@ class ConditionsReader {
  public:
   virtual ~ConditionsReader() = default;
   virtual ConditionsReading Read() = 0;
+  // Only what a profile's counter tracks draw (clocks, temperature, power), cheap enough to
+  // read every few milliseconds; by default the whole reading.
+  virtual ConditionsReading ReadCounters() { return Read(); }
 };
 
 // The host's side: the executor's CPUs and whether another process ran on them.
@@ -81,6 +90,7 @@ class CleanStampWindow {
   int sm_min_ = 0, sm_max_ = 0, mem_min_ = 0, mem_max_ = 0, temperature_max_ = 0;
   std::optional<int> margin_min_;
   uint64_t throttle_ = 0;
+  bool xid_watched_ = true;
 };
 
 // The executor's CPU affinity as a list ("0-3,8") from the CPUs in the set.

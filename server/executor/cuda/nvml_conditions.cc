@@ -63,16 +63,32 @@ std::optional<std::vector<int64_t>> NvmlConditions::ContextPids() const {
   return std::vector<int64_t>(pids.begin(), pids.end());
 }
 
-ConditionsReading NvmlConditions::Read() {
+void NvmlConditions::ReadXids(ConditionsReading* r) {
+  std::call_once(xid_once_,
+                 [&] { xid_ = std::make_unique<nvml::XidWatch>(nvml_->api(), nvml_->device()); });
+  r->xid_watched = xid_->watching();
+  const nvml::XidWatch::Seen seen = xid_->Drain();
+  r->xid_events = seen.events;
+  r->last_xid = seen.last_xid;
+}
+
+ConditionsReading NvmlConditions::ReadCounters() {
   ConditionsReading r;
   if (!nvml_->available()) return r;
-  const nvml::Api* api = nvml_->api();
-  const nvml::Device device = nvml_->device();
   const NvmlReading basic = nvml_->Read();
   r.sm_clock_mhz = basic.sm_clock_mhz;
   r.memory_clock_mhz = basic.memory_clock_mhz;
   r.temperature_c = basic.temperature_c;
   r.throttle_reasons = basic.throttle_reasons;
+  if (basic.power_watts > 0) r.power_watts = basic.power_watts;
+  return r;
+}
+
+ConditionsReading NvmlConditions::Read() {
+  ConditionsReading r = ReadCounters();
+  if (!nvml_->available()) return r;
+  const nvml::Api* api = nvml_->api();
+  const nvml::Device device = nvml_->device();
   r.context_pids = ContextPids();
   int mode = 0;
   if (api->compute_mode && api->compute_mode(device, &mode) == nvml::kSuccess) {
@@ -95,8 +111,7 @@ ConditionsReading NvmlConditions::Read() {
                             &ecc) == nvml::kSuccess) {
     r.ecc_errors = ecc;
   }
-  // Xid events need an NVML event set registered before the window; not read yet (the stamp's
-  // xid_events stays 0, and docs/conditions.md says so).
+  ReadXids(&r);
   return r;
 }
 

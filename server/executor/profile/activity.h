@@ -1,10 +1,12 @@
 // What a profile records, as plain C++ structs: CUPTI's activity records (kernels, copies,
-// memsets, API calls, synchronisation, CUPTI's own overhead) and the job's host-side phase
-// spans. Everything downstream (trace, summary) works on these, so it is testable without CUPTI.
+// memsets, API calls, synchronisation, CUPTI's own overhead), the job's host-side phase
+// spans and the device's counters. Everything downstream (trace, summary) works on these, so it is
+// testable without CUPTI.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -114,6 +116,16 @@ struct FunctionAttributes {
 // records about 60,000 (a kernel and its runtime and driver calls per launch).
 inline constexpr uint64_t kMaxActivityRecords = 500'000;
 
+// One reading of the device's counters while a profile records (NVML: power, clocks,
+// temperature), drawn as counter tracks beside the device's streams.
+struct CounterSample {
+  uint64_t time_ns = 0;  // on the records' clock
+  std::optional<double> power_watts;
+  int sm_clock_mhz = 0;  // 0: not read
+  int memory_clock_mhz = 0;
+  int temperature_c = 0;
+};
+
 struct ActivityLog {
   std::vector<KernelActivity> kernels;
   std::vector<TransferActivity> transfers;
@@ -122,6 +134,8 @@ struct ActivityLog {
   std::vector<OverheadActivity> overheads;
   std::vector<HostSpan> spans;
   std::map<std::string, FunctionAttributes> functions;
+  // The device's counters over the recording, in time order (empty without NVML).
+  std::vector<CounterSample> counters;
   // Records CUPTI dropped because its buffers were full (0 when nothing was lost).
   uint64_t dropped_records = 0;
   // Records delivered once the log held kMaxActivityRecords, and not kept.

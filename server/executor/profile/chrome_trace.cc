@@ -94,6 +94,7 @@ class TraceBuilder {
     for (const auto& s : log.syncs) see(s.start_ns);
     for (const auto& o : log.overheads) see(o.start_ns);
     for (const auto& s : log.spans) see(s.start_ns);
+    for (const auto& c : log.counters) see(c.time_ns);
     if (base_ns_ == UINT64_MAX) base_ns_ = 0;
     for (const auto& a : log.api_calls) host_pid_ = a.process_id;
     for (const auto& s : log.spans) host_pid_ = host_pid_ != 0 ? host_pid_ : s.process_id;
@@ -125,6 +126,7 @@ class TraceBuilder {
     AddOverheads();
     AddKernels();
     AddTransfers();
+    AddCounters();
     std::stable_sort(slices_.begin(), slices_.end(), [](const Slice_& a, const Slice_& b) {
       if (a.ts != b.ts) return a.ts < b.ts;
       return a.dur > b.dur;
@@ -286,6 +288,28 @@ class TraceBuilder {
       const int64_t pid = kDevicePidBase + k.device;
       Slice(Demangle(k.name), "kernel", pid, k.stream, k.start_ns, k.end_ns, std::move(args));
       Flow(a, k.correlation_id, pid, k.stream, k.start_ns);
+    }
+  }
+
+  // NVML's readings as counter tracks under the device's process (the device of the first
+  // stream drawn; a profile runs on one device): power, the SM and memory clocks, temperature.
+  void AddCounters() {
+    if (log_.counters.empty()) return;
+    const uint32_t device = streams_.empty() ? 0 : streams_.begin()->first;
+    devices_.insert(device);
+    const int64_t pid = kDevicePidBase + device;
+    const auto counter = [&](const char* name, uint64_t t, json args) {
+      json e = {
+          {"ph", "C"}, {"name", name}, {"pid", pid}, {"ts", Us(t)}, {"args", std::move(args)}};
+      slices_.push_back({Us(t), 0.0, std::move(e)});
+    };
+    for (const CounterSample& c : log_.counters) {
+      if (c.power_watts) counter("GPU power", c.time_ns, {{"watts", *c.power_watts}});
+      if (c.sm_clock_mhz > 0 || c.memory_clock_mhz > 0) {
+        counter("GPU clocks", c.time_ns,
+                {{"sm MHz", c.sm_clock_mhz}, {"memory MHz", c.memory_clock_mhz}});
+      }
+      if (c.temperature_c > 0) counter("GPU temperature", c.time_ns, {{"C", c.temperature_c}});
     }
   }
 

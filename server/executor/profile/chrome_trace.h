@@ -1,7 +1,8 @@
 // The Chrome Trace Event JSON of a profile (opens in Perfetto UI and chrome://tracing): host
 // API calls and the job's phases on the host thread tracks, kernels and transfers on a track
 // per device stream, synchronisation and CUPTI's overhead on a track per source, flow arrows
-// from each launch call to its work, per-event args. No two slices of one track overlap
+// from each launch call to its work, per-event args, and the device's power, clocks and
+// temperature (NVML, read while recording) as counter tracks. No two slices of one track overlap
 // partially (viewers draw such a pair wrongly, or not at all).
 #pragma once
 

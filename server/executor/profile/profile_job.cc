@@ -26,6 +26,7 @@
 #include "server/executor/profile/activity_json.h"
 #include "server/executor/profile/attribution.h"
 #include "server/executor/profile/chrome_trace.h"
+#include "server/executor/profile/counter_sampler.h"
 #include "server/executor/profile/cupti_collector.h"
 #include "server/executor/profile/device_limits.h"
 #include "server/executor/profile/ncu_runner.h"
@@ -358,9 +359,17 @@ absl::StatusOr<profile::ActivityLog> RecordActivity(
   v1::Environment* env = run->result.mutable_environment();
   runner.ReadClocks(env->mutable_before());
   KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<profile::ActivityRecorder> recorder, start_recorder());
+  // The device's counters on the records' clock, for the trace's counter tracks.
+  std::optional<profile::CounterSampler> counters;
+  if (ConditionsReader* reader = runner.conditions_reader()) {
+    counters.emplace(reader, [r = recorder.get()] { return r->Now(); });
+  }
   ProfileRun profile_run(runner, context, plan, recorder.get());
   KBENCH_RETURN_IF_ERROR(profile_run.RecordVariants(run));
+  std::vector<profile::CounterSample> counter_samples;
+  if (counters) counter_samples = counters->Stop();
   KBENCH_ASSIGN_OR_RETURN(profile::ActivityLog log, recorder->Stop());
+  log.counters = std::move(counter_samples);
   runner.ReadClocks(env->mutable_after());
   if (log.records_over_limit > 0) {
     return absl::ResourceExhaustedError(

@@ -31,7 +31,8 @@ namespace profile {
 class ActivityRecorder {
  public:
   virtual ~ActivityRecorder() = default;
-  // Now, on the clock of the records (ns).
+  // Now, on the clock of the records (ns). Thread-safe: a profile's counter sampler reads it on
+  // its own thread.
   virtual uint64_t Now() = 0;
   // Whether to note each launched kernel's function (for attributes the records lack); on at
   // start. The job turns it off while it warms up and measures.
