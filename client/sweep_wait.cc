@@ -12,9 +12,9 @@
 #include "client/errors.h"
 #include "client/format/table.h"
 #include "client/format/units.h"
+#include "common/report/html_report.h"
+#include "common/report/sweep_table.h"
 #include "common/status_macros.h"
-#include "report/html_report.h"
-#include "report/sweep_table.h"
 
 namespace kbench::client {
 namespace {

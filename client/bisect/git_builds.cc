@@ -10,8 +10,8 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "client/errors.h"
+#include "common/report/bounded_process.h"
 #include "common/status_macros.h"
-#include "report/bounded_process.h"
 
 namespace kbench::client {
 namespace {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "analysis/paired_verdict.h"
+#include "common/stats/paired_verdict.h"
 
 namespace kbench::client {
 

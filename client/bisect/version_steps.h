@@ -7,12 +7,12 @@
 #include <optional>
 #include <vector>
 
-#include "analysis/paired_verdict.h"
 #include "client/bisect/git_builds.h"
 #include "client/bisect/search.h"
 #include "client/bisect/versions.h"
 #include "client/session.h"
 #include "client/user_kernel_flags.h"
+#include "common/stats/paired_verdict.h"
 #include "kbench/v1/service.pb.h"
 
 namespace kbench::client {

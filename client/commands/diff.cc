@@ -17,8 +17,8 @@
 #include "client/verdict/fail_on.h"
 #include "client/verdict/history_noise.h"
 #include "client/verdict/job_diff.h"
+#include "common/report/diff_report.h"
 #include "common/status_macros.h"
-#include "report/diff_report.h"
 
 namespace kbench::client {
 

@@ -12,8 +12,8 @@
 #include "client/errors.h"
 #include "client/format/history_view.h"
 #include "client/pages.h"
+#include "common/report/history_plot.h"
 #include "common/status_macros.h"
-#include "report/history_plot.h"
 
 namespace kbench::client {
 namespace {

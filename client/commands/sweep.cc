@@ -19,12 +19,12 @@
 #include "client/spec_options.h"
 #include "client/submit_retry.h"
 #include "client/sweep_wait.h"
+#include "common/report/html_report.h"
+#include "common/report/plots.h"
+#include "common/report/sample_plots.h"
+#include "common/report/sweep_table.h"
 #include "common/status_macros.h"
-#include "report/html_report.h"
-#include "report/plots.h"
-#include "report/sample_plots.h"
-#include "report/sweep_table.h"
-#include "sweep/axes.h"
+#include "common/sweep/axes.h"
 
 namespace kbench::client {
 namespace {

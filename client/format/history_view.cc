@@ -51,7 +51,7 @@ std::string VariantName(const std::string& variant, const std::string& module_sh
 }
 
 // One line per key with enough counted results: its between-job noise, which kbctl diff tests a
-// change of a baseline of that key against (analysis/between_job_noise.h).
+// change of a baseline of that key against (common/stats/between_job_noise.h).
 std::string SpreadLines(const v1::ListHistoryResponse& history) {
   std::string out;
   for (const auto& [key, medians] : CountedMediansByKey(history)) {

@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "analysis/paired_verdict.h"
 #include "client/paired/paired_run.h"
+#include "common/stats/paired_verdict.h"
 #include "nlohmann/json_fwd.hpp"
 
 namespace kbench::client {

@@ -7,9 +7,9 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "analysis/paired_verdict.h"
 #include "client/session.h"
 #include "client/spec_options.h"
+#include "common/stats/paired_verdict.h"
 #include "kbench/v1/history.pb.h"
 
 namespace kbench::client {

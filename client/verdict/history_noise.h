@@ -2,7 +2,7 @@
 // minute apart differ by more than either job's own median interval says: another tenant's
 // load on a shared core, the clock, where the buffers landed. The store keeps every result
 // under its key, and the spread of those results' medians measures this noise where and when it
-// is (analysis/between_job_noise.h: a robust scale over the newest segment, after the last
+// is (common/stats/between_job_noise.h: a robust scale over the newest segment, after the last
 // step). A verdict is only as good as that history, so only comparable results enter it:
 // counted ones, of the same key (placements included) and the same kind of stopping rule.
 #pragma once
@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "analysis/between_job_noise.h"
 #include "client/connection.h"
+#include "common/stats/between_job_noise.h"
 #include "kbench/v1/history.pb.h"
 #include "kbench/v1/types.pb.h"
 

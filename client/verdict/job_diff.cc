@@ -8,11 +8,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "analysis/family_correction.h"
-#include "analysis/verdict.h"
 #include "client/args.h"
 #include "client/format/conditions_view.h"
 #include "client/verdict/verdict_reason.h"
+#include "common/stats/family_correction.h"
+#include "common/stats/verdict.h"
 #include "common/status_macros.h"
 
 namespace kbench::client {

@@ -1,5 +1,5 @@
 // Two benchmark jobs compared variant by variant, the job as the unit of replication
-// (analysis/between_job_verdict.h), the variants one family of tests (Holm): what `kbctl diff`
+// (common/stats/between_job_verdict.h), the variants one family of tests (Holm): what `kbctl diff`
 // and `kbctl bench --baseline` print and `--fail-on` acts on. docs/verdicts.md says how.
 #pragma once
 
@@ -7,8 +7,8 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "analysis/between_job_noise.h"
-#include "analysis/between_job_verdict.h"
+#include "common/stats/between_job_noise.h"
+#include "common/stats/between_job_verdict.h"
 #include "kbench/v1/history.pb.h"
 #include "kbench/v1/types.pb.h"
 

@@ -3,7 +3,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "analysis/between_job_noise.h"
+#include "common/stats/between_job_noise.h"
 
 namespace kbench::client {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
-#include "analysis/descriptive.h"
+#include "common/stats/descriptive.h"
 #include "common/status_macros.h"
 #include "server/api/page_token.h"
 #include "server/common/result_key.h"

@@ -1,26 +1,21 @@
 // kbench.v1 DeleteJob (issue 24, item 3): an owner or an admin removes a finished job, its
 // artifacts and its history rows (kbctl jobs rm). Retention does the same to every job after
 // --job-retention; this is for one job now, e.g. one whose output nobody should keep.
-#include <chrono>
 
 #include "server/api/kbench_service.h"
 #include "server/api/request_limits.h"
+#include "server/api/status_mapping.h"
 #include "server/common/logging.h"
 #include "server/scheduler/job_lifecycle.h"
 
 namespace kbench::api {
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-}  // namespace
+namespace {}  // namespace
 
 grpc::Status KbenchService::DeleteJob(grpc::ServerContext* context,
                                       const v1::DeleteJobRequest* request,
                                       v1::DeleteJobResponse* response) {
-  const auto start = Clock::now();
   absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, "DeleteJob");
-  if (!caller.ok()) return Finish("DeleteJob", start, caller.status());
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
   absl::Status status = CheckJobId(request->job_id());
   absl::StatusOr<store::JobRecord> job;
   if (status.ok()) job = jobs_->Get(request->job_id());
@@ -39,7 +34,7 @@ grpc::Status KbenchService::DeleteJob(grpc::ServerContext* context,
                     {logging::Field("owner", scheduler::OwnerOf(*job)),
                      logging::Field("by", caller->name), logging::Field("artifacts", *removed)});
   }
-  return Finish("DeleteJob", start, status);
+  return ToGrpcStatus(status);
 }
 
 }  // namespace kbench::api

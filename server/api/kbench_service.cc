@@ -27,7 +27,6 @@
 namespace kbench::api {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 constexpr int32_t kDefaultPageSize = 50;
 constexpr int32_t kMaxPageSize = 1000;
 
@@ -86,14 +85,13 @@ absl::StatusOr<store::JobFilter> FilterOf(const v1::ListJobsRequest& request) {
 
 KbenchService::KbenchService(store::JobStore* jobs, store::ArtifactStore* artifacts,
                              store::StoredBytes* stored, scheduler::JobQueue* scheduler,
-                             scheduler::JobEvents* events, metrics::Metrics* metrics,
-                             const ApiOptions& options, const auth::Authorizer* authorizer)
+                             scheduler::JobEvents* events, const ApiOptions& options,
+                             const auth::Authorizer* authorizer)
     : jobs_(jobs),
       artifacts_(artifacts),
       stored_(stored),
       scheduler_(scheduler),
       events_(events),
-      metrics_(metrics),
       limits_(options.limits),
       quotas_(options.quotas),
       max_list_response_bytes_(options.max_list_response_bytes),
@@ -110,50 +108,29 @@ void KbenchService::StopStreams() {
   hub_->CloseAll(absl::UnavailableError("kbenchd is shutting down; watch again later"));
 }
 
-FinishFn KbenchService::FinisherOf(const char* method) {
-  const auto start = Clock::now();
-  return
-      [this, method, start](const absl::Status& status) { return Finish(method, start, status); };
-}
-
-grpc::Status KbenchService::Finish(const char* method, Clock::time_point start,
-                                   const absl::Status& status) {
-  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  metrics_->ObserveRpc(method, absl::StatusCodeToString(status.code()), seconds);
-  if (!status.ok() && status.code() != absl::StatusCode::kNotFound &&
-      status.code() != absl::StatusCode::kInvalidArgument) {
-    logging::Log(logging::Level::kDebug, "rpc failed",
-                 {logging::Field("method", method), logging::Field("error", status.ToString())});
-  }
-  return ToGrpcStatus(status);
-}
-
 grpc::Status KbenchService::ListKernels(grpc::ServerContext* context, const v1::ListKernelsRequest*,
                                         v1::ListKernelsResponse* response) {
-  const auto start = Clock::now();
   absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, "ListKernels");
-  if (!caller.ok()) return Finish("ListKernels", start, caller.status());
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
   for (const kernels::Operation& op : kernels::Catalogue())
     *response->add_kernels() = KernelInfoOf(op);
-  return Finish("ListKernels", start, absl::OkStatus());
+  return ToGrpcStatus(absl::OkStatus());
 }
 
 grpc::Status KbenchService::ListDevices(grpc::ServerContext* context, const v1::ListDevicesRequest*,
                                         v1::ListDevicesResponse* response) {
-  const auto start = Clock::now();
   absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, "ListDevices");
-  if (!caller.ok()) return Finish("ListDevices", start, caller.status());
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
   for (const v1::DeviceInfo& d : scheduler_->Devices()) *response->add_devices() = d;
-  return Finish("ListDevices", start, absl::OkStatus());
+  return ToGrpcStatus(absl::OkStatus());
 }
 
 grpc::Status KbenchService::ListNodes(grpc::ServerContext* context, const v1::ListNodesRequest*,
                                       v1::ListNodesResponse* response) {
-  const auto start = Clock::now();
   absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, "ListNodes");
-  if (!caller.ok()) return Finish("ListNodes", start, caller.status());
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
   for (v1::NodeInfo& n : scheduler_->Nodes()) *response->add_nodes() = std::move(n);
-  return Finish("ListNodes", start, absl::OkStatus());
+  return ToGrpcStatus(absl::OkStatus());
 }
 
 absl::StatusOr<v1::Job> KbenchService::LoadJob(const std::string& id, bool keep_code) {
@@ -284,26 +261,23 @@ absl::Status KbenchService::Deduplicate(const std::string& key, const store::Job
 grpc::Status KbenchService::SubmitJob(grpc::ServerContext* context,
                                       const v1::SubmitJobRequest* request,
                                       v1::SubmitJobResponse* response) {
-  const auto start = Clock::now();
   // Sizes first: nothing oversized reaches the authorizer's messages or the audit log.
-  if (absl::Status s = CheckRequestSize(*request); !s.ok()) return Finish("SubmitJob", start, s);
+  if (absl::Status s = CheckRequestSize(*request); !s.ok()) return ToGrpcStatus(s);
   v1::SubmitJobRequest owned = *request;  // its owner becomes the caller
   absl::StatusOr<auth::Identity> caller = authorizer_->Submit(*context, &owned);
-  if (!caller.ok()) return Finish("SubmitJob", start, caller.status());
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
   if (!owned.spec().confirms_job().empty()) {
-    return Finish("SubmitJob", start,
-                  absl::InvalidArgumentError(
-                      "confirms_job: set by kbenchd only, for the re-run that confirms a ranked "
-                      "run"));
+    return ToGrpcStatus(absl::InvalidArgumentError(
+        "confirms_job: set by kbenchd only, for the re-run that confirms a ranked "
+        "run"));
   }
-  return Finish("SubmitJob", start, Submit(*caller, owned, response));
+  return ToGrpcStatus(Submit(*caller, owned, response));
 }
 
 grpc::Status KbenchService::GetJob(grpc::ServerContext* context, const v1::GetJobRequest* request,
                                    v1::GetJobResponse* response) {
-  const auto start = Clock::now();
   absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, "GetJob");
-  if (!caller.ok()) return Finish("GetJob", start, caller.status());
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
   absl::StatusOr<v1::Job> job = LoadJob(request->job_id(), request->include_code());
   if (job.ok() && request->include_code()) job = WithCodeFor(*caller, *std::move(job));
   if (job.ok() && request->include_code())
@@ -312,12 +286,12 @@ grpc::Status KbenchService::GetJob(grpc::ServerContext* context, const v1::GetJo
     RedactForViewer(*caller, &*job);
     *response->mutable_job() = *std::move(job);
   }
-  return Finish("GetJob", start, job.status());
+  return ToGrpcStatus(job.status());
 }
 
 grpc::ServerWriteReactor<v1::WatchJobResponse>* KbenchService::WatchJob(
     grpc::CallbackServerContext* context, const v1::WatchJobRequest* request) {
-  FinishFn finish = FinisherOf("WatchJob");
+  FinishFn finish = ToGrpcStatus;
   using Refused = RefusedStream<v1::WatchJobResponse>;
   absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, "WatchJob");
   if (!caller.ok()) return new Refused(finish(caller.status()));
@@ -339,7 +313,6 @@ grpc::ServerWriteReactor<v1::WatchJobResponse>* KbenchService::WatchJob(
 grpc::Status KbenchService::CancelJob(grpc::ServerContext* context,
                                       const v1::CancelJobRequest* request,
                                       v1::CancelJobResponse* response) {
-  const auto start = Clock::now();
   absl::Status status = CheckJobId(request->job_id());
   if (status.ok()) status = authorizer_->Cancel(*context, request->job_id()).status();
   if (status.ok()) status = scheduler_->Cancel(request->job_id(), std::chrono::seconds(10));
@@ -348,7 +321,7 @@ grpc::Status KbenchService::CancelJob(grpc::ServerContext* context,
     status = job.status();
     if (job.ok()) *response->mutable_job() = *job;
   }
-  return Finish("CancelJob", start, status);
+  return ToGrpcStatus(status);
 }
 
 absl::Status KbenchService::List(const auth::Identity& caller, const v1::ListJobsRequest& request,
@@ -393,10 +366,9 @@ absl::Status KbenchService::List(const auth::Identity& caller, const v1::ListJob
 grpc::Status KbenchService::ListJobs(grpc::ServerContext* context,
                                      const v1::ListJobsRequest* request,
                                      v1::ListJobsResponse* response) {
-  const auto start = Clock::now();
   absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, "ListJobs");
-  if (!caller.ok()) return Finish("ListJobs", start, caller.status());
-  return Finish("ListJobs", start, List(*caller, *request, response));
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  return ToGrpcStatus(List(*caller, *request, response));
 }
 
 absl::StatusOr<std::pair<v1::ArtifactInfo, std::unique_ptr<store::ArtifactReader>>>
@@ -449,12 +421,11 @@ KbenchService::OpenArtifact(const auth::Identity& caller, const v1::GetArtifactR
 grpc::Status KbenchService::ListHistory(grpc::ServerContext* context,
                                         const v1::ListHistoryRequest* request,
                                         v1::ListHistoryResponse* response) {
-  const auto start = Clock::now();
   absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, "ListHistory");
-  if (!caller.ok()) return Finish("ListHistory", start, caller.status());
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
   absl::Status checked = CheckRequestSize(*request);
-  if (!checked.ok()) return Finish("ListHistory", start, checked);
-  return Finish("ListHistory", start, api::ListHistory(*jobs_, *request, response));
+  if (!checked.ok()) return ToGrpcStatus(checked);
+  return ToGrpcStatus(api::ListHistory(*jobs_, *request, response));
 }
 
 std::string KbenchService::DeviceModel(const std::string& device_or_model) {
@@ -467,18 +438,17 @@ std::string KbenchService::DeviceModel(const std::string& device_or_model) {
 grpc::Status KbenchService::GetLeaderboard(grpc::ServerContext* context,
                                            const v1::GetLeaderboardRequest* request,
                                            v1::GetLeaderboardResponse* response) {
-  const auto start = Clock::now();
   absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, "GetLeaderboard");
-  if (!caller.ok()) return Finish("GetLeaderboard", start, caller.status());
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
   absl::Status checked = CheckRequestSize(*request);
-  if (!checked.ok()) return Finish("GetLeaderboard", start, checked);
+  if (!checked.ok()) return ToGrpcStatus(checked);
   auto model_of = [this](const std::string& device) { return DeviceModel(device); };
-  return Finish("GetLeaderboard", start, api::GetLeaderboard(*jobs_, model_of, *request, response));
+  return ToGrpcStatus(api::GetLeaderboard(*jobs_, model_of, *request, response));
 }
 
 grpc::ServerWriteReactor<v1::GetArtifactResponse>* KbenchService::GetArtifact(
     grpc::CallbackServerContext* context, const v1::GetArtifactRequest* request) {
-  FinishFn finish = FinisherOf("GetArtifact");
+  FinishFn finish = ToGrpcStatus;
   using Refused = RefusedStream<v1::GetArtifactResponse>;
   absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, "GetArtifact");
   if (!caller.ok()) return new Refused(finish(caller.status()));

@@ -1,16 +1,17 @@
 // The kbench.v1 gRPC service: validates requests, translates between the API's messages and
-// the control plane, maps errors to gRPC status codes. Unary calls are synchronous (they may
+// the control plane, maps errors to gRPC status codes (each call is timed and counted once, by
+// the interceptor in rpc_observer.h, not here). Unary calls are synchronous (they may
 // block on the store or on a cancel); the streams (WatchJob, GetArtifact) use the callback API
 // and hold no thread while open, under caps in total and per caller identity.
 #pragma once
 
-#include <chrono>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 
+#include "common/sweep/axes.h"
 #include "kbench/v1/service.grpc.pb.h"
 #include "server/api/message_limits.h"
 #include "server/api/registered_variants.h"
@@ -28,7 +29,6 @@
 #include "server/store/stored_bytes.h"
 #include "server/store/sweep_store.h"
 #include "server/store/variant_store.h"
-#include "sweep/axes.h"
 
 namespace kbench::api {
 
@@ -41,8 +41,7 @@ class KbenchService final : public WithReceiveLimits<StreamingBase> {
   // stored bytes.
   KbenchService(store::JobStore* jobs, store::ArtifactStore* artifacts, store::StoredBytes* stored,
                 scheduler::JobQueue* scheduler, scheduler::JobEvents* events,
-                metrics::Metrics* metrics, const ApiOptions& options,
-                const auth::Authorizer* authorizer);
+                const ApiOptions& options, const auth::Authorizer* authorizer);
 
   // Ends open WatchJob streams with UNAVAILABLE and refuses new ones (graceful shutdown).
   void StopStreams();
@@ -174,18 +173,12 @@ class KbenchService final : public WithReceiveLimits<StreamingBase> {
                                const v1::DeleteVariantRequest& request);
   absl::StatusOr<std::pair<v1::ArtifactInfo, std::unique_ptr<store::ArtifactReader>>>
   OpenSweepArtifact(const v1::GetArtifactRequest& request);
-  // Records the RPC's metrics and converts its status.
-  grpc::Status Finish(const char* method, std::chrono::steady_clock::time_point start,
-                      const absl::Status& status);
-  // Finish, bound to a method and its start, for a stream that ends later.
-  FinishFn FinisherOf(const char* method);
 
   store::JobStore* jobs_;
   store::ArtifactStore* artifacts_;
   store::StoredBytes* stored_;
   scheduler::JobQueue* scheduler_;
   scheduler::JobEvents* events_;
-  metrics::Metrics* metrics_;
   const SubmitLimits limits_;
   const QuotaDefaults quotas_;
   // Held from a submit's quota check to its Enqueue.

@@ -2,10 +2,10 @@
 // points' jobs, their artifacts and history rows, and its report (kbctl sweep rm). A sweep's
 // points cannot be deleted one by one (DeleteJob refuses them), so this is how they go before
 // --job-retention; the owner's stored bytes drop with them.
-#include <chrono>
 
 #include "server/api/kbench_service.h"
 #include "server/api/request_limits.h"
+#include "server/api/status_mapping.h"
 #include "server/common/logging.h"
 
 namespace kbench::api {
@@ -13,9 +13,8 @@ namespace kbench::api {
 grpc::Status KbenchService::DeleteSweep(grpc::ServerContext* context,
                                         const v1::DeleteSweepRequest* request,
                                         v1::DeleteSweepResponse* response) {
-  const auto start = std::chrono::steady_clock::now();
   absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, "DeleteSweep");
-  if (!caller.ok()) return Finish("DeleteSweep", start, caller.status());
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
   absl::Status status = sweeps_ == nullptr
                             ? absl::UnimplementedError("this kbenchd keeps no sweeps")
                             : CheckLength("sweep_id", request->sweep_id(), kMaxNameBytes);
@@ -37,7 +36,7 @@ grpc::Status KbenchService::DeleteSweep(grpc::ServerContext* context,
                   logging::Field("by", caller->name), logging::Field("jobs", deleted->jobs),
                   logging::Field("artifacts", deleted->artifacts)});
   }
-  return Finish("DeleteSweep", start, status);
+  return ToGrpcStatus(status);
 }
 
 }  // namespace kbench::api

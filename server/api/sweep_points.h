@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/sweep/axes.h"
 #include "kbench/v1/sweep.pb.h"
 #include "kbench/v1/types.pb.h"
-#include "sweep/axes.h"
 
 namespace kbench::api {
 

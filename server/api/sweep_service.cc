@@ -16,6 +16,7 @@
 #include "server/api/job_convert.h"
 #include "server/api/kbench_service.h"
 #include "server/api/request_limits.h"
+#include "server/api/status_mapping.h"
 #include "server/api/sweep_points.h"
 #include "server/common/kernel_info.h"
 #include "server/common/logging.h"
@@ -23,7 +24,6 @@
 namespace kbench::api {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 constexpr int32_t kDefaultSweepPage = 20;
 constexpr int32_t kMaxSweepPage = 100;
 
@@ -252,26 +252,23 @@ absl::Status KbenchService::DoSubmitSweep(const v1::SubmitSweepRequest& request,
 grpc::Status KbenchService::SubmitSweep(grpc::ServerContext* context,
                                         const v1::SubmitSweepRequest* request,
                                         v1::SubmitSweepResponse* response) {
-  const auto start = Clock::now();
   if (sweeps_ == nullptr) {
-    return Finish("SubmitSweep", start, absl::UnimplementedError("this kbenchd keeps no sweeps"));
+    return ToGrpcStatus(absl::UnimplementedError("this kbenchd keeps no sweeps"));
   }
   // The caller's identity decides the owner exactly as for a job.
   v1::SubmitJobRequest as_job;
   *as_job.mutable_spec() = request->spec().base();
-  if (absl::Status s = CheckRequestSize(as_job); !s.ok()) return Finish("SubmitSweep", start, s);
+  if (absl::Status s = CheckRequestSize(as_job); !s.ok()) return ToGrpcStatus(s);
   absl::StatusOr<auth::Identity> caller = authorizer_->Submit(*context, &as_job);
-  if (!caller.ok()) return Finish("SubmitSweep", start, caller.status());
-  return Finish("SubmitSweep", start,
-                DoSubmitSweep(*request, *caller, as_job.spec().owner(), response));
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  return ToGrpcStatus(DoSubmitSweep(*request, *caller, as_job.spec().owner(), response));
 }
 
 grpc::Status KbenchService::GetSweep(grpc::ServerContext* context,
                                      const v1::GetSweepRequest* request,
                                      v1::GetSweepResponse* response) {
-  const auto start = Clock::now();
   absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, "GetSweep");
-  if (!caller.ok()) return Finish("GetSweep", start, caller.status());
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
   absl::Status status = sweeps_ == nullptr
                             ? absl::UnimplementedError("this kbenchd keeps no sweeps")
                             : CheckLength("sweep_id", request->sweep_id(), kMaxNameBytes);
@@ -285,7 +282,7 @@ grpc::Status KbenchService::GetSweep(grpc::ServerContext* context,
       for (v1::Job& job : loaded->second) *response->add_jobs() = std::move(job);
     }
   }
-  return Finish("GetSweep", start, status);
+  return ToGrpcStatus(status);
 }
 
 absl::Status KbenchService::DoCancelSweep(const auth::Identity& caller, const std::string& id,
@@ -316,40 +313,38 @@ absl::Status KbenchService::DoCancelSweep(const auth::Identity& caller, const st
 grpc::Status KbenchService::CancelSweep(grpc::ServerContext* context,
                                         const v1::CancelSweepRequest* request,
                                         v1::CancelSweepResponse* response) {
-  const auto start = Clock::now();
   absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, "CancelSweep");
-  if (!caller.ok()) return Finish("CancelSweep", start, caller.status());
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
   absl::Status status = sweeps_ == nullptr
                             ? absl::UnimplementedError("this kbenchd keeps no sweeps")
                             : CheckLength("sweep_id", request->sweep_id(), kMaxNameBytes);
   if (status.ok()) status = DoCancelSweep(*caller, request->sweep_id(), response);
-  return Finish("CancelSweep", start, status);
+  return ToGrpcStatus(status);
 }
 
 grpc::Status KbenchService::ListSweeps(grpc::ServerContext* context,
                                        const v1::ListSweepsRequest* request,
                                        v1::ListSweepsResponse* response) {
-  const auto start = Clock::now();
   absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, "ListSweeps");
-  if (!caller.ok()) return Finish("ListSweeps", start, caller.status());
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
   if (sweeps_ == nullptr) {
-    return Finish("ListSweeps", start, absl::UnimplementedError("this kbenchd keeps no sweeps"));
+    return ToGrpcStatus(absl::UnimplementedError("this kbenchd keeps no sweeps"));
   }
   if (request->page_size() < 0) {
-    return Finish("ListSweeps", start, absl::InvalidArgumentError("page_size: is negative"));
+    return ToGrpcStatus(absl::InvalidArgumentError("page_size: is negative"));
   }
   const int32_t limit =
       request->page_size() == 0 ? kDefaultSweepPage : std::min(request->page_size(), kMaxSweepPage);
   absl::StatusOr<std::vector<store::SweepRecord>> records = sweeps_->List(limit);
-  if (!records.ok()) return Finish("ListSweeps", start, records.status());
+  if (!records.ok()) return ToGrpcStatus(records.status());
   for (const store::SweepRecord& r : *records) {
     absl::StatusOr<std::pair<v1::Sweep, std::vector<v1::Job>>> loaded = LoadSweep(r, false);
-    if (!loaded.ok()) return Finish("ListSweeps", start, loaded.status());
+    if (!loaded.ok()) return ToGrpcStatus(loaded.status());
     v1::Sweep& sweep = loaded->first;
     sweep.clear_points();  // the list shows counts; GetSweep shows the points
     *response->add_sweeps() = std::move(sweep);
   }
-  return Finish("ListSweeps", start, absl::OkStatus());
+  return ToGrpcStatus(absl::OkStatus());
 }
 
 bool KbenchService::IsSweepId(const std::string& id) const {

@@ -7,6 +7,7 @@
 #include "common/status_macros.h"
 #include "common/stopping_defaults.h"
 #include "server/api/kbench_service.h"
+#include "server/api/status_mapping.h"
 
 namespace kbench::api {
 namespace {
@@ -133,10 +134,9 @@ absl::Status KbenchService::Usage(const v1::GetUsageRequest& request,
 grpc::Status KbenchService::GetUsage(grpc::ServerContext* context,
                                      const v1::GetUsageRequest* request,
                                      v1::GetUsageResponse* response) {
-  const auto start = std::chrono::steady_clock::now();
   absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, "GetUsage");
-  if (!caller.ok()) return Finish("GetUsage", start, caller.status());
-  return Finish("GetUsage", start, Usage(*request, response));
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  return ToGrpcStatus(Usage(*request, response));
 }
 
 }  // namespace kbench::api

@@ -7,13 +7,12 @@
 #include "server/api/kbench_service.h"
 #include "server/api/registered_variants.h"
 #include "server/api/request_limits.h"
+#include "server/api/status_mapping.h"
 #include "server/api/user_kernel_validation.h"
 #include "server/common/logging.h"
 
 namespace kbench::api {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 absl::StatusOr<const kernels::Operation*> OperationNamed(const std::string& name) {
   const kernels::Operation* op = kernels::FindOperation(name);
@@ -120,17 +119,15 @@ absl::Status KbenchService::DoDeleteVariant(const auth::Identity& caller,
 }
 
 // The four handlers: authenticate, bound the request, then the Do* above.
-#define KBENCH_VARIANT_HANDLER(Method, ...)                                               \
-  const auto start = Clock::now();                                                        \
-  absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, #Method);           \
-  if (!caller.ok()) return Finish(#Method, start, caller.status());                       \
-  absl::Status checked = CheckRequestSize(*request);                                      \
-  if (!checked.ok()) return Finish(#Method, start, checked);                              \
-  if (variants_ == nullptr) {                                                             \
-    return Finish(#Method, start,                                                         \
-                  absl::UnimplementedError("this kbenchd keeps no registered variants")); \
-  }                                                                                       \
-  return Finish(#Method, start, __VA_ARGS__)
+#define KBENCH_VARIANT_HANDLER(Method, ...)                                                     \
+  absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, #Method);                 \
+  if (!caller.ok()) return ToGrpcStatus(caller.status());                                       \
+  absl::Status checked = CheckRequestSize(*request);                                            \
+  if (!checked.ok()) return ToGrpcStatus(checked);                                              \
+  if (variants_ == nullptr) {                                                                   \
+    return ToGrpcStatus(absl::UnimplementedError("this kbenchd keeps no registered variants")); \
+  }                                                                                             \
+  return ToGrpcStatus(__VA_ARGS__)
 
 grpc::Status KbenchService::AddVariant(grpc::ServerContext* context,
                                        const v1::AddVariantRequest* request,

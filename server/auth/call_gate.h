@@ -1,5 +1,5 @@
 // Whether kbenchd takes calls now, and how many kbench.v1 calls are in flight: the state behind
-// a draining stop (server/draining.h). Once draining, a kbench.v1 call is refused with
+// a draining stop (server/kbenchd/draining.h). Once draining, a kbench.v1 call is refused with
 // UNAVAILABLE, which clients retry, instead of reaching gRPC's own shutdown, which answers a
 // call it has not handed to a handler yet with CANCELLED (grpc/grpc#41785), which they do not.
 // Thread-safe; Admit never blocks (it runs on gRPC's transport threads).

@@ -1,6 +1,6 @@
 // kbenchd's security flags and what follows from them: the listening policy (secure by default),
 // the gRPC server credentials (TLS, optionally mutual), the authenticator's options, and the
-// `kbenchd token add` command. Keeps server/main.cc to wiring.
+// `kbenchd token add` command. Keeps server/kbenchd/main.cc to wiring.
 #pragma once
 
 #include <grpcpp/security/server_credentials.h>

@@ -7,10 +7,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "common/report/html_report.h"
+#include "common/report/plots.h"
+#include "common/report/sweep_table.h"
 #include "common/status_macros.h"
-#include "report/html_report.h"
-#include "report/plots.h"
-#include "report/sweep_table.h"
 #include "server/common/logging.h"
 #include "server/store/artifact_store.h"
 

@@ -6,8 +6,8 @@
 #include <fstream>
 #include <iterator>
 
+#include "common/report/bounded_process.h"
 #include "gtest/gtest.h"
-#include "report/bounded_process.h"
 #include "tests/client/fake_kbench_server.h"
 #include "tests/client/run_kbctl.h"
 #include "tests/hostile_names.h"

@@ -197,6 +197,39 @@ TEST_F(KbenchdTest, CountsAJobThatRan) {
   EXPECT_EQ(kbench::testing::SamplesNamed(text, "kbench_build_info").size(), 1u) << text;
 }
 
+// Every kbench.v1 call is counted once, by the server's interceptor (server/api/
+// rpc_observer.h), under its method and the status code sent: a handler's early error as well
+// as its success.
+TEST_F(KbenchdTest, CountsEachCallOnceByMethodAndStatusCode) {
+  StartDaemon();
+  auto stub = v1::KbenchService::NewStub(
+      grpc::CreateChannel(grpc_address_, grpc::InsecureChannelCredentials()));
+  for (int i = 0; i < 3; ++i) {
+    grpc::ClientContext context;
+    v1::GetJobRequest get;
+    get.set_job_id("j-nothere");
+    v1::GetJobResponse got;
+    EXPECT_EQ(stub->GetJob(&context, get, &got).error_code(), grpc::StatusCode::NOT_FOUND);
+  }
+  {
+    grpc::ClientContext context;
+    v1::ListKernelsResponse kernels;
+    EXPECT_TRUE(stub->ListKernels(&context, v1::ListKernelsRequest(), &kernels).ok());
+  }
+  const std::string text = Scrape();
+  EXPECT_THAT(
+      FindSample(text, "kbench_rpc_requests_total", {{"method", "GetJob"}, {"code", "NOT_FOUND"}}),
+      Optional(3.0))
+      << text;
+  EXPECT_THAT(
+      FindSample(text, "kbench_rpc_requests_total", {{"method", "ListKernels"}, {"code", "OK"}}),
+      Optional(1.0))
+      << text;
+  EXPECT_THAT(FindSample(text, "kbench_rpc_duration_seconds_count", {{"method", "GetJob"}}),
+              Optional(3.0))
+      << text;
+}
+
 TEST_F(KbenchdTest, PrometheusServerScrapesTheJobCounter) {
   const std::string prometheus = KBENCH_PROMETHEUS;
   ASSERT_FALSE(prometheus.empty() || absl::StrContains(prometheus, "NOTFOUND"))

@@ -1,4 +1,4 @@
-// Integration: kbenchd's draining stop (server/draining.h). Under SIGTERM no call ends
+// Integration: kbenchd's draining stop (server/kbenchd/draining.h). Under SIGTERM no call ends
 // CANCELLED: a submit either returns its stored job or UNAVAILABLE, which a retry with the same
 // idempotency key lands exactly once on the restarted daemon; the running job is re-queued and
 // runs again; streams end UNAVAILABLE; the calls in flight hold the stop at most --drain-seconds.

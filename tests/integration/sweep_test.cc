@@ -15,10 +15,10 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "common/report/bounded_process.h"
+#include "common/report/html_report.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "report/bounded_process.h"
-#include "report/html_report.h"
 #include "tests/auth/credentials.h"
 #include "tests/integration/daemon.h"
 

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "common/report/bounded_process.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "report/bounded_process.h"
 #include "tests/integration/daemon.h"
 
 namespace kbench::testing {

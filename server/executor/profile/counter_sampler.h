@@ -24,7 +24,8 @@ class CounterSampler {
   // The most samples kept (1000 s at the default period): a bound on the trace's size.
   static constexpr size_t kMaxSamples = 100'000;
 
-  // Takes the first reading, then reads every period on its own thread. `reader` and `now` (the records' clock) outlive the sampler.
+  // Takes the first reading, then reads every period on its own thread. `reader` and `now` (the
+  // records' clock) outlive the sampler.
   CounterSampler(ConditionsReader* reader, std::function<uint64_t()> now,
                  absl::Duration period = kDefaultPeriod);
   ~CounterSampler();
