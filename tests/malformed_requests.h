@@ -1,6 +1,6 @@
 // The six malformed requests of issue 25 (item 4) that kbenchd once answered INTERNAL with no
 // message, as raw bytes, each with the refusal it gets now. Shared by the diagnosis's unit test
-// (tests/api/wire_diagnosis_test.cc) and the integration test against a real kbenchd.
+// (tests/server/api/wire_diagnosis_test.cc) and the integration test against a real kbenchd.
 #pragma once
 
 #include <string>

@@ -3,7 +3,7 @@
 // crash under it counts as the job's fault. A host's device queue (scheduler/device_queue.cc)
 // compares candidates with Before; a fleet's claim (store/fleet_store.cc) must pick among rows
 // under FOR UPDATE SKIP LOCKED in one statement, so it orders them with the SQL terms this class
-// writes from the same rule (tests/scheduler/fair_share_policy_test.cc checks both agree).
+// writes from the same rule (tests/server/scheduler/fair_share_policy_test.cc checks both agree).
 #pragma once
 
 #include <cstdint>

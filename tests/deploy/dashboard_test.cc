@@ -22,8 +22,8 @@
 #include "nlohmann/json.hpp"
 #include "server/metrics/prometheus_metrics.h"
 #include "tests/deploy/process.h"
-#include "tests/metrics/exposition.h"
-#include "tests/metrics/fake_gpu_source.h"
+#include "tests/server/metrics/exposition.h"
+#include "tests/server/metrics/fake_gpu_source.h"
 
 namespace kbench {
 namespace {

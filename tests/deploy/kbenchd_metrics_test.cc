@@ -25,9 +25,9 @@
 #include "kbench/v1/service.grpc.pb.h"
 #include "nlohmann/json.hpp"
 #include "tests/deploy/process.h"
-#include "tests/metrics/exposition.h"
-#include "tests/metrics/http_get.h"
-#include "tests/metrics/promtool.h"
+#include "tests/server/metrics/exposition.h"
+#include "tests/server/metrics/http_get.h"
+#include "tests/server/metrics/promtool.h"
 
 namespace kbench {
 namespace {

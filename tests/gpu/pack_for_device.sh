@@ -5,10 +5,10 @@ set -euo pipefail
 build=${1:-build/harness}
 dest=${2:-.carry/harness}
 mkdir -p "$dest/bin" "$dest/lib"
-for t in tests/measure/measure_test tests/gpu/cuda_host_test tests/gpu/cuda_harness_test \
+for t in tests/server/executor/measure/measure_test tests/gpu/cuda_host_test tests/gpu/cuda_harness_test \
          tests/gpu/cheating_kernels_test \
-         tests/kernels/cuda_variants_gpu_test tests/profile/profile_gpu_test \
-         tests/metrics/nvml_gpu_test; do
+         tests/kernels/cuda_variants_gpu_test tests/server/executor/profile/profile_gpu_test \
+         tests/server/metrics/nvml_gpu_test; do
   [[ -f "$build/$t" ]] && strip -o "$dest/bin/$(basename "$t")" "$build/$t"
 done
 # glibc, libstdc++ and the CUDA libraries are on the GPU host; everything else travels.

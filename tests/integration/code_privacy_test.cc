@@ -10,8 +10,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "tests/auth/credentials.h"
 #include "tests/integration/daemon.h"
+#include "tests/server/auth/credentials.h"
 
 namespace kbench::testing {
 namespace {

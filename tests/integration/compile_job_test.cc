@@ -8,8 +8,8 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "tests/auth/credentials.h"
 #include "tests/integration/daemon.h"
+#include "tests/server/auth/credentials.h"
 
 namespace kbench::testing {
 namespace {

@@ -7,8 +7,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/auth/credentials.h"
 #include "tests/integration/daemon.h"
+#include "tests/server/auth/credentials.h"
 
 namespace kbench::testing {
 namespace {

@@ -14,8 +14,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/integration/daemon.h"
-#include "tests/metrics/exposition.h"
-#include "tests/metrics/http_get.h"
+#include "tests/server/metrics/exposition.h"
+#include "tests/server/metrics/http_get.h"
 
 namespace kbench::testing {
 namespace {

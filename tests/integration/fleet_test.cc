@@ -19,9 +19,9 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/integration/daemon.h"
-#include "tests/metrics/exposition.h"
-#include "tests/metrics/http_get.h"
 #include "tests/postgres/postgres_server.h"
+#include "tests/server/metrics/exposition.h"
+#include "tests/server/metrics/http_get.h"
 
 namespace kbench::testing {
 namespace {

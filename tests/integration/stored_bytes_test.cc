@@ -15,8 +15,8 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/auth/credentials.h"
 #include "tests/integration/daemon.h"
+#include "tests/server/auth/credentials.h"
 
 namespace kbench::testing {
 namespace {
@@ -157,8 +157,8 @@ TEST_F(StoredBytesQuota, BobIsRefusedPastHisBoundUntilHeRemovesAJobAndAliceIsNot
 
 // A job that lists a registered variant needs a CUDA device (a compile job takes its kernel
 // inline), so on the cpu device the jobs bring the variant's code themselves: the store keeps one
-// copy for the variant and the ten jobs alike (tests/store/code_blobs_test.cc has jobs that list
-// the variant; tests/gpu/user_kernel_gpu_test.cc runs them).
+// copy for the variant and the ten jobs alike (tests/server/store/code_blobs_test.cc has jobs that
+// list the variant; tests/gpu/user_kernel_gpu_test.cc runs them).
 TEST_F(StoredBytesQuota, TenJobsOfOneVariantsCodeKeepItOnceFitUnderTheBoundAndCompileIt) {
   ASSERT_TRUE(RegisterAs(bob_, "@big").ok());
   std::vector<std::string> ids;

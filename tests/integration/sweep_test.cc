@@ -19,8 +19,8 @@
 #include "common/report/html_report.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tests/auth/credentials.h"
 #include "tests/integration/daemon.h"
+#include "tests/server/auth/credentials.h"
 
 namespace kbench::testing {
 namespace {

@@ -301,7 +301,7 @@ TEST_F(VerdictsTest, LeaderboardRanksByGeometricMeanOverThreeShapes) {
 // each contender by the median of its runs with an interval. The cpu device's cold samples (a
 // 256 MiB flush each, on a shared host) often miss 0.5 % within the default 15 s: then the run
 // must stay off the board; where one reaches it it must be on it. Medians of several runs,
-// intervals and ties are tested on a real store in tests/api/leaderboard_test.cc.
+// intervals and ties are tested on a real store in tests/server/api/leaderboard_test.cc.
 TEST_F(VerdictsTest, ARankedRunFixesItsProtocolAndCountsOnlyIfItsMedianIsPrecise) {
   const std::string shape = "256x256x256";
   Bench("matmul", "host_naive", shape);  // not ranked: never on the ranked board

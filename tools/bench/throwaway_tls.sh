@@ -1,6 +1,6 @@
 # Sourced by the benchmarks' run.sh scripts: throwaway_tls DIR writes a CA (DIR/ca.pem) and a
 # server certificate for 127.0.0.1 and localhost (DIR/server.pem, DIR/server.key), as
-# tests/auth/credentials.cc makes them.
+# tests/server/auth/credentials.cc makes them.
 throwaway_tls() {
   local dir=$1
   openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj '/CN=kbench bench CA' \

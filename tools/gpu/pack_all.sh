@@ -10,10 +10,10 @@ out=${2:-.carry/gpu.tar.xz}
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 tools/bench/pack.sh "$build" "$stage/p" >/dev/null
-for t in tests/measure/measure_test tests/gpu/cuda_host_test tests/gpu/cuda_harness_test \
+for t in tests/server/executor/measure/measure_test tests/gpu/cuda_host_test tests/gpu/cuda_harness_test \
          tests/gpu/cheating_kernels_test tests/gpu/user_kernel_gpu_test \
-         tests/kernels/cuda_variants_gpu_test tests/profile/profile_gpu_test \
-         tests/metrics/nvml_gpu_test tests/gpu/collectives_gpu_test bin/kbench-collectives-bench; do
+         tests/kernels/cuda_variants_gpu_test tests/server/executor/profile/profile_gpu_test \
+         tests/server/metrics/nvml_gpu_test tests/gpu/collectives_gpu_test bin/kbench-collectives-bench; do
   strip -o "$stage/p/bin/$(basename "$t")" "$build/$t"
 done
 ldd "$stage"/p/bin/*_test "$stage"/p/bin/kbench-collectives-bench | awk '/=> \//{print $3}' | sort -u |
