@@ -83,24 +83,26 @@ absl::StatusOr<store::JobFilter> FilterOf(const v1::ListJobsRequest& request) {
 
 }  // namespace
 
-KbenchService::KbenchService(store::JobStore* jobs, store::ArtifactStore* artifacts,
-                             store::StoredBytes* stored, scheduler::JobQueue* scheduler,
-                             scheduler::JobEvents* events, const ApiOptions& options,
-                             const auth::Authorizer* authorizer)
-    : jobs_(jobs),
-      artifacts_(artifacts),
-      stored_(stored),
-      scheduler_(scheduler),
-      events_(events),
+KbenchService::KbenchService(const Parts& parts, const ApiOptions& options)
+    : jobs_(parts.jobs),
+      artifacts_(parts.artifacts),
+      stored_(parts.stored),
+      scheduler_(parts.scheduler),
+      events_(parts.events),
       limits_(options.limits),
       quotas_(options.quotas),
       max_list_response_bytes_(options.max_list_response_bytes),
       max_reply_bytes_(options.max_send_message_bytes),
-      authorizer_(authorizer),
+      authorizer_(parts.authorizer),
       streams_(options.max_streams, options.max_streams_per_identity),
       hub_(std::make_unique<WatchHub>(
-          [events](const std::string& id) { return events->Version(id); },
-          [this](const std::string& id) { return LoadJob(id); }, options.watch_poll_interval)) {
+          [events = parts.events](const std::string& id) { return events->Version(id); },
+          [this](const std::string& id) { return LoadJob(id); }, options.watch_poll_interval)),
+      sweeps_(parts.sweeps),
+      sweep_data_dir_(parts.sweep_data_dir),
+      max_sweep_points_(parts.max_sweep_points),
+      variants_(parts.variants),
+      max_variants_per_owner_(parts.max_variants_per_owner) {
   LimitUploads(options.max_concurrent_uploads, absl::Seconds(options.upload_wait_seconds));
 }
 

@@ -36,12 +36,31 @@ namespace kbench::api {
 // request is parsed by kbench, a malformed one refused naming its defect (request_parsing.h).
 class KbenchService final : public WithReceiveLimits<StreamingBase> {
  public:
-  // Every handler asks `authorizer` first (who calls, may they); open streams are counted
-  // against the caller's identity. `stored` counts what each owner keeps, for their bound on
-  // stored bytes.
-  KbenchService(store::JobStore* jobs, store::ArtifactStore* artifacts, store::StoredBytes* stored,
-                scheduler::JobQueue* scheduler, scheduler::JobEvents* events,
-                const ApiOptions& options, const auth::Authorizer* authorizer);
+  // What the service serves from, every part given at construction (none set later); each
+  // must outlive the service.
+  struct Parts {
+    store::JobStore* jobs = nullptr;
+    store::ArtifactStore* artifacts = nullptr;
+    // What each owner keeps, for their bound on stored bytes.
+    store::StoredBytes* stored = nullptr;
+    scheduler::JobQueue* scheduler = nullptr;
+    scheduler::JobEvents* events = nullptr;
+    // Every handler asks it first (who calls, may they); open streams are counted against the
+    // caller's identity.
+    const auth::Authorizer* authorizer = nullptr;
+    // The sweep RPCs' store; their reports' files lie under sweep_data_dir (written by
+    // server/reports/sweep_reporter.h, which the daemon runs). Null: the sweep RPCs answer
+    // UNIMPLEMENTED. A sweep has at most max_sweep_points points.
+    store::SweepStore* sweeps = nullptr;
+    std::string sweep_data_dir;
+    int64_t max_sweep_points = sweep::kMaxPoints;
+    // The variant RPCs' store, which also resolves `@name` variants of submitted jobs and
+    // sweeps; each owner registers at most max_variants_per_owner. Null: the variant RPCs
+    // answer UNIMPLEMENTED.
+    store::VariantStore* variants = nullptr;
+    int64_t max_variants_per_owner = 0;
+  };
+  KbenchService(const Parts& parts, const ApiOptions& options);
 
   // Ends open WatchJob streams with UNAVAILABLE and refuses new ones (graceful shutdown).
   void StopStreams();
@@ -52,21 +71,10 @@ class KbenchService final : public WithReceiveLimits<StreamingBase> {
   void ConfirmRankedRun(const std::string& job_id, const v1::JobSpec& spec,
                         const v1::JobResult& result);
 
-  // Serves the sweep RPCs from `sweeps` (which must outlive the service); their reports'
-  // files lie under `data_dir` (written by server/reports/sweep_reporter.h, which the daemon
-  // runs). Without it the sweep RPCs answer UNIMPLEMENTED. A sweep has at most `max_points`
-  // points.
-  void EnableSweeps(store::SweepStore* sweeps, std::string data_dir,
-                    int64_t max_points = sweep::kMaxPoints);
   // The sweep as the API shows it, and its points' jobs when `with_jobs`: what the sweep
   // reporter reports (sweep_service.cc). Thread-safe.
   absl::StatusOr<std::pair<v1::Sweep, std::vector<v1::Job>>> LoadSweep(
       const store::SweepRecord& record, bool with_jobs);
-
-  // Serves the variant RPCs from `variants` (which must outlive the service) and resolves
-  // `@name` variants of submitted jobs and sweeps from it; each owner registers at most
-  // `max_per_owner`. Without it the variant RPCs answer UNIMPLEMENTED.
-  void EnableVariants(store::VariantStore* variants, int64_t max_per_owner);
 
   grpc::Status ListKernels(grpc::ServerContext*, const v1::ListKernelsRequest*,
                            v1::ListKernelsResponse*) override;
@@ -190,13 +198,12 @@ class KbenchService final : public WithReceiveLimits<StreamingBase> {
   const auth::Authorizer* authorizer_;
   StreamLimiter streams_;
   std::unique_ptr<WatchHub> hub_;
-  // Sweeps: null until EnableSweeps.
-  store::SweepStore* sweeps_ = nullptr;
-  std::string sweep_data_dir_;
-  int64_t max_sweep_points_ = sweep::kMaxPoints;
-  // Registered variants: null until EnableVariants.
-  store::VariantStore* variants_ = nullptr;
-  int64_t max_variants_per_owner_ = 0;
+  // Sweeps and registered variants (Parts says what null means).
+  store::SweepStore* const sweeps_;
+  const std::string sweep_data_dir_;
+  const int64_t max_sweep_points_;
+  store::VariantStore* const variants_;
+  const int64_t max_variants_per_owner_;
   // A registration's count check and insert, and a removal's owner check and delete.
   std::mutex variants_mu_;
 };

@@ -84,13 +84,6 @@ int64_t StoredBytesOf(const std::string& sweep_spec, const std::vector<v1::JobSp
 
 }  // namespace
 
-void KbenchService::EnableSweeps(store::SweepStore* sweeps, std::string data_dir,
-                                 int64_t max_points) {
-  sweeps_ = sweeps;
-  sweep_data_dir_ = std::move(data_dir);
-  max_sweep_points_ = max_points;
-}
-
 absl::StatusOr<std::pair<v1::Sweep, std::vector<v1::Job>>> KbenchService::LoadSweep(
     const store::SweepRecord& record, bool with_jobs) {
   v1::Sweep sweep;

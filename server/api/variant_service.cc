@@ -30,11 +30,6 @@ absl::Status NotFound(const std::string& operation, const std::string& name) {
 
 }  // namespace
 
-void KbenchService::EnableVariants(store::VariantStore* variants, int64_t max_per_owner) {
-  variants_ = variants;
-  max_variants_per_owner_ = max_per_owner;
-}
-
 absl::Status KbenchService::ResolveVariants(v1::JobSpec* spec, ResolvedVariants* cache) {
   if (variants_ == nullptr) return absl::OkStatus();  // left for validation to refuse
   return ResolveRegisteredVariants(*variants_, spec, cache);

@@ -228,17 +228,24 @@ absl::Status Daemon::StartQueue() {
 absl::Status Daemon::StartService() {
   scheduler::JobQueue* queue = scheduler_.get();
   if (fleet_queue_ != nullptr) queue = fleet_queue_.get();
-  service_ =
-      std::make_unique<api::KbenchService>(jobs_.get(), artifacts_.get(), stored_.get(), queue,
-                                           &events_, ApiOptionsOf(flags_), authorizer_.get());
-  service_->EnableVariants(variants_.get(), flags_.max_variants_per_owner);
+  api::KbenchService::Parts parts;
+  parts.jobs = jobs_.get();
+  parts.artifacts = artifacts_.get();
+  parts.stored = stored_.get();
+  parts.scheduler = queue;
+  parts.events = &events_;
+  parts.authorizer = authorizer_.get();
+  parts.sweeps = sweeps_.get();
+  parts.sweep_data_dir = data_dir_;
+  parts.variants = variants_.get();
+  parts.max_variants_per_owner = flags_.max_variants_per_owner;
+  service_ = std::make_unique<api::KbenchService>(parts, ApiOptionsOf(flags_));
   // Ranked runs are confirmed by kbenchd's own re-run (issue 23) before a rank is final.
   scheduler_->SetRankedObserver([service = service_.get()](const std::string& id,
                                                            const v1::JobSpec& spec,
                                                            const v1::JobResult& result) {
     service->ConfirmRankedRun(id, spec, result);
   });
-  service_->EnableSweeps(sweeps_.get(), data_dir_);
   return absl::OkStatus();
 }
 
