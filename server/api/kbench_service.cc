@@ -102,7 +102,8 @@ KbenchService::KbenchService(const Parts& parts, const ApiOptions& options)
       sweep_data_dir_(parts.sweep_data_dir),
       max_sweep_points_(parts.max_sweep_points),
       variants_(parts.variants),
-      max_variants_per_owner_(parts.max_variants_per_owner) {
+      max_variants_per_owner_(parts.max_variants_per_owner),
+      clock_(parts.clock) {
   LimitUploads(options.max_concurrent_uploads, absl::Seconds(options.upload_wait_seconds));
 }
 

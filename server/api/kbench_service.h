@@ -22,6 +22,7 @@
 #include "server/api/watch_hub.h"
 #include "server/auth/authorizer.h"
 #include "server/metrics/metrics.h"
+#include "server/scheduler/clock.h"
 #include "server/scheduler/job_events.h"
 #include "server/scheduler/job_queue.h"
 #include "server/store/artifact_store.h"
@@ -59,6 +60,8 @@ class KbenchService final : public WithReceiveLimits<StreamingBase> {
     // answer UNIMPLEMENTED.
     store::VariantStore* variants = nullptr;
     int64_t max_variants_per_owner = 0;
+    // When a sweep or a variant is created (the scheduler's clock, so that a test drives both).
+    scheduler::Clock* clock = scheduler::Clock::Real();
   };
   KbenchService(const Parts& parts, const ApiOptions& options);
 
@@ -204,6 +207,7 @@ class KbenchService final : public WithReceiveLimits<StreamingBase> {
   const int64_t max_sweep_points_;
   store::VariantStore* const variants_;
   const int64_t max_variants_per_owner_;
+  scheduler::Clock* const clock_;
   // A registration's count check and insert, and a removal's owner check and delete.
   std::mutex variants_mu_;
 };

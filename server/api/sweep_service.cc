@@ -8,7 +8,6 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/time/clock.h"
 #include "common/status_macros.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "google/protobuf/util/time_util.h"
@@ -199,7 +198,7 @@ absl::Status KbenchService::DoSubmitSweep(const v1::SubmitSweepRequest& request,
   record.id = NewSweepId();
   record.owner = owner;
   record.idempotency_key = request.idempotency_key();
-  record.create_time_ns = absl::GetCurrentTimeNanos();
+  record.create_time_ns = absl::ToUnixNanos(clock_->Now());
   spec.SerializeToString(&record.spec);
   // The whole sweep, before its first point is queued: a point refused part-way would leave the
   // points before it cancelled but stored.

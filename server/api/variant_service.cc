@@ -1,7 +1,6 @@
 // kbench.v1 registered user variants: AddVariant, GetVariant, ListVariants, DeleteVariant, and
 // the resolution of `@name` variants in a submitted job (registered_variants.h).
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
 #include "common/status_macros.h"
 #include "kernels/catalogue.h"
 #include "server/api/kbench_service.h"
@@ -52,7 +51,7 @@ absl::Status KbenchService::DoAddVariant(const auth::Identity& caller,
     return full;
   }
   const store::VariantRecord record =
-      RecordOf(op->name, kernel, caller.name, absl::GetCurrentTimeNanos());
+      RecordOf(op->name, kernel, caller.name, absl::ToUnixNanos(clock_->Now()));
   KBENCH_RETURN_IF_ERROR(CheckStoredBytesQuota(caller, "AddVariant", caller.name,
                                                static_cast<int64_t>(record.kernel.size())));
   KBENCH_RETURN_IF_ERROR(variants_->Add(record));

@@ -8,8 +8,11 @@
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
+#include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -17,11 +20,13 @@
 #include "server/auth/authenticator.h"
 #include "server/auth/authorizer.h"
 #include "server/auth/call_gate.h"
+#include "server/scheduler/clock.h"
 #include "server/scheduler/job_events.h"
 #include "server/scheduler/job_queue.h"
 #include "server/store/artifact_store.h"
 #include "server/store/job_store.h"
 #include "server/store/stored_bytes.h"
+#include "server/store/variant_store.h"
 #include "tests/server/store/store_test_util.h"
 
 namespace kbench::api {
@@ -69,6 +74,17 @@ class KeepingQueue : public scheduler::JobQueue {
   store::JobStore* jobs_;
 };
 
+// Time stands still at `now`: what the service stamps must come from its clock, not the host's.
+class StillClock : public scheduler::Clock {
+ public:
+  absl::Time Now() override { return now; }
+  bool WaitUntil(std::condition_variable&, std::unique_lock<std::mutex>&, absl::Time,
+                 const std::function<bool()>& done) override {
+    return done();
+  }
+  absl::Time now = absl::FromUnixSeconds(1'700'000'000);
+};
+
 class KbenchServiceTest : public store::testing::TempDataDirTest {
  protected:
   void SetUp() override {
@@ -90,14 +106,13 @@ class KbenchServiceTest : public store::testing::TempDataDirTest {
     ASSERT_TRUE(authenticator.ok()) << authenticator.status();
     authenticator_ = *std::move(authenticator);
     authorizer_ = std::make_unique<auth::Authorizer>(authenticator_.get(), jobs_.get(), &gate_);
-    KbenchService::Parts parts;
-    parts.jobs = jobs_.get();
-    parts.artifacts = artifacts_.get();
-    parts.stored = stored_.get();
-    parts.scheduler = queue_.get();
-    parts.events = &events_;
-    parts.authorizer = authorizer_.get();
-    service_ = std::make_unique<KbenchService>(parts, ApiOptions());
+    parts_.jobs = jobs_.get();
+    parts_.artifacts = artifacts_.get();
+    parts_.stored = stored_.get();
+    parts_.scheduler = queue_.get();
+    parts_.events = &events_;
+    parts_.authorizer = authorizer_.get();
+    service_ = std::make_unique<KbenchService>(parts_, ApiOptions());
   }
   void TearDown() override {
     service_.reset();
@@ -125,6 +140,7 @@ class KbenchServiceTest : public store::testing::TempDataDirTest {
   std::unique_ptr<store::ArtifactStore> artifacts_;
   std::unique_ptr<KeepingQueue> queue_;
   std::unique_ptr<auth::Authorizer> authorizer_;
+  KbenchService::Parts parts_;
   std::unique_ptr<KbenchService> service_;
   grpc::ServerContext context_;
 };
@@ -190,6 +206,39 @@ TEST_F(KbenchServiceTest, WithoutSweepOrVariantStoresThoseCallsAreUnimplemented)
   v1::ListVariantsResponse listed;
   EXPECT_EQ(service_->ListVariants(&context_, &list, &listed).error_code(),
             grpc::StatusCode::UNIMPLEMENTED);
+}
+
+TEST_F(KbenchServiceTest, RegistersAVariantAtItsClocksTimeForItsCallerWithinTheBound) {
+  store::StoreLocation location;
+  location.data_dir = data_dir_;
+  auto variants = store::VariantStore::Open(location);
+  ASSERT_TRUE(variants.ok()) << variants.status();
+  StillClock clock;
+  parts_.variants = variants->get();
+  parts_.max_variants_per_owner = 1;
+  parts_.clock = &clock;
+  service_ = std::make_unique<KbenchService>(parts_, ApiOptions());
+
+  v1::AddVariantRequest add;
+  add.set_operation("square");
+  v1::UserKernel* k = add.mutable_kernel();
+  k->set_name("@mine");
+  k->set_form(v1::USER_KERNEL_FORM_CUDA);
+  k->set_code("extern \"C\" __global__ void sq(const float* x, float* y, long long n) {}");
+  k->set_entry("sq");
+  k->mutable_launch()->add_grid("cdiv(n, 256)");
+  k->mutable_launch()->add_block("256");
+  v1::AddVariantResponse added;
+  grpc::Status s = service_->AddVariant(&context_, &add, &added);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_EQ(added.variant().owner(), "local");
+  EXPECT_EQ(added.variant().create_time().seconds(), 1'700'000'000);
+
+  k->set_name("@another");  // one per owner here
+  s = service_->AddVariant(&context_, &add, &added);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(s.error_message().find("--max-variants-per-owner"), std::string::npos)
+      << s.error_message();
 }
 
 }  // namespace
