@@ -52,10 +52,12 @@ ctest --preset nocuda -j "$(nproc)" -L config -LE "$excluded"
 ctest --preset nocuda -j "$(nproc)" -R '^JobLifecycleTest\.'
 
 # Fuzzing, bounded: 10 s per target from the checked-in corpus (skipped without clang). Its
-# clang build is the one stage that can be left out: past 24 minutes (a CI run has 30) it is,
-# with a line saying so, and scripts/fuzz.sh runs it on its own.
-if ((SECONDS > 24 * 60)); then
-  stage "fuzzing skipped: the run is past 24 minutes; run scripts/fuzz.sh separately"
+# clang build (proto, catalogue, auth and validation compiled again with clang and sanitizers) is
+# the one stage that can be left out: past 20 minutes (a CI run has 30, and that build's time on
+# 2 cores has not been measured under 10 minutes) it is, with a line saying so, and
+# scripts/fuzz.sh runs it on its own.
+if ((SECONDS > 20 * 60)); then
+  stage "fuzzing skipped: the run is past 20 minutes; run scripts/fuzz.sh separately"
 else
   stage "fuzzing"
   scripts/fuzz.sh 10
