@@ -9,7 +9,6 @@
 #include "server/scheduler/job_lifecycle.h"
 
 namespace kbench::api {
-namespace {}  // namespace
 
 grpc::Status KbenchService::DeleteJob(grpc::ServerContext* context,
                                       const v1::DeleteJobRequest* request,

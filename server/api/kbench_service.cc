@@ -117,7 +117,7 @@ grpc::Status KbenchService::ListKernels(grpc::ServerContext* context, const v1::
   if (!caller.ok()) return ToGrpcStatus(caller.status());
   for (const kernels::Operation& op : kernels::Catalogue())
     *response->add_kernels() = KernelInfoOf(op);
-  return ToGrpcStatus(absl::OkStatus());
+  return grpc::Status::OK;
 }
 
 grpc::Status KbenchService::ListDevices(grpc::ServerContext* context, const v1::ListDevicesRequest*,
@@ -125,7 +125,7 @@ grpc::Status KbenchService::ListDevices(grpc::ServerContext* context, const v1::
   absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, "ListDevices");
   if (!caller.ok()) return ToGrpcStatus(caller.status());
   for (const v1::DeviceInfo& d : scheduler_->Devices()) *response->add_devices() = d;
-  return ToGrpcStatus(absl::OkStatus());
+  return grpc::Status::OK;
 }
 
 grpc::Status KbenchService::ListNodes(grpc::ServerContext* context, const v1::ListNodesRequest*,
@@ -133,7 +133,7 @@ grpc::Status KbenchService::ListNodes(grpc::ServerContext* context, const v1::Li
   absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, "ListNodes");
   if (!caller.ok()) return ToGrpcStatus(caller.status());
   for (v1::NodeInfo& n : scheduler_->Nodes()) *response->add_nodes() = std::move(n);
-  return ToGrpcStatus(absl::OkStatus());
+  return grpc::Status::OK;
 }
 
 absl::StatusOr<v1::Job> KbenchService::LoadJob(const std::string& id, bool keep_code) {
@@ -294,18 +294,17 @@ grpc::Status KbenchService::GetJob(grpc::ServerContext* context, const v1::GetJo
 
 grpc::ServerWriteReactor<v1::WatchJobResponse>* KbenchService::WatchJob(
     grpc::CallbackServerContext* context, const v1::WatchJobRequest* request) {
-  FinishFn finish = ToGrpcStatus;
   using Refused = RefusedStream<v1::WatchJobResponse>;
   absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, "WatchJob");
-  if (!caller.ok()) return new Refused(finish(caller.status()));
+  if (!caller.ok()) return new Refused(caller.status());
   absl::StatusOr<StreamSlot> slot = streams_.Acquire(caller->name);
-  if (!slot.ok()) return new Refused(finish(slot.status()));
+  if (!slot.ok()) return new Refused(slot.status());
   // The version is read before the job, so a change between the two is never missed.
   const uint64_t version = events_->Version(request->job_id());
   absl::StatusOr<v1::Job> job = LoadJob(request->job_id());
-  if (!job.ok()) return new Refused(finish(job.status()));
+  if (!job.ok()) return new Refused(job.status());
   auto* reactor =
-      new WatchReactor(hub_.get(), *std::move(slot), std::move(finish),
+      new WatchReactor(hub_.get(), *std::move(slot),
                        [viewer = *caller](v1::Job* shown) { RedactForViewer(viewer, shown); });
   // Nothing reaches the reactor before this handler returns, so the hub cannot be handed a
   // reactor that already finished.
@@ -451,17 +450,16 @@ grpc::Status KbenchService::GetLeaderboard(grpc::ServerContext* context,
 
 grpc::ServerWriteReactor<v1::GetArtifactResponse>* KbenchService::GetArtifact(
     grpc::CallbackServerContext* context, const v1::GetArtifactRequest* request) {
-  FinishFn finish = ToGrpcStatus;
   using Refused = RefusedStream<v1::GetArtifactResponse>;
   absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, "GetArtifact");
-  if (!caller.ok()) return new Refused(finish(caller.status()));
+  if (!caller.ok()) return new Refused(caller.status());
   absl::StatusOr<StreamSlot> slot = streams_.Acquire(caller->name);
-  if (!slot.ok()) return new Refused(finish(slot.status()));
+  if (!slot.ok()) return new Refused(slot.status());
   absl::StatusOr<std::pair<v1::ArtifactInfo, std::unique_ptr<store::ArtifactReader>>> artifact =
       OpenArtifact(*caller, *request);
-  if (!artifact.ok()) return new Refused(finish(artifact.status()));
+  if (!artifact.ok()) return new Refused(artifact.status());
   return new ArtifactReactor(std::move(artifact->second), std::move(artifact->first),
-                             *std::move(slot), std::move(finish));
+                             *std::move(slot));
 }
 
 }  // namespace kbench::api

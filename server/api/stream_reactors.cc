@@ -70,33 +70,30 @@ void WatchReactor::FinishOnce(std::unique_lock<std::mutex>& lock, const absl::St
   lock.unlock();
   // Never under mu_: the hub calls OnJob with its own lock held, then takes mu_.
   if (!in_hub_call) hub_->Remove(this);
-  Finish(finish_(status));
+  Finish(ToGrpcStatus(status));
 }
 
 ArtifactReactor::ArtifactReactor(std::unique_ptr<store::ArtifactReader> reader,
-                                 v1::ArtifactInfo info, StreamSlot slot, FinishFn finish)
-    : reader_(std::move(reader)),
-      size_(info.size_bytes()),
-      slot_(std::move(slot)),
-      finish_(std::move(finish)) {
+                                 v1::ArtifactInfo info, StreamSlot slot)
+    : reader_(std::move(reader)), size_(info.size_bytes()), slot_(std::move(slot)) {
   *chunk_.mutable_info() = std::move(info);
   WriteNext();
 }
 
 void ArtifactReactor::WriteNext() {
   if (!first_ && offset_ >= size_) {
-    Finish(finish_(absl::OkStatus()));
+    Finish(grpc::Status::OK);
     return;
   }
   absl::StatusOr<std::string> read = reader_->Read(kArtifactChunk);
   if (!read.ok()) {
-    Finish(finish_(read.status()));
+    Finish(ToGrpcStatus(read.status()));
     return;
   }
   std::string buffer = *std::move(read);
   const int64_t got = static_cast<int64_t>(buffer.size());
   if (got == 0 && !first_) {
-    Finish(finish_(absl::DataLossError("artifact is shorter than its recorded size")));
+    Finish(ToGrpcStatus(absl::DataLossError("artifact is shorter than its recorded size")));
     return;
   }
   if (!first_) chunk_.clear_info();
@@ -109,7 +106,7 @@ void ArtifactReactor::WriteNext() {
 
 void ArtifactReactor::OnWriteDone(bool ok) {
   if (!ok) {
-    Finish(finish_(absl::CancelledError("client went away")));
+    Finish(ToGrpcStatus(absl::CancelledError("client went away")));
     return;
   }
   WriteNext();

@@ -14,20 +14,19 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "kbench/v1/service.pb.h"
+#include "server/api/status_mapping.h"
 #include "server/api/stream_limiter.h"
 #include "server/api/watch_hub.h"
 #include "server/store/artifact_bytes.h"
 
 namespace kbench::api {
 
-// Records the RPC's metrics and converts its final status.
-using FinishFn = std::function<grpc::Status(const absl::Status&)>;
-
 // A stream refused before it started (bad request, limit reached, unknown job).
 template <typename Response>
 class RefusedStream final : public grpc::ServerWriteReactor<Response> {
  public:
   explicit RefusedStream(const grpc::Status& status) { this->Finish(status); }
+  explicit RefusedStream(const absl::Status& status) : RefusedStream(ToGrpcStatus(status)) {}
   void OnDone() override { delete this; }
 };
 
@@ -39,11 +38,8 @@ class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchJobResponse>
  public:
   // `viewer_form` turns the hub's job into what this watcher may see (artifact_access.h).
   using ViewerForm = std::function<void(v1::Job*)>;
-  WatchReactor(WatchHub* hub, StreamSlot slot, FinishFn finish, ViewerForm viewer_form)
-      : hub_(hub),
-        slot_(std::move(slot)),
-        finish_(std::move(finish)),
-        viewer_form_(std::move(viewer_form)) {}
+  WatchReactor(WatchHub* hub, StreamSlot slot, ViewerForm viewer_form)
+      : hub_(hub), slot_(std::move(slot)), viewer_form_(std::move(viewer_form)) {}
 
   void OnJob(const absl::StatusOr<v1::Job>& job) override;
   void OnWriteDone(bool ok) override;
@@ -60,7 +56,6 @@ class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchJobResponse>
 
   WatchHub* const hub_;
   StreamSlot slot_;
-  const FinishFn finish_;
   const ViewerForm viewer_form_;
   std::mutex mu_;
   bool writing_ ABSL_GUARDED_BY(mu_) = false;
@@ -76,7 +71,7 @@ class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchJobResponse>
 class ArtifactReactor final : public grpc::ServerWriteReactor<v1::GetArtifactResponse> {
  public:
   ArtifactReactor(std::unique_ptr<store::ArtifactReader> reader, v1::ArtifactInfo info,
-                  StreamSlot slot, FinishFn finish);
+                  StreamSlot slot);
 
   void OnWriteDone(bool ok) override;
   void OnDone() override { delete this; }
@@ -88,7 +83,6 @@ class ArtifactReactor final : public grpc::ServerWriteReactor<v1::GetArtifactRes
   std::unique_ptr<store::ArtifactReader> reader_;
   const int64_t size_;
   StreamSlot slot_;
-  const FinishFn finish_;
   // Only one write is in flight and OnWriteDone drives the next, so no lock is needed.
   v1::GetArtifactResponse chunk_;
   int64_t offset_ = 0;

@@ -41,7 +41,8 @@ struct ConditionsReading {
   std::optional<double> power_watts;
 };
 
-// What reads the device; Not thread-safe.
+// What reads the device. Read runs on one thread at a time; ReadCounters may run on another
+// meanwhile (a profile's counter sampler), which an implementation must allow.
 class ConditionsReader {
  public:
   virtual ~ConditionsReader() = default;
