@@ -312,4 +312,24 @@ absl::Status GetLeaderboard(store::JobStore& jobs, const DeviceModelOf& model_of
   return absl::OkStatus();
 }
 
+absl::Status HistoryService::List(const auth::Identity& /*caller*/,
+                                  const v1::ListHistoryRequest& request,
+                                  v1::ListHistoryResponse* response) {
+  return ListHistory(*jobs_, request, response);
+}
+
+absl::Status HistoryService::Leaderboard(const auth::Identity& /*caller*/,
+                                         const v1::GetLeaderboardRequest& request,
+                                         v1::GetLeaderboardResponse* response) {
+  auto model_of = [this](const std::string& device) { return DeviceModel(device); };
+  return GetLeaderboard(*jobs_, model_of, request, response);
+}
+
+std::string HistoryService::DeviceModel(const std::string& device_or_model) {
+  for (const v1::DeviceInfo& d : queue_->Devices()) {
+    if (d.id() == device_or_model) return d.name();
+  }
+  return device_or_model;
+}
+
 }  // namespace kbench::api

@@ -1,9 +1,8 @@
-// kbench.v1 sweep handlers: SubmitSweep validates every point before queuing any, then queues
-// one ordinary job per point (fair share and cancellation stay per job); GetSweep, ListSweeps
-// and CancelSweep see the sweep as a whole; GetArtifact serves its report's files.
+// kbench.v1's sweeps (see sweep_service.h).
+#include "server/api/sweep_service.h"
+
 #include <filesystem>
 #include <fstream>
-#include <random>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -13,9 +12,8 @@
 #include "google/protobuf/util/time_util.h"
 #include "kernels/catalogue.h"
 #include "server/api/job_convert.h"
-#include "server/api/kbench_service.h"
+#include "server/api/new_id.h"
 #include "server/api/request_limits.h"
-#include "server/api/status_mapping.h"
 #include "server/api/sweep_points.h"
 #include "server/common/kernel_info.h"
 #include "server/common/logging.h"
@@ -25,12 +23,6 @@ namespace {
 
 constexpr int32_t kDefaultSweepPage = 20;
 constexpr int32_t kMaxSweepPage = 100;
-
-std::string NewSweepId() {
-  static thread_local std::mt19937_64 rng(std::random_device{}() ^
-                                          (uint64_t{std::random_device{}()} << 32));
-  return absl::StrFormat("s-%016x", rng());
-}
 
 v1::SweepState SweepStateToProto(store::SweepState state) {
   switch (state) {
@@ -83,7 +75,25 @@ int64_t StoredBytesOf(const std::string& sweep_spec, const std::vector<v1::JobSp
 
 }  // namespace
 
-absl::StatusOr<std::pair<v1::Sweep, std::vector<v1::Job>>> KbenchService::LoadSweep(
+SweepService::SweepService(const Parts& parts, const Bounds& bounds)
+    : sweeps_(parts.sweeps),
+      data_dir_(parts.data_dir),
+      artifacts_(parts.artifacts),
+      job_store_(parts.job_store),
+      queue_(parts.queue),
+      jobs_(parts.jobs),
+      usage_(parts.usage),
+      variants_(parts.variants),
+      authorizer_(parts.authorizer),
+      clock_(parts.clock),
+      bounds_(bounds) {}
+
+absl::Status SweepService::Kept() const {
+  if (sweeps_ != nullptr) return absl::OkStatus();
+  return absl::UnimplementedError("this kbenchd keeps no sweeps");
+}
+
+absl::StatusOr<std::pair<v1::Sweep, std::vector<v1::Job>>> SweepService::Load(
     const store::SweepRecord& record, bool with_jobs) {
   v1::Sweep sweep;
   sweep.set_id(record.id);
@@ -107,11 +117,11 @@ absl::StatusOr<std::pair<v1::Sweep, std::vector<v1::Job>>> KbenchService::LoadSw
     point->set_index(p.index);
     point->set_job_id(p.job_id);
     // The record's state is enough for the counts; results are parsed only when asked for.
-    KBENCH_ASSIGN_OR_RETURN(store::JobRecord job, jobs_->Get(p.job_id));
+    KBENCH_ASSIGN_OR_RETURN(store::JobRecord job, job_store_->Get(p.job_id));
     point->set_state(StateToProto(job.state));
     records.push_back(std::move(job));
     if (with_jobs) {
-      KBENCH_ASSIGN_OR_RETURN(v1::Job full, LoadJob(p.job_id));
+      KBENCH_ASSIGN_OR_RETURN(v1::Job full, jobs_->Load(p.job_id));
       jobs.push_back(std::move(full));
     }
   }
@@ -128,8 +138,9 @@ absl::StatusOr<std::pair<v1::Sweep, std::vector<v1::Job>>> KbenchService::LoadSw
   return std::make_pair(std::move(sweep), std::move(jobs));
 }
 
-absl::StatusOr<std::vector<v1::JobSpec>> KbenchService::ValidateSweep(
-    const v1::SweepSpec& spec, const v1::DeviceInfo& device, std::vector<sweep::Point>* points) {
+absl::StatusOr<std::vector<v1::JobSpec>> SweepService::Validate(const v1::SweepSpec& spec,
+                                                                const v1::DeviceInfo& device,
+                                                                std::vector<sweep::Point>* points) {
   const kernels::Operation* op = kernels::FindOperation(spec.base().kernel());
   if (op == nullptr) {
     return absl::InvalidArgumentError(
@@ -137,15 +148,15 @@ absl::StatusOr<std::vector<v1::JobSpec>> KbenchService::ValidateSweep(
                      " is not in the catalogue (kbctl kernels lists it)"));
   }
   const v1::KernelInfo kernel = KernelInfoOf(*op);
-  KBENCH_ASSIGN_OR_RETURN(*points, SweepPoints(spec, kernel, max_sweep_points_));
+  KBENCH_ASSIGN_OR_RETURN(*points, SweepPoints(spec, kernel, bounds_.max_points));
   std::vector<v1::JobSpec> specs;
   specs.reserve(points->size());
   ResolvedVariants registered;  // read once for all the points
   for (size_t i = 0; i < points->size(); ++i) {
     absl::StatusOr<v1::JobSpec> point = PointSpec(spec.base(), kernel, (*points)[i]);
     absl::Status status = point.status();
-    if (status.ok()) status = ResolveVariants(&*point, &registered);
-    if (status.ok()) status = ValidateAndNormalize(device, limits_, &*point);
+    if (status.ok()) status = variants_->Resolve(&*point, &registered);
+    if (status.ok()) status = ValidateAndNormalize(device, bounds_.limits, &*point);
     if (!status.ok()) {
       return absl::Status(
           status.code(),
@@ -157,9 +168,9 @@ absl::StatusOr<std::vector<v1::JobSpec>> KbenchService::ValidateSweep(
   return specs;
 }
 
-absl::Status KbenchService::DoSubmitSweep(const v1::SubmitSweepRequest& request,
-                                          const auth::Identity& caller, const std::string& owner,
-                                          v1::SubmitSweepResponse* response) {
+absl::Status SweepService::Queue(const auth::Identity& caller, const std::string& owner,
+                                 const v1::SubmitSweepRequest& request,
+                                 v1::SubmitSweepResponse* response) {
   // Shorter than a job's key: each point's job gets "<key>#<index>".
   KBENCH_RETURN_IF_ERROR(
       CheckLength("idempotency_key", request.idempotency_key(), kMaxIdempotencyKeyBytes - 8));
@@ -178,7 +189,7 @@ absl::Status KbenchService::DoSubmitSweep(const v1::SubmitSweepRequest& request,
                          " was already used by sweep ", earlier->id, " with a different spec"));
       }
       response->set_deduplicated(true);
-      KBENCH_ASSIGN_OR_RETURN(auto loaded, LoadSweep(*earlier, false));
+      KBENCH_ASSIGN_OR_RETURN(auto loaded, Load(*earlier, false));
       *response->mutable_sweep() = std::move(loaded.first);
       return absl::OkStatus();
     }
@@ -189,13 +200,13 @@ absl::Status KbenchService::DoSubmitSweep(const v1::SubmitSweepRequest& request,
   v1::SweepSpec resolved = spec;
   const bool gang = !spec.base().devices().empty() || spec.base().gpus() != 0;
   KBENCH_ASSIGN_OR_RETURN(const v1::DeviceInfo device,
-                          gang ? ResolveJobDevices(resolved.mutable_base())
-                               : scheduler_->ResolveOneDevice(spec.base().device()));
+                          gang ? jobs_->ResolveDevices(resolved.mutable_base())
+                               : queue_->ResolveOneDevice(spec.base().device()));
   std::vector<sweep::Point> points;
-  KBENCH_ASSIGN_OR_RETURN(std::vector<v1::JobSpec> specs, ValidateSweep(resolved, device, &points));
+  KBENCH_ASSIGN_OR_RETURN(std::vector<v1::JobSpec> specs, Validate(resolved, device, &points));
 
   store::SweepRecord record;
-  record.id = NewSweepId();
+  record.id = NewId("s");
   record.owner = owner;
   record.idempotency_key = request.idempotency_key();
   record.create_time_ns = absl::ToUnixNanos(clock_->Now());
@@ -204,8 +215,8 @@ absl::Status KbenchService::DoSubmitSweep(const v1::SubmitSweepRequest& request,
   // points before it cancelled but stored.
   std::vector<const v1::JobSpec*> point_specs;
   for (const v1::JobSpec& s : specs) point_specs.push_back(&s);
-  KBENCH_RETURN_IF_ERROR(CheckStoredBytesQuota(caller, "SubmitSweep", owner,
-                                               StoredBytesOf(record.spec, specs), point_specs));
+  KBENCH_RETURN_IF_ERROR(usage_->CheckStoredBytesQuota(
+      caller, "SubmitSweep", owner, StoredBytesOf(record.spec, specs), point_specs));
   for (size_t i = 0; i < specs.size(); ++i) {
     v1::SubmitJobRequest job_request;
     *job_request.mutable_spec() = specs[i];
@@ -214,11 +225,11 @@ absl::Status KbenchService::DoSubmitSweep(const v1::SubmitSweepRequest& request,
       job_request.set_idempotency_key(absl::StrCat(request.idempotency_key(), "#", i));
     }
     v1::SubmitJobResponse job;
-    if (absl::Status s = Submit(caller, job_request, &job); !s.ok()) {
+    if (absl::Status s = jobs_->Queue(caller, job_request, &job); !s.ok()) {
       // Every point was validated, so this is the owner's quota, the store or the device
       // failing: the points already queued would run outside any sweep.
       for (const store::SweepPointRecord& queued : record.points) {
-        (void)scheduler_->Cancel(queued.job_id, std::chrono::milliseconds(0));
+        (void)queue_->Cancel(queued.job_id, std::chrono::milliseconds(0));
       }
       return s;
     }
@@ -236,49 +247,40 @@ absl::Status KbenchService::DoSubmitSweep(const v1::SubmitSweepRequest& request,
                {logging::Field("sweep", inserted.first.id),
                 logging::Field("points", static_cast<int64_t>(specs.size())),
                 logging::Field("kernel", spec.base().kernel())});
-  KBENCH_ASSIGN_OR_RETURN(auto loaded, LoadSweep(inserted.first, false));
+  KBENCH_ASSIGN_OR_RETURN(auto loaded, Load(inserted.first, false));
   *response->mutable_sweep() = std::move(loaded.first);
   return absl::OkStatus();
 }
 
-grpc::Status KbenchService::SubmitSweep(grpc::ServerContext* context,
-                                        const v1::SubmitSweepRequest* request,
-                                        v1::SubmitSweepResponse* response) {
-  if (sweeps_ == nullptr) {
-    return ToGrpcStatus(absl::UnimplementedError("this kbenchd keeps no sweeps"));
-  }
+absl::Status SweepService::Submit(const auth::Identity& caller,
+                                  const v1::SubmitSweepRequest& request,
+                                  v1::SubmitSweepResponse* response) {
+  KBENCH_RETURN_IF_ERROR(Kept());
   // The caller's identity decides the owner exactly as for a job.
   v1::SubmitJobRequest as_job;
-  *as_job.mutable_spec() = request->spec().base();
-  if (absl::Status s = CheckRequestSize(as_job); !s.ok()) return ToGrpcStatus(s);
-  absl::StatusOr<auth::Identity> caller = authorizer_->Submit(*context, &as_job);
-  if (!caller.ok()) return ToGrpcStatus(caller.status());
-  return ToGrpcStatus(DoSubmitSweep(*request, *caller, as_job.spec().owner(), response));
+  *as_job.mutable_spec() = request.spec().base();
+  KBENCH_RETURN_IF_ERROR(CheckRequestSize(as_job));
+  KBENCH_RETURN_IF_ERROR(authorizer_->Submit(caller, &as_job));
+  return Queue(caller, as_job.spec().owner(), request, response);
 }
 
-grpc::Status KbenchService::GetSweep(grpc::ServerContext* context,
-                                     const v1::GetSweepRequest* request,
-                                     v1::GetSweepResponse* response) {
-  absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, "GetSweep");
-  if (!caller.ok()) return ToGrpcStatus(caller.status());
-  absl::Status status = sweeps_ == nullptr
-                            ? absl::UnimplementedError("this kbenchd keeps no sweeps")
-                            : CheckLength("sweep_id", request->sweep_id(), kMaxNameBytes);
-  if (status.ok()) {
-    absl::StatusOr<store::SweepRecord> record = sweeps_->Get(request->sweep_id());
-    absl::StatusOr<std::pair<v1::Sweep, std::vector<v1::Job>>> loaded =
-        record.ok() ? LoadSweep(*record, request->with_jobs()) : record.status();
-    status = loaded.status();
-    if (loaded.ok()) {
-      *response->mutable_sweep() = std::move(loaded->first);
-      for (v1::Job& job : loaded->second) *response->add_jobs() = std::move(job);
-    }
-  }
-  return ToGrpcStatus(status);
+absl::Status SweepService::Get(const auth::Identity& /*caller*/, const v1::GetSweepRequest& request,
+                               v1::GetSweepResponse* response) {
+  KBENCH_RETURN_IF_ERROR(Kept());
+  KBENCH_RETURN_IF_ERROR(CheckLength("sweep_id", request.sweep_id(), kMaxNameBytes));
+  KBENCH_ASSIGN_OR_RETURN(const store::SweepRecord record, sweeps_->Get(request.sweep_id()));
+  KBENCH_ASSIGN_OR_RETURN(auto loaded, Load(record, request.with_jobs()));
+  *response->mutable_sweep() = std::move(loaded.first);
+  for (v1::Job& job : loaded.second) *response->add_jobs() = std::move(job);
+  return absl::OkStatus();
 }
 
-absl::Status KbenchService::DoCancelSweep(const auth::Identity& caller, const std::string& id,
-                                          v1::CancelSweepResponse* response) {
+absl::Status SweepService::Cancel(const auth::Identity& caller,
+                                  const v1::CancelSweepRequest& request,
+                                  v1::CancelSweepResponse* response) {
+  KBENCH_RETURN_IF_ERROR(Kept());
+  KBENCH_RETURN_IF_ERROR(CheckLength("sweep_id", request.sweep_id(), kMaxNameBytes));
+  const std::string& id = request.sweep_id();
   KBENCH_ASSIGN_OR_RETURN(store::SweepRecord record, sweeps_->Get(id));
   KBENCH_RETURN_IF_ERROR(auth::Authorizer::DecideCancel(caller, id, record.owner));
   if (record.state == store::SweepState::kDone || record.state == store::SweepState::kCancelled) {
@@ -291,60 +293,39 @@ absl::Status KbenchService::DoCancelSweep(const auth::Identity& caller, const st
   // never starts the next. Queued points end at once; a running one is asked to stop, and not
   // waited for.
   for (auto p = record.points.rbegin(); p != record.points.rend(); ++p) {
-    absl::Status s = scheduler_->Cancel(p->job_id, std::chrono::milliseconds(0));
+    absl::Status s = queue_->Cancel(p->job_id, std::chrono::milliseconds(0));
     if (s.ok()) ++cancelled;
     if (!s.ok() && s.code() != absl::StatusCode::kFailedPrecondition) return s;
   }
   response->set_points_cancelled(cancelled);
   record.cancel_requested = true;
-  KBENCH_ASSIGN_OR_RETURN(auto loaded, LoadSweep(record, false));
+  KBENCH_ASSIGN_OR_RETURN(auto loaded, Load(record, false));
   *response->mutable_sweep() = std::move(loaded.first);
   return absl::OkStatus();
 }
 
-grpc::Status KbenchService::CancelSweep(grpc::ServerContext* context,
-                                        const v1::CancelSweepRequest* request,
-                                        v1::CancelSweepResponse* response) {
-  absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, "CancelSweep");
-  if (!caller.ok()) return ToGrpcStatus(caller.status());
-  absl::Status status = sweeps_ == nullptr
-                            ? absl::UnimplementedError("this kbenchd keeps no sweeps")
-                            : CheckLength("sweep_id", request->sweep_id(), kMaxNameBytes);
-  if (status.ok()) status = DoCancelSweep(*caller, request->sweep_id(), response);
-  return ToGrpcStatus(status);
-}
-
-grpc::Status KbenchService::ListSweeps(grpc::ServerContext* context,
-                                       const v1::ListSweepsRequest* request,
-                                       v1::ListSweepsResponse* response) {
-  absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, "ListSweeps");
-  if (!caller.ok()) return ToGrpcStatus(caller.status());
-  if (sweeps_ == nullptr) {
-    return ToGrpcStatus(absl::UnimplementedError("this kbenchd keeps no sweeps"));
-  }
-  if (request->page_size() < 0) {
-    return ToGrpcStatus(absl::InvalidArgumentError("page_size: is negative"));
-  }
+absl::Status SweepService::List(const auth::Identity& /*caller*/,
+                                const v1::ListSweepsRequest& request,
+                                v1::ListSweepsResponse* response) {
+  KBENCH_RETURN_IF_ERROR(Kept());
+  if (request.page_size() < 0) return absl::InvalidArgumentError("page_size: is negative");
   const int32_t limit =
-      request->page_size() == 0 ? kDefaultSweepPage : std::min(request->page_size(), kMaxSweepPage);
-  absl::StatusOr<std::vector<store::SweepRecord>> records = sweeps_->List(limit);
-  if (!records.ok()) return ToGrpcStatus(records.status());
-  for (const store::SweepRecord& r : *records) {
-    absl::StatusOr<std::pair<v1::Sweep, std::vector<v1::Job>>> loaded = LoadSweep(r, false);
-    if (!loaded.ok()) return ToGrpcStatus(loaded.status());
-    v1::Sweep& sweep = loaded->first;
+      request.page_size() == 0 ? kDefaultSweepPage : std::min(request.page_size(), kMaxSweepPage);
+  KBENCH_ASSIGN_OR_RETURN(const std::vector<store::SweepRecord> records, sweeps_->List(limit));
+  for (const store::SweepRecord& r : records) {
+    KBENCH_ASSIGN_OR_RETURN(auto loaded, Load(r, false));
+    v1::Sweep& sweep = loaded.first;
     sweep.clear_points();  // the list shows counts; GetSweep shows the points
     *response->add_sweeps() = std::move(sweep);
   }
-  return grpc::Status::OK;
+  return absl::OkStatus();
 }
 
-bool KbenchService::IsSweepId(const std::string& id) const {
+bool SweepService::Owns(const std::string& id) const {
   return sweeps_ != nullptr && absl::StartsWith(id, "s-");
 }
 
-absl::StatusOr<std::pair<v1::ArtifactInfo, std::unique_ptr<store::ArtifactReader>>>
-KbenchService::OpenSweepArtifact(const v1::GetArtifactRequest& request) {
+absl::StatusOr<OpenedArtifact> SweepService::OpenArtifact(const v1::GetArtifactRequest& request) {
   KBENCH_RETURN_IF_ERROR(sweeps_->Get(request.job_id()).status());
   KBENCH_ASSIGN_OR_RETURN(std::vector<store::ArtifactRecord> all,
                           sweeps_->Artifacts(request.job_id()));
@@ -358,7 +339,7 @@ KbenchService::OpenSweepArtifact(const v1::GetArtifactRequest& request) {
     if (a.relative_path.empty() && artifacts_->chunks() != nullptr) {
       return std::make_pair(std::move(info), artifacts_->chunks()->Open(a));
     }
-    std::ifstream in(std::filesystem::path(sweep_data_dir_) / a.relative_path, std::ios::binary);
+    std::ifstream in(std::filesystem::path(data_dir_) / a.relative_path, std::ios::binary);
     if (!in) {
       return absl::DataLossError(absl::StrCat("artifact ", a.name, " of sweep ", a.job_id,
                                               " is recorded but its file is missing"));

@@ -1,13 +1,12 @@
-// kbench.v1 fair share and quotas: the quota checks of a submit (and of a registration's
-// stored bytes), GetUsage, and queued jobs' places in their device's line.
+// kbench.v1 fair share and quotas (see usage_service.h).
+#include "server/api/usage_service.h"
+
 #include <algorithm>
 #include <set>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "common/stopping_defaults.h"
-#include "server/api/kbench_service.h"
-#include "server/api/status_mapping.h"
 
 namespace kbench::api {
 namespace {
@@ -35,17 +34,21 @@ v1::OwnerLimits LimitsOf(const OwnerQuota& quota) {
 
 }  // namespace
 
-void KbenchService::SetQueuePlace(
-    const std::map<std::string, scheduler::QueuePlaceEstimate>& places, v1::Job* job) {
+void UsageService::SetQueuePlace(const std::map<std::string, scheduler::QueuePlaceEstimate>& places,
+                                 v1::Job* job) {
   if (job->state() != v1::JOB_STATE_QUEUED) return;
   auto it = places.find(job->id());
   if (it != places.end()) *job->mutable_queue_place() = QueuePlaceOf(it->second);
 }
 
-absl::Status KbenchService::CheckOwnerQuota(const auth::Identity& caller, const v1::JobSpec& spec) {
+OwnerQuota UsageService::QuotaOf(const std::string& owner) const {
+  return QuotaFor(quotas_, authorizer_->LimitsOf(owner));
+}
+
+absl::Status UsageService::CheckOwnerQuota(const auth::Identity& caller, const v1::JobSpec& spec) {
   const std::string& owner = spec.owner();
-  const OwnerQuota quota = QuotaFor(quotas_, authorizer_->LimitsOf(owner));
-  const scheduler::UsageSnapshot usage = scheduler_->Usage(owner);
+  const OwnerQuota quota = QuotaOf(owner);
+  const scheduler::UsageSnapshot usage = queue_->Usage(owner);
   QuotaUse use;
   use.now = usage.now;
   use.all_unfinished = usage.unfinished_jobs;
@@ -83,11 +86,11 @@ absl::StatusOr<int64_t> LessKeptCode(store::StoredBytes& stored, const std::stri
 
 }  // namespace
 
-absl::Status KbenchService::CheckStoredBytesQuota(const auth::Identity& caller,
-                                                  absl::string_view action,
-                                                  const std::string& owner, int64_t adding,
-                                                  const std::vector<const v1::JobSpec*>& specs) {
-  const OwnerQuota quota = QuotaFor(quotas_, authorizer_->LimitsOf(owner));
+absl::Status UsageService::CheckStoredBytesQuota(const auth::Identity& caller,
+                                                 absl::string_view action, const std::string& owner,
+                                                 int64_t adding,
+                                                 const std::vector<const v1::JobSpec*>& specs) {
+  const OwnerQuota quota = QuotaOf(owner);
   if (quota.max_stored_bytes == 0) return absl::OkStatus();  // no bound: nothing to count
   KBENCH_ASSIGN_OR_RETURN(const store::OwnerStoredBytes kept, stored_->OwnedBy(owner));
   KBENCH_ASSIGN_OR_RETURN(adding, LessKeptCode(*stored_, owner, specs, adding));
@@ -98,14 +101,14 @@ absl::Status KbenchService::CheckStoredBytesQuota(const auth::Identity& caller,
   return status;
 }
 
-absl::Status KbenchService::Usage(const v1::GetUsageRequest& request,
-                                  v1::GetUsageResponse* response) {
+absl::Status UsageService::Get(const auth::Identity& /*caller*/, const v1::GetUsageRequest& request,
+                               v1::GetUsageResponse* response) {
   if (!request.owner().empty()) {
     if (absl::Status s = auth::ValidateUserName(request.owner()); !s.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("owner: ", s.message()));
     }
   }
-  const scheduler::UsageSnapshot usage = scheduler_->Usage(request.owner());
+  const scheduler::UsageSnapshot usage = queue_->Usage(request.owner());
   double everyone = 0;
   for (const scheduler::OwnerStanding& o : usage.owners) everyone += o.usage.decayed_gpu_seconds;
   for (const scheduler::OwnerStanding& o : usage.owners) {
@@ -118,25 +121,16 @@ absl::Status KbenchService::Usage(const v1::GetUsageRequest& request,
     out->set_total_gpu_seconds(o.usage.total_gpu_seconds);
     out->set_queued_jobs(o.queued);
     out->set_running_jobs(o.running);
-    *out->mutable_limits() = LimitsOf(QuotaFor(quotas_, authorizer_->LimitsOf(o.owner)));
+    *out->mutable_limits() = LimitsOf(QuotaOf(o.owner));
   }
   std::stable_sort(response->mutable_owners()->begin(), response->mutable_owners()->end(),
                    [](const v1::OwnerUsage& a, const v1::OwnerUsage& b) {
                      return a.decayed_gpu_seconds() < b.decayed_gpu_seconds();
                    });
-  response->set_fair_share_half_life_seconds(
-      absl::ToDoubleSeconds(scheduler_->FairShareHalfLife()));
+  response->set_fair_share_half_life_seconds(absl::ToDoubleSeconds(queue_->FairShareHalfLife()));
   response->set_queued_jobs(usage.unfinished_jobs);
   response->set_max_queued_jobs(quotas_.max_queued_jobs_total);
   return absl::OkStatus();
-}
-
-grpc::Status KbenchService::GetUsage(grpc::ServerContext* context,
-                                     const v1::GetUsageRequest* request,
-                                     v1::GetUsageResponse* response) {
-  absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, "GetUsage");
-  if (!caller.ok()) return ToGrpcStatus(caller.status());
-  return ToGrpcStatus(Usage(*request, response));
 }
 
 }  // namespace kbench::api

@@ -1,12 +1,11 @@
-// kbench.v1 registered user variants: AddVariant, GetVariant, ListVariants, DeleteVariant, and
-// the resolution of `@name` variants in a submitted job (registered_variants.h).
+// kbench.v1 registered user variants (see variant_service.h).
+#include "server/api/variant_service.h"
+
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "kernels/catalogue.h"
-#include "server/api/kbench_service.h"
 #include "server/api/registered_variants.h"
 #include "server/api/request_limits.h"
-#include "server/api/status_mapping.h"
 #include "server/api/user_kernel_validation.h"
 #include "server/common/logging.h"
 
@@ -22,38 +21,43 @@ absl::StatusOr<const kernels::Operation*> OperationNamed(const std::string& name
   return op;
 }
 
-absl::Status NotFound(const std::string& operation, const std::string& name) {
+absl::Status NoVariant(const std::string& operation, const std::string& name) {
   return absl::NotFoundError(absl::StrCat("no variant ", QuotePrefix(name), " is registered for ",
                                           operation, " (kbctl variants list ", operation, ")"));
 }
 
 }  // namespace
 
-absl::Status KbenchService::ResolveVariants(v1::JobSpec* spec, ResolvedVariants* cache) {
+absl::Status VariantService::Kept() const {
+  if (variants_ != nullptr) return absl::OkStatus();
+  return absl::UnimplementedError("this kbenchd keeps no registered variants");
+}
+
+absl::Status VariantService::Resolve(v1::JobSpec* spec, ResolvedVariants* cache) {
   if (variants_ == nullptr) return absl::OkStatus();  // left for validation to refuse
   return ResolveRegisteredVariants(*variants_, spec, cache);
 }
 
-absl::Status KbenchService::DoAddVariant(const auth::Identity& caller,
-                                         const v1::AddVariantRequest& request,
-                                         v1::AddVariantResponse* response) {
+absl::Status VariantService::Add(const auth::Identity& caller, const v1::AddVariantRequest& request,
+                                 v1::AddVariantResponse* response) {
+  KBENCH_RETURN_IF_ERROR(Kept());
   KBENCH_ASSIGN_OR_RETURN(const kernels::Operation* op, OperationNamed(request.operation()));
   v1::UserKernel kernel = request.kernel();
   kernel.DiscardUnknownFields();
   KBENCH_RETURN_IF_ERROR(ValidateRegisteredKernel(*op, &kernel));
-  std::lock_guard lock(variants_mu_);  // one node: the count and the insert agree
+  std::lock_guard lock(mu_);  // one node: the count and the insert agree
   KBENCH_ASSIGN_OR_RETURN(const int64_t owned, variants_->CountOwnedBy(caller.name));
-  if (owned >= max_variants_per_owner_) {
+  if (owned >= max_per_owner_) {
     const absl::Status full = absl::ResourceExhaustedError(absl::StrCat(
         "'", caller.name, "' has registered ", owned, " variants, the limit per owner (",
-        max_variants_per_owner_, ", --max-variants-per-owner); remove one (kbctl variants rm)"));
+        max_per_owner_, ", --max-variants-per-owner); remove one (kbctl variants rm)"));
     auth::Authorizer::AuditOutcome(caller, "AddVariant", kernel.name(), full);
     return full;
   }
   const store::VariantRecord record =
       RecordOf(op->name, kernel, caller.name, absl::ToUnixNanos(clock_->Now()));
-  KBENCH_RETURN_IF_ERROR(CheckStoredBytesQuota(caller, "AddVariant", caller.name,
-                                               static_cast<int64_t>(record.kernel.size())));
+  KBENCH_RETURN_IF_ERROR(usage_->CheckStoredBytesQuota(caller, "AddVariant", caller.name,
+                                                       static_cast<int64_t>(record.kernel.size())));
   KBENCH_RETURN_IF_ERROR(variants_->Add(record));
   auth::Authorizer::AuditOutcome(caller, "AddVariant", absl::StrCat(op->name, "/", kernel.name()),
                                  absl::OkStatus());
@@ -61,13 +65,13 @@ absl::Status KbenchService::DoAddVariant(const auth::Identity& caller,
   return absl::OkStatus();
 }
 
-absl::Status KbenchService::DoGetVariant(const auth::Identity& caller,
-                                         const v1::GetVariantRequest& request,
-                                         v1::GetVariantResponse* response) {
+absl::Status VariantService::Get(const auth::Identity& caller, const v1::GetVariantRequest& request,
+                                 v1::GetVariantResponse* response) {
+  KBENCH_RETURN_IF_ERROR(Kept());
   KBENCH_ASSIGN_OR_RETURN(const kernels::Operation* op, OperationNamed(request.operation()));
   KBENCH_ASSIGN_OR_RETURN(std::optional<store::VariantRecord> record,
                           variants_->Get(op->name, request.name()));
-  if (!record) return NotFound(op->name, request.name());
+  if (!record) return NoVariant(op->name, request.name());
   if (request.include_code()) {
     const absl::Status decision =
         auth::Authorizer::DecideOwnVariant(caller, "read the code of", record->name, record->owner);
@@ -81,8 +85,10 @@ absl::Status KbenchService::DoGetVariant(const auth::Identity& caller,
   return absl::OkStatus();
 }
 
-absl::Status KbenchService::DoListVariants(const v1::ListVariantsRequest& request,
-                                           v1::ListVariantsResponse* response) {
+absl::Status VariantService::List(const auth::Identity& /*caller*/,
+                                  const v1::ListVariantsRequest& request,
+                                  v1::ListVariantsResponse* response) {
+  KBENCH_RETURN_IF_ERROR(Kept());
   std::string operation;
   if (!request.operation().empty()) {
     KBENCH_ASSIGN_OR_RETURN(const kernels::Operation* op, OperationNamed(request.operation()));
@@ -95,58 +101,23 @@ absl::Status KbenchService::DoListVariants(const v1::ListVariantsRequest& reques
   return absl::OkStatus();
 }
 
-absl::Status KbenchService::DoDeleteVariant(const auth::Identity& caller,
-                                            const v1::DeleteVariantRequest& request) {
+absl::Status VariantService::Delete(const auth::Identity& caller,
+                                    const v1::DeleteVariantRequest& request,
+                                    v1::DeleteVariantResponse* /*response*/) {
+  KBENCH_RETURN_IF_ERROR(Kept());
   KBENCH_ASSIGN_OR_RETURN(const kernels::Operation* op, OperationNamed(request.operation()));
-  std::lock_guard lock(variants_mu_);
+  std::lock_guard lock(mu_);
   KBENCH_ASSIGN_OR_RETURN(std::optional<store::VariantRecord> record,
                           variants_->Get(op->name, request.name()));
-  if (!record) return NotFound(op->name, request.name());
+  if (!record) return NoVariant(op->name, request.name());
   const absl::Status decision =
       auth::Authorizer::DecideOwnVariant(caller, "remove", record->name, record->owner);
   auth::Authorizer::AuditOutcome(caller, "DeleteVariant", absl::StrCat(op->name, "/", record->name),
                                  decision);
   KBENCH_RETURN_IF_ERROR(decision);
   KBENCH_ASSIGN_OR_RETURN(const bool removed, variants_->Remove(op->name, record->name));
-  if (!removed) return NotFound(op->name, request.name());
+  if (!removed) return NoVariant(op->name, request.name());
   return absl::OkStatus();
 }
-
-// The four handlers: authenticate, bound the request, then the Do* above.
-#define KBENCH_VARIANT_HANDLER(Method, ...)                                                     \
-  absl::StatusOr<auth::Identity> caller = authorizer_->Read(*context, #Method);                 \
-  if (!caller.ok()) return ToGrpcStatus(caller.status());                                       \
-  absl::Status checked = CheckRequestSize(*request);                                            \
-  if (!checked.ok()) return ToGrpcStatus(checked);                                              \
-  if (variants_ == nullptr) {                                                                   \
-    return ToGrpcStatus(absl::UnimplementedError("this kbenchd keeps no registered variants")); \
-  }                                                                                             \
-  return ToGrpcStatus(__VA_ARGS__)
-
-grpc::Status KbenchService::AddVariant(grpc::ServerContext* context,
-                                       const v1::AddVariantRequest* request,
-                                       v1::AddVariantResponse* response) {
-  KBENCH_VARIANT_HANDLER(AddVariant, DoAddVariant(*caller, *request, response));
-}
-
-grpc::Status KbenchService::GetVariant(grpc::ServerContext* context,
-                                       const v1::GetVariantRequest* request,
-                                       v1::GetVariantResponse* response) {
-  KBENCH_VARIANT_HANDLER(GetVariant, DoGetVariant(*caller, *request, response));
-}
-
-grpc::Status KbenchService::ListVariants(grpc::ServerContext* context,
-                                         const v1::ListVariantsRequest* request,
-                                         v1::ListVariantsResponse* response) {
-  KBENCH_VARIANT_HANDLER(ListVariants, DoListVariants(*request, response));
-}
-
-grpc::Status KbenchService::DeleteVariant(grpc::ServerContext* context,
-                                          const v1::DeleteVariantRequest* request,
-                                          v1::DeleteVariantResponse* /*response*/) {
-  KBENCH_VARIANT_HANDLER(DeleteVariant, DoDeleteVariant(*caller, *request));
-}
-
-#undef KBENCH_VARIANT_HANDLER
 
 }  // namespace kbench::api

@@ -52,11 +52,6 @@ absl::StatusOr<Identity> Authorizer::Authenticate(const grpc::ServerContextBase&
   return caller;
 }
 
-absl::StatusOr<Identity> Authorizer::Read(const grpc::ServerContextBase& context,
-                                          absl::string_view method) const {
-  return Authenticate(context, method);
-}
-
 void Authorizer::AuditDenied(const Identity& caller, absl::string_view action,
                              absl::string_view target, const absl::Status& why) {
   Audit(caller, action, target, why);
@@ -82,10 +77,8 @@ absl::Status Authorizer::DecideSubmit(const Identity& caller, v1::JobSpec* spec)
                                 " is not a user name ([A-Za-z0-9._@-], 1-64 characters)"));
 }
 
-absl::StatusOr<Identity> Authorizer::Submit(const grpc::ServerContextBase& context,
-                                            v1::SubmitJobRequest* request) const {
-  KBENCH_ASSIGN_OR_RETURN(Identity caller, Authenticate(context, "SubmitJob"));
-  if (!request->has_spec()) return caller;
+absl::Status Authorizer::Submit(const Identity& caller, v1::SubmitJobRequest* request) const {
+  if (!request->has_spec()) return absl::OkStatus();
   v1::JobSpec* spec = request->mutable_spec();
   const int32_t priority = spec->priority();
   const absl::Status decision = DecideSubmit(caller, spec);
@@ -96,8 +89,7 @@ absl::StatusOr<Identity> Authorizer::Submit(const grpc::ServerContextBase& conte
   if (!priority_refused && (spec->owner() != caller.name || !decision.ok())) {
     Audit(caller, "SubmitJob on behalf", spec->owner(), decision);
   }
-  KBENCH_RETURN_IF_ERROR(decision);
-  return caller;
+  return decision;
 }
 
 absl::Status Authorizer::DecideCancel(const Identity& caller, const std::string& job_id,
@@ -121,15 +113,12 @@ void Authorizer::AuditOutcome(const Identity& caller, absl::string_view action,
   Audit(caller, action, target, outcome);
 }
 
-absl::StatusOr<Identity> Authorizer::Cancel(const grpc::ServerContextBase& context,
-                                            const std::string& job_id) const {
-  KBENCH_ASSIGN_OR_RETURN(Identity caller, Authenticate(context, "CancelJob"));
+absl::Status Authorizer::Cancel(const Identity& caller, const std::string& job_id) const {
   if (job_id.empty()) return absl::InvalidArgumentError("job_id: must be given");
   KBENCH_ASSIGN_OR_RETURN(std::string owner, OwnerOf(*jobs_, job_id));
   const absl::Status decision = DecideCancel(caller, job_id, owner);
   Audit(caller, "CancelJob", job_id, decision);
-  KBENCH_RETURN_IF_ERROR(decision);
-  return caller;
+  return decision;
 }
 
 }  // namespace kbench::auth

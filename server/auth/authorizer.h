@@ -1,15 +1,15 @@
-// What a caller may do with kbench.v1: the service's handlers each call one method here before
-// doing anything. Everyone known may read (the queue, results and artifacts are the lab's); a
-// job's owner is its submitter; only the owner or an admin cancels; only an admin submits on
-// behalf of someone else. Denials are PERMISSION_DENIED naming what was refused and why, and
-// are written to the audit log with cancels and admin actions. Authentication failures are
-// audited too, rate-limited per peer (audit_limiter.h) since anyone can cause them. While
-// kbenchd drains (call_gate.h) every call is refused with UNAVAILABLE before anything else: on
-// the Unix socket this is the only place that can (its connections bypass early_auth.h).
+// What a caller may do with kbench.v1: each call is authenticated here once, before its handler
+// runs (server/api/call_identity.h), and the domain services ask the decisions below. Everyone
+// known may read (the queue, results and artifacts are the lab's); a job's owner is its
+// submitter; only the owner or an admin cancels; only an admin submits on behalf of someone
+// else. Denials are PERMISSION_DENIED naming what was refused and why, and are written to the
+// audit log with cancels and admin actions. Authentication failures are audited too,
+// rate-limited per peer (audit_limiter.h) since anyone can cause them. While kbenchd drains
+// (call_gate.h) every call is refused with UNAVAILABLE before anything else: on the Unix socket
+// this is the only place that can (its connections bypass early_auth.h).
 //
-// Why the handlers call it rather than a gRPC AuthMetadataProcessor: a processor runs only on
-// TLS credentials (the loopback port with an auth file has none) and never sees the method, so
-// it could not leave grpc.health.v1 and reflection open. Thread-safe.
+// Why an interceptor rather than a gRPC AuthMetadataProcessor alone: a processor never runs on
+// the Unix socket, and it cannot hand the identity to the handler. Thread-safe.
 #pragma once
 
 #include <optional>
@@ -36,19 +36,19 @@ class Authorizer {
              AuditLimiter::Options failure_audit = {})
       : authenticator_(authenticator), jobs_(jobs), gate_(gate), failure_audit_(failure_audit) {}
 
-  // Reading methods (ListKernels, ListDevices, GetJob, WatchJob, ListJobs, GetArtifact): any
-  // authenticated caller.
-  absl::StatusOr<Identity> Read(const grpc::ServerContextBase& context,
-                                absl::string_view method) const;
-  // SubmitJob: sets the spec's owner to the caller; a user's owner field is ignored, an admin's
-  // names whom the job is for (audited). A priority above 0 jumps ahead of every owner's
-  // fair-share turn: an admin's is accepted (audited), a user's is PERMISSION_DENIED naming it.
-  // A request without a spec is left for validation.
-  absl::StatusOr<Identity> Submit(const grpc::ServerContextBase& context,
-                                  v1::SubmitJobRequest* request) const;
-  // CancelJob: the job's owner or an admin. A job that does not exist is NOT_FOUND.
-  absl::StatusOr<Identity> Cancel(const grpc::ServerContextBase& context,
-                                  const std::string& job_id) const;
+  // Who calls: any authenticated caller may read. Refuses every call with UNAVAILABLE while
+  // kbenchd drains; an authentication failure is audited, rate-limited per peer. Run once per
+  // call, by the call authentication interceptor (server/api/call_identity.h); `method` names
+  // the call in the audit log.
+  absl::StatusOr<Identity> Authenticate(const grpc::ServerContextBase& context,
+                                        absl::string_view method) const;
+  // SubmitJob and SubmitSweep: sets the spec's owner to the caller; a user's owner field is
+  // ignored, an admin's names whom the job is for (audited). A priority above 0 jumps ahead of
+  // every owner's fair-share turn: an admin's is accepted (audited), a user's is
+  // PERMISSION_DENIED naming it. A request without a spec is left for validation.
+  absl::Status Submit(const Identity& caller, v1::SubmitJobRequest* request) const;
+  // CancelJob: the job's owner or an admin (audited). A job that does not exist is NOT_FOUND.
+  absl::Status Cancel(const Identity& caller, const std::string& job_id) const;
 
   // The auth file's limits of `owner`, if it lists them.
   std::optional<Limits> LimitsOf(const std::string& owner) const {
@@ -70,9 +70,6 @@ class Authorizer {
                            absl::string_view target, const absl::Status& outcome);
 
  private:
-  absl::StatusOr<Identity> Authenticate(const grpc::ServerContextBase& context,
-                                        absl::string_view method) const;
-
   const Authenticator* authenticator_;
   store::JobStore* jobs_;
   const CallGate* gate_;

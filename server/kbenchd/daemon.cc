@@ -234,6 +234,7 @@ absl::Status Daemon::StartService() {
   parts.stored = stored_.get();
   parts.scheduler = queue;
   parts.events = &events_;
+  parts.callers = &callers_;
   parts.authorizer = authorizer_.get();
   parts.sweeps = sweeps_.get();
   parts.sweep_data_dir = data_dir_;
@@ -241,10 +242,10 @@ absl::Status Daemon::StartService() {
   parts.max_variants_per_owner = flags_.max_variants_per_owner;
   service_ = std::make_unique<api::KbenchService>(parts, ApiOptionsOf(flags_));
   // Ranked runs are confirmed by kbenchd's own re-run (issue 23) before a rank is final.
-  scheduler_->SetRankedObserver([service = service_.get()](const std::string& id,
+  scheduler_->SetRankedObserver([jobs = &service_->jobs()](const std::string& id,
                                                            const v1::JobSpec& spec,
                                                            const v1::JobResult& result) {
-    service->ConfirmRankedRun(id, spec, result);
+    jobs->ConfirmRankedRun(id, spec, result);
   });
   return absl::OkStatus();
 }
@@ -255,8 +256,8 @@ void Daemon::StartSweepReporter() {
   options.chunks = artifacts_->chunks();
   sweep_reporter_ = std::make_unique<reports::SweepReporter>(
       sweeps_.get(),
-      [service = service_.get()](const store::SweepRecord& record, bool with_jobs) {
-        return service->LoadSweep(record, with_jobs);
+      [sweeps = &service_->sweeps()](const store::SweepRecord& record, bool with_jobs) {
+        return sweeps->Load(record, with_jobs);
       },
       std::move(options));
   sweep_reporter_->Start();
@@ -269,8 +270,11 @@ absl::Status Daemon::StartServer() {
           EndpointOf(flags_, data_dir_, security_),
           api::AuthenticateBeforeReading(security_.credentials, !flags_.security.tls_cert.empty(),
                                          security_.authenticator.get(), &gate_),
-          security_.unix_peers.get(), ApiOptionsOf(flags_), service_.get(), &gate_,
-          metrics_.get()));
+          security_.unix_peers.get(), ApiOptionsOf(flags_), service_.get(),
+          {.gate = &gate_,
+           .metrics = metrics_.get(),
+           .authorizer = authorizer_.get(),
+           .callers = &callers_}));
   listening_ = std::make_unique<Listening>(std::move(listening));
   // Per-device health ("kbench.device.cpu", ...) and NOT_SERVING for "" when no device is
   // usable, kept current by the scheduler from now on.

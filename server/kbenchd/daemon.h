@@ -109,6 +109,8 @@ class Daemon {
   // Open until SIGTERM; then it turns calls away while those in flight finish.
   auth::CallGate gate_;
   std::unique_ptr<auth::Authorizer> authorizer_;
+  // Who each call in flight is, authenticated once by an interceptor for its handler.
+  api::CallIdentities callers_;
   // A fleet only (--store postgres://...): the shared queue every node takes jobs from.
   std::unique_ptr<store::FleetStore> fleet_store_;
   std::unique_ptr<fleet::FleetQueue> fleet_queue_;

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "server/api/call_counting.h"
+#include "server/api/call_identity.h"
 #include "server/api/rpc_observer.h"
 
 namespace kbench {
@@ -16,16 +17,16 @@ namespace kbench {
 absl::StatusOr<Listening> StartServer(const Endpoint& endpoint,
                                       std::shared_ptr<grpc::ServerCredentials> credentials,
                                       auth::UnixPeers* unix_peers, const api::ApiOptions& api,
-                                      grpc::Service* service, auth::CallGate* gate,
-                                      metrics::Metrics* metrics) {
+                                      grpc::Service* service, const CallHooks& hooks) {
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   api::ConfigureServerBuilder(api, &builder);
   // What every kbench.v1 call goes through once, before and after its handler.
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
-  interceptors.push_back(api::CountCallsInto(gate));
-  interceptors.push_back(api::ObserveCallsInto(metrics));
+  interceptors.push_back(api::CountCallsInto(hooks.gate));
+  interceptors.push_back(api::ObserveCallsInto(hooks.metrics));
+  interceptors.push_back(api::AuthenticateCallsInto(hooks.authorizer, hooks.callers));
   builder.experimental().SetInterceptorCreators(std::move(interceptors));
   Listening listening;
   int port = 0;

@@ -9,7 +9,9 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "server/api/call_identity.h"
 #include "server/api/server_options.h"
+#include "server/auth/authorizer.h"
 #include "server/auth/call_gate.h"
 #include "server/auth/unix_peers.h"
 #include "server/auth/unix_socket_listener.h"
@@ -35,15 +37,26 @@ struct Listening {
   std::unique_ptr<auth::UnixSocketListener> unix_socket;
 };
 
+// What every kbench.v1 call goes through once, around its handler (server interceptors); each
+// must outlive the server.
+struct CallHooks {
+  // Counts the calls in flight (api/call_counting.h).
+  auth::CallGate* gate = nullptr;
+  // Each call's duration and status (api/rpc_observer.h).
+  metrics::Metrics* metrics = nullptr;
+  // Authenticates each call into `callers`, where its handler finds who calls
+  // (api/call_identity.h).
+  const auth::Authorizer* authorizer = nullptr;
+  api::CallIdentities* callers = nullptr;
+};
+
 // Builds and starts the server with `service` (which must outlive it), the health service and
-// reflection; its kbench.v1 calls in flight are counted into `gate`, and each one's duration and
-// status into `metrics` (api/rpc_observer.h); both must outlive it.
+// reflection, every kbench.v1 call going through `hooks`.
 // `unix_peers` receives the Unix socket's connections (needed with unix_socket).
 // UNAVAILABLE or FAILED_PRECONDITION naming the flag when the address cannot be served.
 absl::StatusOr<Listening> StartServer(const Endpoint& endpoint,
                                       std::shared_ptr<grpc::ServerCredentials> credentials,
                                       auth::UnixPeers* unix_peers, const api::ApiOptions& api,
-                                      grpc::Service* service, auth::CallGate* gate,
-                                      metrics::Metrics* metrics);
+                                      grpc::Service* service, const CallHooks& hooks);
 
 }  // namespace kbench
