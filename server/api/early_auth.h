@@ -2,7 +2,8 @@
 // when their headers arrive, by an auth metadata processor on the server credentials, so that
 // gRPC never asks the transport for an unauthenticated caller's message. Without it, up to the
 // 40 MiB receive cap of every call was read and parsed before its handler refused the token.
-// The handlers still authenticate (authorizer.h) to learn who calls; this only refuses earlier.
+// Who calls is still established per call by an interceptor (call_identity.h), on every port
+// (the Unix socket runs no processor); this only refuses earlier.
 // It also refuses calls while kbenchd drains (auth/call_gate.h): before gRPC has taken the call,
 // so that a call arriving during gRPC's own shutdown gets UNAVAILABLE, not CANCELLED.
 #pragma once
