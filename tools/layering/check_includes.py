@@ -19,6 +19,9 @@ Rules:
   3. the targets that compile any source in the header's folder.
 - An owned header may be included by its owners and by any target whose closure holds one of
   them. What an owned header includes is checked against each owner's closure.
+- An INTERFACE library's headers are checked in each target that includes them, as that
+  target's: CMake 3.25's File API lists no dependencies for an INTERFACE library (its usage
+  requirements build nothing), so its own closure is unknown.
 - An unowned header (its folder compiles nothing: tests/hostile_names.h) may be included from
   its own top-level folder only (tests/ from tests/), or from anywhere if listed in SHARED below.
 - Includes that resolve to no file of the repository or the build tree (system headers spelled
@@ -187,6 +190,8 @@ class Checker:
         self.source_root, self.build_root, self.targets = load_codemodel(build_dir)
         self.closures = library_closures(self.targets)
         self.libraries = {t.name for t in self.targets.values() if t.type in LIBRARY_TYPES}
+        self.interfaces = {t.name for t in self.targets.values()
+                           if t.type == "INTERFACE_LIBRARY"}
         self.owners_of = header_owners(self.targets, self.libraries)
         self.resolve = resolver(self.source_root, self.build_root, self.targets)
         self.includes_cache = {}
@@ -215,7 +220,10 @@ class Checker:
                 for name in os.listdir(folder) if name.endswith(HEADER_SUFFIXES)}
 
     def compiled_files(self, target):
-        """The target's sources of the checkout: where its walk starts."""
+        """The target's sources of the checkout: where its walk starts (none for an INTERFACE
+        library: its headers are walked from the targets that include them)."""
+        if target.name in self.interfaces:
+            return set()
         return {p for p in target.sources if self.in_repository(p) and os.path.isfile(p)}
 
     def allowed(self, target, including_file, header):
@@ -227,7 +235,7 @@ class Checker:
 
     def check_target(self, target, roots, visited):
         """Violations in what the target compiles as its own: its sources, and the headers they
-        reach that it owns or that no target owns. A header another target owns is that
+        reach that it owns, that an INTERFACE library owns or that no target owns. A header another target owns is that
         target's to check. Adds each checked file to visited."""
         violations = []
         queue, seen = sorted(roots), set(roots)
@@ -238,7 +246,8 @@ class Checker:
                 if not self.allowed(target, path, header):
                     violations.append(self.describe(path, line, spelling, header, target))
                 owners = self.owners_of(header)
-                if header not in seen and (not owners or target in owners):
+                checked_here = not owners or target in owners or owners <= self.interfaces
+                if header not in seen and checked_here:
                     seen.add(header)
                     queue.append(header)
         return violations
@@ -275,7 +284,8 @@ class Checker:
         for t in self.targets.values():
             violations |= set(self.check_target(t.name, self.compiled_files(t), visited))
         for header in sorted(self.repository_headers() - visited):
-            if self.owners_of(header):
+            owners = self.owners_of(header)
+            if owners and not owners <= self.interfaces:
                 violations |= set(self.check_unreached_header(header))
         return sorted(violations)
 
