@@ -22,15 +22,14 @@ constexpr double kMicrosecondsPerSecond = 1e6;
 absl::Status Scheduler::ReplayUsage() {
   if (usage_store_ == nullptr) return absl::OkStatus();
   KBENCH_ASSIGN_OR_RETURN(std::vector<store::UsageRecord> runs, usage_store_->All());
-  std::lock_guard lock(mu_);
   for (const store::UsageRecord& r : runs) {
     const double seconds = static_cast<double>(r.gpu_microseconds) / kMicrosecondsPerSecond;
-    ledger_.Charge(r.owner, seconds, absl::FromUnixNanos(r.end_time_ns));
-    if (r.succeeded) history_.Add(r.similar_key, seconds);
+    accounts_.Charge(r.owner, seconds, absl::FromUnixNanos(r.end_time_ns), r.similar_key, seconds,
+                     r.succeeded);
   }
   logging::Log(Level::kInfo, "usage replayed",
                {Field("runs", static_cast<int64_t>(runs.size())),
-                Field("owners", static_cast<int64_t>(ledger_.Owners().size()))});
+                Field("owners", static_cast<int64_t>(accounts_.Owners().size()))});
   return absl::OkStatus();
 }
 
@@ -57,7 +56,7 @@ QueuedJob QueuedJobOf(const store::JobRecord& record) {
 }
 
 double Scheduler::OwnerUsageNow(const std::string& owner, absl::Time now) {
-  double usage = ledger_.Decayed(owner, now);
+  double usage = accounts_.Decayed(owner, now);
   // A run in progress counts already: an owner busy on one GPU does not also win the next.
   for (const auto& [id, d] : devices_) {
     if (d->running && d->running->owner == owner) {
@@ -68,7 +67,7 @@ double Scheduler::OwnerUsageNow(const std::string& owner, absl::Time now) {
 }
 
 double Scheduler::ExpectedSeconds(const QueuedJob& job, bool* from_history) {
-  const std::optional<double> past = history_.Expected(job.similar_key);
+  const std::optional<double> past = accounts_.Expected(job.similar_key);
   if (from_history != nullptr) *from_history = past.has_value();
   return past ? *past : job.timeout_seconds;
 }
@@ -123,7 +122,7 @@ UsageSnapshot Scheduler::Usage(const std::string& owner) {
   UsageSnapshot snapshot;
   snapshot.now = clock_->Now();
   std::map<std::string, OwnerStanding> owners;
-  for (const std::string& name : ledger_.Owners()) owners[name].owner = name;
+  for (const std::string& name : accounts_.Owners()) owners[name].owner = name;
   if (!owner.empty()) owners[owner].owner = owner;
   for (const auto& [id, d] : devices_) {
     for (const QueuedJob& job : d->queue.Jobs()) {
@@ -136,7 +135,7 @@ UsageSnapshot Scheduler::Usage(const std::string& owner) {
     }
   }
   for (auto& [name, standing] : owners) {
-    standing.usage = ledger_.Totals(name, snapshot.now);
+    standing.usage = accounts_.Totals(name, snapshot.now);
     standing.usage.decayed_gpu_seconds = OwnerUsageNow(name, snapshot.now);
     snapshot.unfinished_jobs += standing.queued + standing.running;
     snapshot.owners.push_back(standing);
@@ -159,11 +158,8 @@ void Scheduler::ChargeRun(const store::JobRecord& job, const v1::JobSpec& spec, 
   record.succeeded = succeeded;
   record.gpu_microseconds = static_cast<int64_t>(gpu_seconds * kMicrosecondsPerSecond);
   record.end_time_ns = absl::ToUnixNanos(now);
-  {
-    std::lock_guard lock(mu_);
-    ledger_.Charge(record.owner, gpu_seconds, now);
-    if (succeeded) history_.Add(record.similar_key, seconds);
-  }
+  // Not under the queues' lock (run_accounts.h).
+  accounts_.Charge(record.owner, gpu_seconds, now, record.similar_key, seconds, succeeded);
   if (on_usage_) on_usage_(record.owner, gpu_seconds);
   if (usage_store_ == nullptr) return;
   if (absl::Status s = usage_store_->Record(record); !s.ok()) {

@@ -1,6 +1,6 @@
 // Past run durations of similar jobs (same kernel, variants and device), to estimate how long a
-// queued job will take: the mean of the last few successful runs. Not thread-safe: the
-// scheduler guards it.
+// queued job will take: the mean of the last few successful runs. Not thread-safe:
+// RunAccounts guards it (run_accounts.h).
 #pragma once
 
 #include <deque>

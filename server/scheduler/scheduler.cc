@@ -32,7 +32,7 @@ Scheduler::Scheduler(SchedulerOptions options, ExecutorLauncher* launcher, Clock
       metrics_(metrics),
       events_(events),
       lifecycle_(jobs, metrics, events, clock),
-      ledger_(options.fair_share_half_life) {}
+      accounts_(options.fair_share_half_life) {}
 
 Scheduler::~Scheduler() { Shutdown(); }
 

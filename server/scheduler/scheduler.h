@@ -29,6 +29,7 @@
 #include "server/scheduler/job_events.h"
 #include "server/scheduler/job_lifecycle.h"
 #include "server/scheduler/job_queue.h"
+#include "server/scheduler/run_accounts.h"
 #include "server/scheduler/run_history.h"
 #include "server/scheduler/scheduler_options.h"
 #include "server/scheduler/usage_ledger.h"
@@ -147,8 +148,7 @@ class Scheduler final : public JobQueue, private WorkerHost {
   // WorkerHost, what the devices' workers ask of the scheduler (fair_share.cc).
   double OwnerUsageNow(const std::string& owner, absl::Time now) override
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  double ExpectedSeconds(const QueuedJob& job, bool* from_history) override
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  double ExpectedSeconds(const QueuedJob& job, bool* from_history) override;
   void PublishHealth() override ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ChargeRun(const store::JobRecord& record, const v1::JobSpec& spec, absl::Duration ran,
                  bool succeeded) override;
@@ -185,8 +185,8 @@ class Scheduler final : public JobQueue, private WorkerHost {
   std::function<void()> on_idle_;
   std::mutex ranked_mu_;
   RankedObserver on_ranked_ ABSL_GUARDED_BY(ranked_mu_);
-  UsageLedger ledger_ ABSL_GUARDED_BY(mu_);
-  RunHistory history_ ABSL_GUARDED_BY(mu_);
+  // Each owner's GPU time and each kind of job's past durations, under their own lock.
+  RunAccounts accounts_;
 };
 
 }  // namespace kbench::scheduler

@@ -1,8 +1,8 @@
 // Each owner's GPU time, as fair share and quotas need it: decayed with a half-life (Slurm's
 // multifactor fair share with one level and equal shares: the owner with the least decayed
 // recent usage goes first), today's since 00:00 UTC (the daily quota), and the total.
-// GPU time is the wall time a device spent on the owner's jobs. Not thread-safe: the scheduler
-// guards it.
+// GPU time is the wall time a device spent on the owner's jobs. Not thread-safe:
+// RunAccounts guards it (run_accounts.h).
 #pragma once
 
 #include <map>
