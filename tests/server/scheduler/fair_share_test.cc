@@ -5,62 +5,34 @@
 
 #include "server/scheduler/scheduler.h"
 #include "server/store/usage_store.h"
-#include "tests/server/scheduler/scheduler_doubles.h"
-#include "tests/server/store/store_test_util.h"
+#include "tests/server/scheduler/scheduler_fixture.h"
 
 namespace kbench::scheduler {
 namespace {
 
 using ::kbench::scheduler::testing::FakeExecutorState;
-using ::kbench::scheduler::testing::FakeLauncher;
-using ::kbench::scheduler::testing::RecordingMetrics;
-using ::kbench::scheduler::testing::SimulatedClock;
+using ::kbench::scheduler::testing::SchedulerTest;
 
 constexpr double kTimeoutSeconds = 100;
 
-class FairShareTest : public store::testing::TempDataDirTest {
+// The scheduler's fixture (scheduler_fixture.h) with a usage store, cuda off and a one-hour
+// half-life; jobs are submitted by owner on the cpu device.
+class FairShareTest : public SchedulerTest {
  protected:
   void SetUp() override {
-    TempDataDirTest::SetUp();
-    jobs_ = *store::JobStore::Open(data_dir_);
+    SchedulerTest::SetUp();
     auto usage = store::UsageStore::Open(data_dir_);
     ASSERT_TRUE(usage.ok()) << usage.status();
     usage_ = *std::move(usage);
-    artifacts_ = std::make_unique<store::ArtifactStore>(data_dir_, jobs_.get(),
-                                                        store::RetentionPolicy{0, 0});
-    lifecycle_ = std::make_unique<JobLifecycle>(jobs_.get(), &metrics_, &events_, &clock_);
+    usage_store_ = usage_.get();
     options_.enable_cuda = false;
-    options_.hang_slack = absl::Seconds(10);
     options_.fair_share_half_life = absl::Hours(1);
-  }
-  void TearDown() override {
-    if (scheduler_) scheduler_->Shutdown();
-    scheduler_.reset();
-    TempDataDirTest::TearDown();
-  }
-
-  void StartScheduler() {
-    scheduler_ = std::make_unique<Scheduler>(options_, &launcher_, &clock_, jobs_.get(),
-                                             artifacts_.get(), &metrics_, &events_);
-    scheduler_->UseUsageStore(usage_.get());
-    ASSERT_TRUE(scheduler_->Start().ok());
   }
 
   std::string Submit(const std::string& owner) {
-    v1::JobSpec spec;
-    spec.set_kernel("square");
-    spec.set_device("cpu");
-    spec.set_owner(owner);
-    spec.mutable_stopping()->set_timeout_seconds(kTimeoutSeconds);
-    store::JobRecord r;
-    r.id = absl::StrCat(owner, "-", ++next_id_);
-    r.device = "cpu";
-    r.kernel = "square";
-    r.owner = owner;  // as the API sets it: the record's typed owner
-    spec.SerializeToString(&r.spec);
-    auto created = lifecycle_->Create(r);
-    EXPECT_TRUE(created.ok()) << created.status();
-    scheduler_->Enqueue(created->first);
+    const store::JobRecord r =
+        Stored("cpu", kTimeoutSeconds, [&](v1::JobSpec* spec) { spec->set_owner(owner); });
+    scheduler_->Enqueue(r);
     return r.id;
   }
 
@@ -77,17 +49,7 @@ class FairShareTest : public store::testing::TempDataDirTest {
     return id;
   }
 
-  SchedulerOptions options_;
-  SimulatedClock clock_;
-  FakeLauncher launcher_{&clock_};
-  RecordingMetrics metrics_;
-  JobEvents events_;
-  std::unique_ptr<store::JobStore> jobs_;
   std::unique_ptr<store::UsageStore> usage_;
-  std::unique_ptr<store::ArtifactStore> artifacts_;
-  std::unique_ptr<JobLifecycle> lifecycle_;
-  std::unique_ptr<Scheduler> scheduler_;
-  int next_id_ = 0;
 };
 
 TEST_F(FairShareTest, RunsTheOwnerWithTheLeastGpuTimeNextInsteadOfFirstComeFirstServed) {

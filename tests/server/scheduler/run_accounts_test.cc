@@ -29,7 +29,8 @@ TEST(RunAccounts, EveryWorkersChargeCountsWhenTheyChargeAtOnce) {
     });
   }
   for (std::thread& t : workers) t.join();
-  EXPECT_DOUBLE_EQ(accounts.Totals("alice", kNoon).total_gpu_seconds, kWorkers / 2 * kRunsEach * 0.5);
+  EXPECT_DOUBLE_EQ(accounts.Totals("alice", kNoon).total_gpu_seconds,
+                   kWorkers / 2 * kRunsEach * 0.5);
   EXPECT_DOUBLE_EQ(accounts.Totals("bob", kNoon).total_gpu_seconds, kWorkers / 2 * kRunsEach * 0.5);
   EXPECT_EQ(accounts.Owners(), (std::vector<std::string>{"alice", "bob"}));
 }

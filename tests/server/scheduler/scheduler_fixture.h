@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "server/scheduler/scheduler.h"
+#include "server/store/usage_store.h"
 #include "tests/server/scheduler/scheduler_doubles.h"
 #include "tests/server/store/store_test_util.h"
 
@@ -40,6 +41,7 @@ class SchedulerTest : public store::testing::TempDataDirTest {
   void StartScheduler() {
     scheduler_ = std::make_unique<Scheduler>(options_, &launcher_, &clock_, jobs_.get(),
                                              artifacts_.get(), &metrics_, &events_);
+    if (usage_store_ != nullptr) scheduler_->UseUsageStore(usage_store_);
     scheduler_->ReportHealthTo([this](const std::string& service, bool serving) {
       std::lock_guard lock(health_mu_);
       health_[service] = serving;
@@ -59,6 +61,7 @@ class SchedulerTest : public store::testing::TempDataDirTest {
     r.id = absl::StrCat("job-", ++next_id_);
     r.device = device;
     r.kernel = "square";
+    r.owner = spec.owner();  // as the API sets it: the record's typed owner
     spec.SerializeToString(&r.spec);
     auto created = lifecycle_->Create(r);
     EXPECT_TRUE(created.ok()) << created.status();
@@ -104,6 +107,8 @@ class SchedulerTest : public store::testing::TempDataDirTest {
   std::unique_ptr<store::ArtifactStore> artifacts_;
   std::unique_ptr<JobLifecycle> lifecycle_;
   std::unique_ptr<Scheduler> scheduler_;
+  // Where runs' GPU time is recorded and replayed from, when a test gives one.
+  store::UsageStore* usage_store_ = nullptr;
   int next_id_ = 0;
   std::mutex health_mu_;
   std::map<std::string, bool> health_;
