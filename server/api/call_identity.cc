@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "server/api/early_auth.h"
+#include "server/api/kbench_calls.h"
 #include "server/api/rpc_observer.h"
 
 namespace kbench::api {
@@ -46,22 +46,6 @@ class AuthenticatedCall final : public grpc::experimental::Interceptor {
   uint64_t ticket_ = 0;
 };
 
-class CallAuthentication final : public grpc::experimental::ServerInterceptorFactoryInterface {
- public:
-  CallAuthentication(const auth::Authorizer* authorizer, CallIdentities* callers)
-      : authorizer_(authorizer), callers_(callers) {}
-
-  grpc::experimental::Interceptor* CreateServerInterceptor(
-      grpc::experimental::ServerRpcInfo* info) override {
-    if (info->method() == nullptr || !NeedsCredentials(info->method())) return nullptr;
-    return new AuthenticatedCall(info, authorizer_, callers_);
-  }
-
- private:
-  const auth::Authorizer* const authorizer_;
-  CallIdentities* const callers_;
-};
-
 }  // namespace
 
 absl::StatusOr<auth::Identity> CallIdentities::Of(const grpc::ServerContextBase& context) const {
@@ -95,7 +79,9 @@ size_t CallIdentities::size() const {
 
 std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface> AuthenticateCallsInto(
     const auth::Authorizer* authorizer, CallIdentities* callers) {
-  return std::make_unique<CallAuthentication>(authorizer, callers);
+  return ForKbenchCalls([authorizer, callers](grpc::experimental::ServerRpcInfo* info) {
+    return new AuthenticatedCall(info, authorizer, callers);
+  });
 }
 
 }  // namespace kbench::api

@@ -5,7 +5,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "server/api/early_auth.h"
+#include "server/api/kbench_calls.h"
 #include "server/common/logging.h"
 
 namespace kbench::api {
@@ -46,21 +46,6 @@ class ObservedCall final : public grpc::experimental::Interceptor {
   const Clock::time_point start_;
 };
 
-class CallObserving final : public grpc::experimental::ServerInterceptorFactoryInterface {
- public:
-  explicit CallObserving(metrics::Metrics* metrics) : metrics_(metrics) {}
-
-  // Health and reflection are not kbench's calls, and are not counted.
-  grpc::experimental::Interceptor* CreateServerInterceptor(
-      grpc::experimental::ServerRpcInfo* info) override {
-    if (info->method() == nullptr || !NeedsCredentials(info->method())) return nullptr;
-    return new ObservedCall(metrics_, ShortMethodName(info->method()));
-  }
-
- private:
-  metrics::Metrics* const metrics_;
-};
-
 }  // namespace
 
 std::string ShortMethodName(absl::string_view path) {
@@ -70,7 +55,9 @@ std::string ShortMethodName(absl::string_view path) {
 
 std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface> ObserveCallsInto(
     metrics::Metrics* metrics) {
-  return std::make_unique<CallObserving>(metrics);
+  return ForKbenchCalls([metrics](grpc::experimental::ServerRpcInfo* info) {
+    return new ObservedCall(metrics, ShortMethodName(info->method()));
+  });
 }
 
 }  // namespace kbench::api
