@@ -14,21 +14,10 @@
 # NVLink multicast stays off everywhere (NCCL_NVLS_ENABLE=0), as kbench's executor has it.
 # usage: collectives_proof.sh PACK_DIR OUT_DIR
 set -uo pipefail
-if [[ $# -ne 2 ]]; then
-  echo "usage: $0 PACK_DIR OUT_DIR" >&2
-  exit 2
-fi
-pack=$(cd "$1" && pwd)
-mkdir -p "$2"
-out=$(cd "$2" && pwd)
-here=$(cd "$(dirname "$0")" && pwd)
-export LD_LIBRARY_PATH="$pack/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export NCCL_NVLS_ENABLE=0
+# shellcheck source=tools/gpu/proof_common.sh
+source "$(dirname "$0")/proof_common.sh"
 sizes=8192,32768,131072,524288,2097152,8388608,33554432,134217728,268435456
 one_gib=1073741824
-status=0
-
-step() { echo "== $* ($(date -u +%H:%M:%S))"; }
 
 step "host"
 nvidia-smi --query-gpu=index,name,uuid,driver_version,clocks.sm,temperature.gpu --format=csv,noheader
