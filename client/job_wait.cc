@@ -16,15 +16,6 @@ namespace {
 // out) is reopened this many times before kbctl gives up.
 constexpr int kWatchAttempts = 3;
 
-absl::StatusCode CodeFromName(const std::string& name, absl::StatusCode fallback) {
-  for (int c = 1; c <= 16; ++c) {
-    if (absl::StatusCodeToString(static_cast<absl::StatusCode>(c)) == name) {
-      return static_cast<absl::StatusCode>(c);
-    }
-  }
-  return fallback;
-}
-
 }  // namespace
 
 bool IsTerminal(v1::JobState state) {
@@ -115,7 +106,7 @@ absl::StatusOr<v1::Job> WaitForJob(Session& session, const v1::Job& job) {
 absl::Status JobOutcome(const v1::Job& job) {
   switch (job.state()) {
     case v1::JOB_STATE_FAILED:
-      return CheckFailedError(CodeFromName(job.error_code(), absl::StatusCode::kUnknown),
+      return CheckFailedError(JobStatusCode(job),
                               absl::StrCat("job ", job.id(), " failed: ", job.error()));
     case v1::JOB_STATE_CANCELLED:
       return CheckFailedError(

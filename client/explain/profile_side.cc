@@ -4,6 +4,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "client/artifact_download.h"
+#include "client/format/job_view.h"
 #include "client/job_wait.h"
 #include "common/status_macros.h"
 
@@ -77,7 +78,7 @@ absl::Status RunProfiles(Session& session, const v1::Job& job, const std::string
     }
     const std::string why =
         absl::StrCat("job ", run->id(), " ", v1::JobState_Name(run->state()), ": ", run->error());
-    if (ncu && run->error_code() == "FAILED_PRECONDITION") {
+    if (ncu && JobStatusCode(*run) == absl::StatusCode::kFailedPrecondition) {
       out->not_measured.push_back(absl::StrCat("Nsight Compute on the ", side, " (", why, ")"));
       continue;
     }

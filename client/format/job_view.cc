@@ -14,6 +14,7 @@
 #include "client/format/units.h"
 #include "client/format/usage_view.h"
 #include "client/format/user_kernel_view.h"
+#include "common/status_code_name.h"
 #include "common/stopping_defaults.h"
 
 namespace kbench::client {
@@ -89,8 +90,11 @@ std::string JobResultCell(const v1::Job& job) {
       return cell;
     }
     case v1::JOB_STATE_FAILED:
-    case v1::JOB_STATE_CANCELLED:
-      return job.error_code().empty() ? StateName(job.state()) : job.error_code();
+    case v1::JOB_STATE_CANCELLED: {
+      const absl::StatusCode code = JobStatusCode(job);
+      return code == absl::StatusCode::kOk ? StateName(job.state())
+                                           : absl::StatusCodeToString(code);
+    }
     case v1::JOB_STATE_RUNNING:
       return ProgressPhaseWord(job.progress()).empty()
                  ? "-"
@@ -123,6 +127,16 @@ std::string CorrectnessSummary(const v1::Correctness& c) {
   if (c.nan_count() > 0) absl::StrAppend(&s, ", ", c.nan_count(), " NaN");
   if (c.unwritten_count() > 0) absl::StrAppend(&s, ", ", c.unwritten_count(), " unwritten");
   return s + ")";
+}
+
+absl::StatusCode JobStatusCode(const v1::Job& job) {
+  if (job.error_status() != v1::STATUS_CODE_OK) {
+    return static_cast<absl::StatusCode>(job.error_status());
+  }
+  const absl::StatusCode none =
+      job.state() == v1::JOB_STATE_FAILED ? absl::StatusCode::kUnknown : absl::StatusCode::kOk;
+  // An older kbenchd sets only the name.
+  return StatusCodeFromName(job.error_code()).value_or(none);
 }
 
 std::string RenderJob(const v1::Job& job) {
@@ -179,9 +193,11 @@ std::string RenderJob(const v1::Job& job) {
                                    FormatElapsed(SecondsBetween(from, job.finish_time())), ")"));
   }
   if (job.attempts() > 1) f.Add("Attempts", absl::StrCat(job.attempts()));
-  if (!job.error().empty() || !job.error_code().empty()) {
-    f.Add("Error", job.error_code().empty() ? job.error()
-                                            : absl::StrCat(job.error_code(), ": ", job.error()));
+  if (const absl::StatusCode code = JobStatusCode(job);
+      !job.error().empty() || code != absl::StatusCode::kOk) {
+    f.Add("Error", code == absl::StatusCode::kOk
+                       ? job.error()
+                       : absl::StrCat(absl::StatusCodeToString(code), ": ", job.error()));
   }
   if (job.state() == v1::JOB_STATE_RUNNING && !ProgressPhaseWord(job.progress()).empty()) {
     f.Add("Progress", absl::StrCat(ProgressPhaseWord(job.progress()), " ", job.progress().variant(),

@@ -5,10 +5,16 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "kbench/v1/types.pb.h"
 
 namespace kbench::client {
+
+// The status code a FAILED or CANCELLED job ended with (kOk for any other): Job.error_status, or,
+// from a kbenchd older than that field, the code Job.error_code names (UNKNOWN where a failed
+// job's name is none).
+absl::StatusCode JobStatusCode(const v1::Job& job);
 
 // Everything about one job, as `kbctl get` shows it.
 std::string RenderJob(const v1::Job& job);

@@ -73,11 +73,26 @@ class ConfigError(ValueError):
     """The config file, a context or the credentials cannot be used."""
 
 
+# grpc.StatusCode by number: kbench.v1.StatusCode numbers the codes as gRPC does.
+_CODE_BY_NUMBER = {c.value[0]: c for c in grpc.StatusCode}
+
+
 class JobFailedError(RuntimeError):
-    """wait() found the job FAILED or CANCELLED; `job` is the Job, `error_code` its gRPC code
-    name (e.g. "RESOURCE_EXHAUSTED")."""
+    """wait() found the job FAILED or CANCELLED; `job` is the Job, `code` the grpc.StatusCode it
+    ended with (UNKNOWN where it names none) and `error_code` that code's name (e.g.
+    "RESOURCE_EXHAUSTED")."""
 
     def __init__(self, job):
         self.job = job
+        self.code = _job_code(job)
         self.error_code = job.error_code
         super().__init__(f"job {job.id} {job.state}: {job.error_code} {job.error}".rstrip())
+
+
+def _job_code(job):
+    """The grpc.StatusCode a Job (results.Job) ended with: its message's error_status, or the code
+    error_code names where an older kbenchd sets only that."""
+    number = job.proto.error_status
+    if number:
+        return _CODE_BY_NUMBER.get(number, grpc.StatusCode.UNKNOWN)
+    return grpc.StatusCode.__members__.get(job.error_code, grpc.StatusCode.UNKNOWN)

@@ -9,12 +9,22 @@ from .tabular import Tabular, TabularList
 from .v1 import types_pb2
 
 STATE_NAMES = {v: n[len("JOB_STATE_"):] for n, v in types_pb2.JobState.items()}
+# "RESOURCE_EXHAUSTED" for STATUS_CODE_RESOURCE_EXHAUSTED: the names grpc.StatusCode has.
+STATUS_CODE_NAMES = {v: n[len("STATUS_CODE_"):] for n, v in types_pb2.StatusCode.items()}
 TERMINAL_STATES = ("SUCCEEDED", "FAILED", "CANCELLED")
 
 
 def enum_suffix(enum, value, prefix):
     """"DTYPE_F32" -> "f32": the word after the enum's prefix, lower case."""
     return enum.Name(value)[len(prefix):].lower()
+
+
+def status_code_name(j):
+    """The name of the status code a kbench.v1.Job ended with ("" when it did not fail): read from
+    error_status, or from error_code where an older kbenchd sets only that."""
+    if j.error_status:
+        return STATUS_CODE_NAMES.get(j.error_status, f"unknown({j.error_status})")
+    return j.error_code
 
 
 def _time(ts):
@@ -139,7 +149,7 @@ class Job(Tabular):
     dtype: str
     device: str
     error: str
-    error_code: str
+    error_code: str  # the status code's name, e.g. "RESOURCE_EXHAUSTED"; "" when it did not fail
     progress: Optional[Progress]
     result: Optional[JobResult]
     artifacts: list
@@ -152,7 +162,8 @@ class Job(Tabular):
         return cls(id=j.id, state=STATE_NAMES.get(j.state, str(j.state)), kernel=j.spec.kernel,
                    variants=list(j.spec.variants), shape=list(j.spec.shape),
                    dtype=enum_suffix(types_pb2.DType, j.spec.dtype, "DTYPE_"),
-                   device=j.device or j.spec.device, error=j.error, error_code=j.error_code,
+                   device=j.device or j.spec.device, error=j.error,
+                   error_code=status_code_name(j),
                    progress=Progress.from_proto(j.progress) if j.HasField("progress") else None,
                    result=JobResult.from_proto(j.result) if j.HasField("result") else None,
                    artifacts=[Artifact.from_proto(a) for a in j.artifacts],

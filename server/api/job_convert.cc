@@ -1,6 +1,7 @@
 // Store records -> API messages.
 #include "server/api/job_convert.h"
 
+#include "absl/status/status.h"
 #include "google/protobuf/util/time_util.h"
 #include "server/api/artifact_access.h"
 #include "server/common/job_error.h"
@@ -63,7 +64,11 @@ v1::Job RecordToJob(const store::JobRecord& record, const std::optional<v1::Prog
     *job.mutable_finish_time() = TimeUtil::NanosecondsToTimestamp(record.finish_time_ns);
   // A record from before errors were bounded at their end may hold megabytes.
   job.set_error(BoundedJobError(record.error, ""));
-  job.set_error_code(record.error_code);
+  // v1::StatusCode numbers the codes as absl::StatusCode does. The name stays for older clients.
+  job.set_error_status(static_cast<v1::StatusCode>(record.code));
+  if (record.code != absl::StatusCode::kOk) {
+    job.set_error_code(absl::StatusCodeToString(record.code));
+  }
   job.set_attempts(record.attempts);
   job.set_idempotency_key(record.idempotency_key);
   if (progress) *job.mutable_progress() = *progress;

@@ -67,13 +67,12 @@ void JobLifecycle::Finish(const store::JobRecord& job, const JobEnd& end,
   const std::string state = store::JobStateName(end.state);
   metrics_->JobFinished(job.kind, job.device, state);
   if (ran) metrics_->ObserveRunDuration(job.kind, job.device, absl::ToDoubleSeconds(*ran));
-  const std::string code =
-      end.code == absl::StatusCode::kOk ? "" : absl::StatusCodeToString(end.code);
   const int64_t finish_time_ns = NowNs();
   // Messages of the executor's runs were bounded with their whole kept (long_errors.h); any
   // other is bounded here, so no record's error can grow past what a reply may carry.
   const std::string message = BoundedJobError(end.message, "");
-  if (absl::Status s = jobs_->Finish(job.id, end.state, code, message, end.result, finish_time_ns);
+  if (absl::Status s =
+          jobs_->Finish(job.id, end.state, end.code, message, end.result, finish_time_ns);
       !s.ok()) {
     logging::LogJob(
         Level::kError, job.id, "cannot be finished",
@@ -82,9 +81,10 @@ void JobLifecycle::Finish(const store::JobRecord& job, const JobEnd& end,
   }
   if (end.state == store::JobState::kSucceeded) IndexResults(job, end, spec, finish_time_ns);
   events_->Finished(job.id);
-  logging::LogJob(Level::kInfo, job.id, state,
-                  {Field("owner", OwnerOf(job)), Field("device", job.device),
-                   Field("error", message), Field("code", code)});
+  logging::LogJob(
+      Level::kInfo, job.id, state,
+      {Field("owner", OwnerOf(job)), Field("device", job.device), Field("error", message),
+       Field("code", end.code == absl::StatusCode::kOk ? "" : absl::StatusCodeToString(end.code))});
 }
 
 void JobLifecycle::IndexResults(const store::JobRecord& job, const JobEnd& end,

@@ -216,7 +216,7 @@ absl::StatusOr<std::vector<ReapedJob>> FleetStore::Reap(const std::string& condi
                    "re-queue a job of a lost node"));
   KBENCH_ASSIGN_OR_RETURN(
       std::unique_ptr<Statement> fail,
-      db_->Prepare("UPDATE jobs SET state = 'failed', error_code = 'UNAVAILABLE', error = ?2, "
+      db_->Prepare("UPDATE jobs SET state = 'failed', status_code = ?4, error = ?2, "
                    "finish_time_ns = ?3 WHERE id = ?1",
                    "fail a job of a lost node"));
   for (const ReapedJob& r : reaped) {
@@ -228,6 +228,8 @@ absl::StatusOr<std::vector<ReapedJob>> FleetStore::Reap(const std::string& condi
           2, absl::StrCat("node ", r.job.node, " stopped while this job was running, ",
                           r.job.attempts, " times; not retried again")));
       KBENCH_RETURN_IF_ERROR(write.BindInt64(3, now_ns));
+      KBENCH_RETURN_IF_ERROR(
+          write.BindInt64(4, static_cast<int64_t>(absl::StatusCode::kUnavailable)));
     }
     KBENCH_RETURN_IF_ERROR(write.Run());
   }
@@ -318,12 +320,13 @@ absl::StatusOr<bool> FleetStore::CancelUnclaimed(const std::string& id, int64_t 
   absl::MutexLock lock(&mu_);
   KBENCH_ASSIGN_OR_RETURN(
       std::unique_ptr<Statement> cancel,
-      db_->Prepare("UPDATE jobs SET state = 'cancelled', error_code = 'CANCELLED', error = ?3, "
+      db_->Prepare("UPDATE jobs SET state = 'cancelled', status_code = ?4, error = ?3, "
                    "finish_time_ns = ?2 WHERE id = ?1 AND state = 'queued' AND node = ''",
                    "cancel an unclaimed job"));
   KBENCH_RETURN_IF_ERROR(cancel->BindText(1, id));
   KBENCH_RETURN_IF_ERROR(cancel->BindInt64(2, now_ns));
   KBENCH_RETURN_IF_ERROR(cancel->BindText(3, message));
+  KBENCH_RETURN_IF_ERROR(cancel->BindInt64(4, static_cast<int64_t>(absl::StatusCode::kCancelled)));
   KBENCH_RETURN_IF_ERROR(cancel->Run());
   return db_->Changes() == 1;
 }

@@ -9,6 +9,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/status_code_name.h"
 #include "common/status_macros.h"
 #include "server/common/logging.h"
 #include "server/store/file_moves.h"
@@ -23,7 +24,9 @@ using logging::Level;
 constexpr char kFinishFile[] = "finish";
 constexpr char kArtifactsDir[] = "artifacts";
 constexpr char kTypesDir[] = "types";
-constexpr char kMagic[] = "kbench-held-finish 1";
+constexpr char kMagic[] = "kbench-held-finish 2";
+// Version 1 (before issue 27) held the status code's name in a field "error_code".
+constexpr char kMagicByName[] = "kbench-held-finish 1";
 
 // "NAME LENGTH\nBYTES\n": a field whose bytes may hold anything (a serialized result).
 void AppendField(std::string* out, const std::string& name, const std::string& bytes) {
@@ -49,6 +52,25 @@ absl::StatusOr<std::string> ReadField(const std::string& bytes, size_t* at,
   return bytes.substr(end_of_header + 1, length);
 }
 
+// The field "code": an absl::StatusCode's number.
+absl::StatusOr<absl::StatusCode> ReadCode(const std::string& bytes, size_t* at) {
+  KBENCH_ASSIGN_OR_RETURN(std::string number, ReadField(bytes, at, "code"));
+  int code = 0;
+  if (!absl::SimpleAtoi(number, &code) || code < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("held finish: bad status code '", number, "'"));
+  }
+  return static_cast<absl::StatusCode>(code);
+}
+
+// Version 1's field "error_code": the code's name, "" for OK. A name that is no code reads as
+// migration 16 reads one in the store: UNKNOWN for a failed job, OK for another.
+absl::StatusOr<absl::StatusCode> ReadCodeByName(const std::string& bytes, size_t* at,
+                                                JobState state) {
+  KBENCH_ASSIGN_OR_RETURN(std::string name, ReadField(bytes, at, "error_code"));
+  return StatusCodeFromName(name).value_or(state == JobState::kFailed ? absl::StatusCode::kUnknown
+                                                                      : absl::StatusCode::kOk);
+}
+
 std::string ReadWholeFile(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream content;
@@ -62,7 +84,7 @@ std::string EncodeHeldFinish(const HeldFinish& finish) {
   std::string out = absl::StrCat(kMagic, "\n");
   AppendField(&out, "state", JobStateName(finish.state));
   AppendField(&out, "finish_time_ns", absl::StrCat(finish.finish_time_ns));
-  AppendField(&out, "error_code", finish.error_code);
+  AppendField(&out, "code", absl::StrCat(static_cast<int>(finish.code)));
   AppendField(&out, "error", finish.error);
   AppendField(&out, "result", finish.result);
   return out;
@@ -70,10 +92,12 @@ std::string EncodeHeldFinish(const HeldFinish& finish) {
 
 absl::StatusOr<HeldFinish> DecodeHeldFinish(const std::string& bytes) {
   const std::string magic = absl::StrCat(kMagic, "\n");
-  if (bytes.compare(0, magic.size(), magic) != 0) {
+  const std::string magic_by_name = absl::StrCat(kMagicByName, "\n");
+  const bool by_name = bytes.compare(0, magic_by_name.size(), magic_by_name) == 0;
+  if (!by_name && bytes.compare(0, magic.size(), magic) != 0) {
     return absl::InvalidArgumentError("held finish: not a held terminal state");
   }
-  size_t at = magic.size();
+  size_t at = by_name ? magic_by_name.size() : magic.size();
   HeldFinish finish;
   KBENCH_ASSIGN_OR_RETURN(std::string state, ReadField(bytes, &at, "state"));
   KBENCH_ASSIGN_OR_RETURN(finish.state, ParseJobState(state));
@@ -84,7 +108,8 @@ absl::StatusOr<HeldFinish> DecodeHeldFinish(const std::string& bytes) {
   if (!absl::SimpleAtoi(time, &finish.finish_time_ns)) {
     return absl::InvalidArgumentError(absl::StrCat("held finish: bad finish time '", time, "'"));
   }
-  KBENCH_ASSIGN_OR_RETURN(finish.error_code, ReadField(bytes, &at, "error_code"));
+  KBENCH_ASSIGN_OR_RETURN(
+      finish.code, by_name ? ReadCodeByName(bytes, &at, finish.state) : ReadCode(bytes, &at));
   KBENCH_ASSIGN_OR_RETURN(finish.error, ReadField(bytes, &at, "error"));
   KBENCH_ASSIGN_OR_RETURN(finish.result, ReadField(bytes, &at, "result"));
   if (at != bytes.size()) return absl::InvalidArgumentError("held finish: trailing bytes");

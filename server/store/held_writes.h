@@ -27,7 +27,7 @@ namespace kbench::store {
 // A job's terminal state as JobStore::Finish takes it.
 struct HeldFinish {
   JobState state = JobState::kFailed;
-  std::string error_code;
+  absl::StatusCode code = absl::StatusCode::kUnknown;
   std::string error;
   std::string result;
   int64_t finish_time_ns = 0;
@@ -91,6 +91,8 @@ class HeldWrites {
 };
 
 // The terminal state as a file's bytes, and back (INVALID_ARGUMENT when they do not parse).
+// Decoding also reads the first version's files, which carried the code's name: a held state
+// outlives an upgrade of kbenchd.
 std::string EncodeHeldFinish(const HeldFinish& finish);
 absl::StatusOr<HeldFinish> DecodeHeldFinish(const std::string& bytes);
 

@@ -57,7 +57,7 @@ namespace internal {
 // Column order shared by every job query and ReadJob.
 const char kJobColumns[] =
     "seq, id, state, device, kernel, kind, priority, owner_idempotency_key, create_time_ns, "
-    "start_time_ns, finish_time_ns, attempts, error, error_code, spec, result, target, node, "
+    "start_time_ns, finish_time_ns, attempts, error, status_code, spec, result, target, node, "
     "owner";
 
 absl::StatusOr<JobRecord> ReadJob(Statement& row) {
@@ -86,7 +86,7 @@ absl::StatusOr<JobRecord> ReadJob(Statement& row) {
   job.finish_time_ns = row.ColumnInt64(10);
   job.attempts = static_cast<int32_t>(row.ColumnInt64(11));
   job.error = row.ColumnText(12);
-  job.error_code = row.ColumnText(13);
+  job.code = static_cast<absl::StatusCode>(row.ColumnInt64(13));
   job.spec = row.ColumnBlob(14);
   job.result = row.ColumnBlob(15);
   job.target = row.ColumnText(16);
@@ -156,9 +156,9 @@ class SqlJobStore final : public JobStore {
     KBENCH_RETURN_IF_ERROR(prepare(
         &insert_job_,
         "INSERT INTO jobs (id, state, device, kernel, kind, priority, owner_idempotency_key, "
-        "create_time_ns, start_time_ns, finish_time_ns, attempts, error, error_code, spec, "
+        "create_time_ns, start_time_ns, finish_time_ns, attempts, error, status_code, spec, "
         "result, target, node, owner, spec_bytes) "
-        "VALUES (?1, 'queued', ?2, ?3, ?4, ?5, ?6, ?7, 0, 0, 0, '', '', ?8, ?9, ?2, '', ?10, ?11) "
+        "VALUES (?1, 'queued', ?2, ?3, ?4, ?5, ?6, ?7, 0, 0, 0, '', 0, ?8, ?9, ?2, '', ?10, ?11) "
         "RETURNING seq",
         "insert job"));
     KBENCH_RETURN_IF_ERROR(
@@ -178,7 +178,7 @@ class SqlJobStore final : public JobStore {
                 "requeue job"));
     KBENCH_RETURN_IF_ERROR(
         prepare(&finish_,
-                "UPDATE jobs SET state = ?2, error_code = ?3, error = ?4, result = ?5, "
+                "UPDATE jobs SET state = ?2, status_code = ?3, error = ?4, result = ?5, "
                 "finish_time_ns = ?6 WHERE id = ?1 AND state IN ('queued', 'running') "
                 "AND node IN (?7, '')",
                 "finish job"));
@@ -281,7 +281,7 @@ class SqlJobStore final : public JobStore {
     record.finish_time_ns = 0;
     record.attempts = 0;
     record.error.clear();
-    record.error_code.clear();
+    record.code = absl::StatusCode::kOk;
     record.result.clear();
     return std::make_pair(std::move(record), true);
   }
@@ -322,7 +322,7 @@ class SqlJobStore final : public JobStore {
     return TransitionRefused(id, "requeue it (only a queued or running job can be requeued)");
   }
 
-  absl::Status Finish(const std::string& id, JobState state, const std::string& error_code,
+  absl::Status Finish(const std::string& id, JobState state, absl::StatusCode code,
                       const std::string& error, const std::string& result,
                       int64_t finish_time_ns) override {
     if (!IsTerminal(state)) {
@@ -334,7 +334,7 @@ class SqlJobStore final : public JobStore {
     ScopedReset reset(&update);
     KBENCH_RETURN_IF_ERROR(update.BindText(1, id));
     KBENCH_RETURN_IF_ERROR(update.BindText(2, JobStateName(state)));
-    KBENCH_RETURN_IF_ERROR(update.BindText(3, error_code));
+    KBENCH_RETURN_IF_ERROR(update.BindInt64(3, static_cast<int64_t>(code)));
     KBENCH_RETURN_IF_ERROR(update.BindText(4, error));
     KBENCH_RETURN_IF_ERROR(update.BindBlob(5, result));
     KBENCH_RETURN_IF_ERROR(update.BindInt64(6, finish_time_ns));

@@ -51,7 +51,8 @@ struct JobRecord {
   // Times the job was started on an executor.
   int32_t attempts = 0;
   std::string error;
-  std::string error_code;  // gRPC status code name, e.g. "RESOURCE_EXHAUSTED"
+  // The status code a FAILED or CANCELLED job ended with; kOk otherwise.
+  absl::StatusCode code = absl::StatusCode::kOk;
   // Serialized kbench.v1.JobSpec / kbench.v1.JobResult; the store does not interpret them.
   std::string spec;
   std::string result;
@@ -82,7 +83,7 @@ struct JobFilter {
 // Thread-safe: one connection guarded by a mutex.
 class JobStore {
  public:
-  static constexpr int kSchemaVersion = 15;
+  static constexpr int kSchemaVersion = 16;
 
   // Connects to the location's database and migrates it to kSchemaVersion.
   static absl::StatusOr<std::unique_ptr<JobStore>> Open(const StoreLocation& location);
@@ -103,8 +104,9 @@ class JobStore {
   // Back to QUEUED (after a daemon restart or a graceful shutdown), attempts kept; in a fleet
   // also back to its target, unclaimed, for any node to take.
   virtual absl::Status Requeue(const std::string& id) = 0;
-  // To a terminal state with its error and result. FAILED_PRECONDITION if already terminal.
-  virtual absl::Status Finish(const std::string& id, JobState state, const std::string& error_code,
+  // To a terminal state with its status code (kOk for SUCCEEDED), error and result.
+  // FAILED_PRECONDITION if already terminal.
+  virtual absl::Status Finish(const std::string& id, JobState state, absl::StatusCode code,
                               const std::string& error, const std::string& result,
                               int64_t finish_time_ns) = 0;
   // Newest first, filtered.

@@ -173,8 +173,8 @@ absl::Status ResilientJobStore::RetryPendingWrites() {
   for (const auto& [id, finish] : held) {
     // Its artifacts first: a job recorded SUCCEEDED must have them.
     if (held_->HoldsArtifactsOf(id)) continue;
-    absl::Status s = inner_->Finish(id, finish.state, finish.error_code, finish.error,
-                                    finish.result, finish.finish_time_ns);
+    absl::Status s = inner_->Finish(id, finish.state, finish.code, finish.error, finish.result,
+                                    finish.finish_time_ns);
     if (IsStoreWriteFailure(s)) {
       NoteRefused(s);
       return Refusal();
@@ -217,7 +217,7 @@ absl::StatusOr<JobRecord> ResilientJobStore::Get(const std::string& id) {
 JobRecord ResilientJobStore::Overlay(JobRecord job) {
   if (std::optional<HeldFinish> held = held_->FinishOf(job.id)) {
     job.state = held->state;
-    job.error_code = held->error_code;
+    job.code = held->code;
     job.error = held->error;
     job.result = held->result;
     job.finish_time_ns = held->finish_time_ns;
@@ -240,20 +240,20 @@ absl::Status ResilientJobStore::Requeue(const std::string& id) {
   return WithRetries([&] { return inner_->Requeue(id); });
 }
 
-absl::Status ResilientJobStore::Finish(const std::string& id, JobState state,
-                                       const std::string& error_code, const std::string& error,
-                                       const std::string& result, int64_t finish_time_ns) {
+absl::Status ResilientJobStore::Finish(const std::string& id, JobState state, absl::StatusCode code,
+                                       const std::string& error, const std::string& result,
+                                       int64_t finish_time_ns) {
   if (std::optional<HeldFinish> held = held_->FinishOf(id)) {
     return absl::FailedPreconditionError(
         absl::StrCat("job ", id, " is ", JobStateName(held->state), "; cannot finish it again"));
   }
-  const HeldFinish finish{state, error_code, error, result, finish_time_ns};
+  const HeldFinish finish{state, code, error, result, finish_time_ns};
   if (held_->HoldsArtifactsOf(id)) {
     Hold(id, finish, absl::UnavailableError("its artifacts are held until the store takes them"));
     return absl::OkStatus();
   }
-  absl::Status status = WithRetries(
-      [&] { return inner_->Finish(id, state, error_code, error, result, finish_time_ns); });
+  absl::Status status =
+      WithRetries([&] { return inner_->Finish(id, state, code, error, result, finish_time_ns); });
   if (!IsStoreWriteFailure(status)) return status;
   Hold(id, finish, status);
   return absl::OkStatus();

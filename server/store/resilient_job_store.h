@@ -89,7 +89,7 @@ class ResilientJobStore final : public JobStore {
   absl::Status Requeue(const std::string& id) override;
   // OK when the state was written, or when the store refused it and it is held. Held at once,
   // unwritten, while the job's artifacts are: they go to the store first.
-  absl::Status Finish(const std::string& id, JobState state, const std::string& error_code,
+  absl::Status Finish(const std::string& id, JobState state, absl::StatusCode code,
                       const std::string& error, const std::string& result,
                       int64_t finish_time_ns) override;
   absl::StatusOr<std::vector<JobRecord>> List(const JobFilter& filter) override;

@@ -272,6 +272,19 @@ CREATE INDEX user_variants_by_sha256 ON user_variants (sha256);
 ALTER TABLE result_index ADD COLUMN clean BIGINT NOT NULL DEFAULT 1;
 ALTER TABLE result_index ADD COLUMN joules_per_launch DOUBLE PRECISION NOT NULL DEFAULT 0;
 )sql",
+    // 16: a job's status code as its number (see schema_sqlite.cc's migration 16). The
+    // backfill changes neither state nor node, so kbench_job_changed logs and announces nothing.
+    R"sql(
+ALTER TABLE jobs ADD COLUMN status_code BIGINT NOT NULL DEFAULT 0;
+UPDATE jobs SET error_code = '', status_code = CASE error_code
+  WHEN 'CANCELLED' THEN 1 WHEN 'UNKNOWN' THEN 2 WHEN 'INVALID_ARGUMENT' THEN 3
+  WHEN 'DEADLINE_EXCEEDED' THEN 4 WHEN 'NOT_FOUND' THEN 5 WHEN 'ALREADY_EXISTS' THEN 6
+  WHEN 'PERMISSION_DENIED' THEN 7 WHEN 'RESOURCE_EXHAUSTED' THEN 8
+  WHEN 'FAILED_PRECONDITION' THEN 9 WHEN 'ABORTED' THEN 10 WHEN 'OUT_OF_RANGE' THEN 11
+  WHEN 'UNIMPLEMENTED' THEN 12 WHEN 'INTERNAL' THEN 13 WHEN 'UNAVAILABLE' THEN 14
+  WHEN 'DATA_LOSS' THEN 15 WHEN 'UNAUTHENTICATED' THEN 16
+  ELSE CASE WHEN state = 'failed' THEN 2 ELSE 0 END END;
+)sql",
 };
 
 }  // namespace

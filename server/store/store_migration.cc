@@ -51,6 +51,7 @@ const std::vector<Table>& Tables() {
         {"attempts", 'I'},
         {"error", 'T'},
         {"error_code", 'T'},
+        {"status_code", 'I'},
         {"spec", 'B'},
         {"result", 'B'},
         {"target", 'T'},

@@ -252,6 +252,40 @@ TEST(RenderJob, ShowsErrorCodeAndArtifacts) {
   EXPECT_THAT(text, HasSubstr("samples.csv (2.0 KiB)"));
 }
 
+TEST(RenderJob, ShowsTheCodeOfErrorStatus) {
+  v1::Job job;
+  job.set_id("job-9");
+  job.set_state(v1::JOB_STATE_FAILED);
+  job.set_error("no sample within 60 s");
+  job.set_error_status(v1::STATUS_CODE_DEADLINE_EXCEEDED);
+  EXPECT_THAT(RenderJob(job), HasSubstr("DEADLINE_EXCEEDED: no sample within 60 s"));
+}
+
+TEST(JobStatusCode, ReadsErrorStatus) {
+  v1::Job job;
+  job.set_state(v1::JOB_STATE_FAILED);
+  job.set_error_status(v1::STATUS_CODE_DEADLINE_EXCEEDED);
+  EXPECT_EQ(JobStatusCode(job), absl::StatusCode::kDeadlineExceeded);
+}
+
+TEST(JobStatusCode, ReadsTheNameFromAServerThatSetsOnlyTheName) {
+  v1::Job job;
+  job.set_state(v1::JOB_STATE_FAILED);
+  job.set_error_code("PERMISSION_DENIED");
+  EXPECT_EQ(JobStatusCode(job), absl::StatusCode::kPermissionDenied);
+}
+
+TEST(JobStatusCode, IsUnknownForAFailedJobWithoutACodeAndOkForOneThatDidNotFail) {
+  v1::Job job;
+  job.set_state(v1::JOB_STATE_FAILED);
+  job.set_error_code("NO_SUCH_CODE");
+  EXPECT_EQ(JobStatusCode(job), absl::StatusCode::kUnknown);
+  job.clear_error_code();
+  EXPECT_EQ(JobStatusCode(job), absl::StatusCode::kUnknown);
+  job.set_state(v1::JOB_STATE_SUCCEEDED);
+  EXPECT_EQ(JobStatusCode(job), absl::StatusCode::kOk);
+}
+
 TEST(RenderJob, NamesACompileJobsKernelAndLeavesOutTheSamplingLines) {
   v1::Job job;
   job.set_id("j-c");

@@ -374,6 +374,20 @@ TEST_F(KbctlTest, BenchJsonOfAFailedJobStillPrintsTheJobAndExitsOne) {
   EXPECT_EQ(r.err, "kbctl: RESOURCE_EXHAUSTED: job job-1 failed: out of memory\n");
 }
 
+TEST_F(KbctlTest, BenchOfAFailedJobExitsWithTheCodeOfErrorStatus) {
+  server_.set_script([](const v1::Job& submitted) {
+    v1::Job failed = submitted;
+    failed.set_state(v1::JOB_STATE_FAILED);
+    failed.set_error_status(v1::STATUS_CODE_RESOURCE_EXHAUSTED);
+    failed.set_error("out of memory");
+    return std::vector<v1::Job>{failed};
+  });
+  const Result r = Run({"bench", "copy", "--variant", "host_memcpy", "--shape", "4"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.out, HasSubstr("RESOURCE_EXHAUSTED: out of memory"));
+  EXPECT_THAT(r.err, HasSubstr("kbctl: RESOURCE_EXHAUSTED: job job-1 failed: out of memory"));
+}
+
 TEST_F(KbctlTest, RetriedSubmitWithSameIdempotencyKeyFollowsTheFirstJob) {
   ASSERT_EQ(Run({"bench", "copy", "--variant", "host_memcpy", "--shape", "4", "--idempotency-key",
                  "k", "--no-wait"})

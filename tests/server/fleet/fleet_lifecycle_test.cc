@@ -142,7 +142,7 @@ TEST_F(FleetLifecycleTest, ALostNodesRunningJobIsRequeuedOnceThenFailed) {
   ASSERT_EQ(reaped.size(), 1u);
   EXPECT_TRUE(reaped[0].failed);
   EXPECT_EQ(Get(id).state, JobState::kFailed);
-  EXPECT_EQ(Get(id).error_code, "UNAVAILABLE");
+  EXPECT_EQ(Get(id).code, absl::StatusCode::kUnavailable);
   EXPECT_GT(events_.Version(id), before_second_loss);  // its watchers were told
 }
 
@@ -183,6 +183,12 @@ TEST_F(FleetLifecycleTest, ACancelWhileUnclaimedEndsTheJobAndTellsItsWatchers) {
   EXPECT_EQ(Get(id).state, JobState::kCancelled);
   EXPECT_GT(events_.Version(id), before);
   EXPECT_EQ(Claim("a"), "");
+}
+
+TEST_F(FleetLifecycleTest, ACancelWhileUnclaimedRecordsTheCancelledCode) {
+  const std::string id = Submit("alice");
+  ASSERT_TRUE(On("b").CancelUnclaimed(*fleet_, id).ok());
+  EXPECT_EQ(Get(id).code, absl::StatusCode::kCancelled);
 }
 
 }  // namespace

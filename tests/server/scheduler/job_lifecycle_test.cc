@@ -70,7 +70,7 @@ TEST_F(JobLifecycleTest, FinishWritesTheEndAndCountsItOnce) {
                      absl::Seconds(2));
   const store::JobRecord done = *jobs_->Get(r.id);
   EXPECT_EQ(done.state, JobState::kFailed);
-  EXPECT_EQ(done.error_code, "RESOURCE_EXHAUSTED");
+  EXPECT_EQ(done.code, absl::StatusCode::kResourceExhausted);
   EXPECT_EQ(done.error, "too big");
   lifecycle_->Finish(r, JobEnd::Succeeded(""));  // a late second finisher changes nothing
   EXPECT_EQ(StateOf(r.id), JobState::kFailed);
@@ -82,7 +82,7 @@ TEST_F(JobLifecycleTest, FinishCancelsAQueuedJob) {
   const store::JobRecord r = lifecycle_->Create(New())->first;
   lifecycle_->Finish(r, JobEnd::Cancelled("cancelled while queued"));
   EXPECT_EQ(StateOf(r.id), JobState::kCancelled);
-  EXPECT_EQ(jobs_->Get(r.id)->error_code, "CANCELLED");
+  EXPECT_EQ(jobs_->Get(r.id)->code, absl::StatusCode::kCancelled);
 }
 
 TEST_F(JobLifecycleTest, RequeuePutsARunningJobBack) {
@@ -105,7 +105,7 @@ TEST_F(JobLifecycleTest, RecoverRequeuesARunningJobOnceThenFailsIt) {
   ASSERT_TRUE(queued.ok());
   EXPECT_TRUE(queued->empty());
   EXPECT_EQ(StateOf(id), JobState::kFailed);
-  EXPECT_EQ(jobs_->Get(id)->error_code, "ABORTED");
+  EXPECT_EQ(jobs_->Get(id)->code, absl::StatusCode::kAborted);
 }
 
 }  // namespace

@@ -140,7 +140,7 @@ TEST_F(SchedulerTest, KillsAHungExecutorAtTheJobDeadlineAndRunsTheNextJobOnAFres
   EXPECT_GE(clock_.Now() - started, absl::Seconds(11));
   ASSERT_TRUE(AwaitState(hung, store::JobState::kFailed));
   EXPECT_NE(Job(hung).error.find("hung"), std::string::npos) << Job(hung).error;
-  EXPECT_EQ(Job(hung).error_code, "UNAVAILABLE");
+  EXPECT_EQ(Job(hung).code, absl::StatusCode::kUnavailable);
   EXPECT_EQ(metrics_.Restarts("cpu"), std::vector<ExecutorFailure>{ExecutorFailure::kHung});
   std::shared_ptr<FakeExecutorState> second = launcher_.AwaitExecutor("cpu", 1);
   ASSERT_NE(second, nullptr);
@@ -219,7 +219,7 @@ TEST_F(SchedulerTest, RestartsTheExecutorAfterAStickyError) {
   ASSERT_TRUE(gpu->AwaitRuns(1));
   gpu->Succeed(id, /*restart_executor=*/true);
   ASSERT_TRUE(AwaitState(id, store::JobState::kFailed));
-  EXPECT_EQ(Job(id).error_code, "INTERNAL");
+  EXPECT_EQ(Job(id).code, absl::StatusCode::kInternal);
   ASSERT_NE(launcher_.AwaitExecutor("cuda:0", 1), nullptr);
   EXPECT_EQ(metrics_.Restarts("cuda:0"),
             std::vector<ExecutorFailure>{ExecutorFailure::kStickyError});
@@ -329,7 +329,7 @@ TEST_F(SchedulerTest, FailsQueuedJobsOfADeviceThatStopsStartingInsteadOfStrandin
   const std::string queued = Submit("cuda:0");  // accepted while the device still counts usable
   ASSERT_TRUE(AwaitState(queued, store::JobState::kQueued));
   ASSERT_TRUE(clock_.AdvanceUntil([&] { return Job(queued).state == store::JobState::kFailed; }));
-  EXPECT_EQ(Job(queued).error_code, "UNAVAILABLE");
+  EXPECT_EQ(Job(queued).code, absl::StatusCode::kUnavailable);
   // One submitted just as the device failed (its ResolveDevice passed earlier) fails too.
   const std::string late = Submit("cuda:0");
   EXPECT_EQ(Job(late).state, store::JobState::kFailed);
@@ -362,7 +362,7 @@ TEST_F(SchedulerTest, FailsAQueuedJobWhoseDeviceIsMissingAfterARestart) {
   const store::JobRecord gone = Stored("cuda:3");
   StartScheduler();  // discovery finds no cuda:3
   EXPECT_EQ(Job(gone.id).state, store::JobState::kFailed);
-  EXPECT_EQ(Job(gone.id).error_code, "FAILED_PRECONDITION");
+  EXPECT_EQ(Job(gone.id).code, absl::StatusCode::kFailedPrecondition);
 }
 
 TEST_F(SchedulerTest, RequeuesAJobThatWasRunningWhenTheDaemonDied) {

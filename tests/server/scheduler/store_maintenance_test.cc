@@ -44,7 +44,7 @@ class StoreMaintenanceTest : public store::testing::TempDataDirTest {
     const std::string source = WriteFile(fs::path(data_dir_) / "src" / id, "bytes of " + id);
     ASSERT_TRUE(artifacts_->Import(id, "samples.csv", source, "text/csv").ok());
     ASSERT_TRUE(jobs_
-                    ->Finish(id, store::JobState::kSucceeded, "", "", "",
+                    ->Finish(id, store::JobState::kSucceeded, absl::StatusCode::kOk, "", "",
                              absl::ToUnixNanos(clock_.Now() - age))
                     .ok());
   }

@@ -112,7 +112,7 @@ TEST_P(ArtifactChunksTest, EvictionAndPruningRemoveTheRows) {
   EXPECT_EQ(QueryDatabase("SELECT COUNT(*) FROM artifact_chunks WHERE name = 'old'"), "0");
   EXPECT_EQ(QueryDatabase("SELECT COUNT(*) FROM artifact_chunks WHERE name = 'new'"), "1");
 
-  ASSERT_TRUE(jobs_->Finish("j-1", JobState::kSucceeded, "", "", "", 10).ok());
+  ASSERT_TRUE(jobs_->Finish("j-1", JobState::kSucceeded, absl::StatusCode::kOk, "", "", 10).ok());
   absl::StatusOr<int64_t> pruned = store->PruneJobsFinishedBefore(20);
   ASSERT_TRUE(pruned.ok()) << pruned.status();
   EXPECT_EQ(*pruned, 1);

@@ -86,7 +86,7 @@ class CodeBlobsTest : public testing::StoreEngineTest {
 
   void InsertFinished(const JobRecord& job) {
     ASSERT_TRUE(jobs_->Insert(job).ok());
-    ASSERT_TRUE(jobs_->Finish(job.id, JobState::kSucceeded, "", "", "", 2).ok());
+    ASSERT_TRUE(jobs_->Finish(job.id, JobState::kSucceeded, absl::StatusCode::kOk, "", "", 2).ok());
   }
 
   int64_t QueryInt(const std::string& sql) {

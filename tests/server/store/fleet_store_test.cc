@@ -116,9 +116,11 @@ TEST_F(FleetStoreProgressTest, AFinishHeldByANodeWhoseClaimWasReapedAndTakenIsRe
   ASSERT_TRUE(fleet_->ReapExpired(kLeaseUntil + 1, /*max_attempts=*/2).ok());
   ClaimAndRun("b");
   // Node a writes back what it held through the outage: node b's run stands.
-  absl::Status late = jobs_["a"]->Finish("j", JobState::kSucceeded, "", "", "a's", 30);
+  absl::Status late =
+      jobs_["a"]->Finish("j", JobState::kSucceeded, absl::StatusCode::kOk, "", "a's", 30);
   EXPECT_EQ(late.code(), absl::StatusCode::kFailedPrecondition) << late;
-  ASSERT_TRUE(jobs_["b"]->Finish("j", JobState::kSucceeded, "", "", "b's", 40).ok());
+  ASSERT_TRUE(
+      jobs_["b"]->Finish("j", JobState::kSucceeded, absl::StatusCode::kOk, "", "b's", 40).ok());
   EXPECT_EQ(jobs_["a"]->Get("j")->result, "b's");
 }
 

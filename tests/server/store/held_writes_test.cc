@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "server/store/artifact_store.h"
 #include "server/store/resilient_job_store.h"
 #include "tests/server/store/failing_vfs.h"
@@ -33,8 +34,8 @@ class HeldWritesTest : public testing::TempDataDirTest {
 };
 
 TEST(HeldFinishEncoding, RoundTripsAnyBytesAndRefusesATruncatedFile) {
-  HeldFinish finish{JobState::kSucceeded, "", "line one\nline two", std::string("\0\n7 x\n", 6),
-                    1234567890123};
+  HeldFinish finish{JobState::kSucceeded, absl::StatusCode::kOk, "line one\nline two",
+                    std::string("\0\n7 x\n", 6), 1234567890123};
   const std::string bytes = EncodeHeldFinish(finish);
   absl::StatusOr<HeldFinish> back = DecodeHeldFinish(bytes);
   ASSERT_TRUE(back.ok()) << back.status();
@@ -52,11 +53,37 @@ TEST(HeldFinishEncoding, RoundTripsAnyBytesAndRefusesATruncatedFile) {
               HasSubstr("not terminal"));
 }
 
+TEST(HeldFinishEncoding, KeepsTheStatusCode) {
+  const HeldFinish finish{JobState::kFailed, absl::StatusCode::kDataLoss, "torn", "", 5};
+  absl::StatusOr<HeldFinish> back = DecodeHeldFinish(EncodeHeldFinish(finish));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->code, absl::StatusCode::kDataLoss);
+}
+
+// A state held before the code was a number (version 1: its name) outlives an upgrade; a name
+// that is no code reads as the store's migration 16 reads one.
+TEST(HeldFinishEncoding, ReadsAStateHeldWithTheCodesName) {
+  auto held_by_name = [](const std::string& state, const std::string& name) {
+    return absl::StrCat("kbench-held-finish 1\nstate ", state.size(), "\n", state,
+                        "\nfinish_time_ns 1\n9\nerror_code ", name.size(), "\n", name,
+                        "\nerror 4\nboom\nresult 0\n\n");
+  };
+  absl::StatusOr<HeldFinish> internal = DecodeHeldFinish(held_by_name("failed", "INTERNAL"));
+  ASSERT_TRUE(internal.ok()) << internal.status();
+  EXPECT_EQ(internal->code, absl::StatusCode::kInternal);
+  EXPECT_EQ(internal->error, "boom");
+  EXPECT_EQ(internal->finish_time_ns, 9);
+  EXPECT_EQ(DecodeHeldFinish(held_by_name("failed", "NO_SUCH_CODE"))->code,
+            absl::StatusCode::kUnknown);
+  EXPECT_EQ(DecodeHeldFinish(held_by_name("succeeded", ""))->code, absl::StatusCode::kOk);
+}
+
 TEST_F(HeldWritesTest, WhatIsHeldSurvivesARestartAndReleasingRemovesIt) {
   {
     HeldWrites held(Held());
     ASSERT_TRUE(held.HoldArtifact("j1", "samples.csv", Source("s.csv", "1,2\n"), "text/csv").ok());
-    held.HoldFinish("j1", HeldFinish{JobState::kFailed, "INTERNAL", "the kernel faulted", "", 9});
+    held.HoldFinish("j1", HeldFinish{JobState::kFailed, absl::StatusCode::kInternal,
+                                     "the kernel faulted", "", 9});
     EXPECT_EQ(held.Count(), 2);
   }
   HeldWrites again(Held());
@@ -77,7 +104,7 @@ TEST_F(HeldWritesTest, WhatIsHeldSurvivesARestartAndReleasingRemovesIt) {
 TEST_F(HeldWritesTest, AnEntryHalfWrittenWhenKbenchdDiedIsDropped) {
   {
     HeldWrites held(Held());
-    held.HoldFinish("j1", HeldFinish{JobState::kSucceeded, "", "", "r", 1});
+    held.HoldFinish("j1", HeldFinish{JobState::kSucceeded, absl::StatusCode::kOk, "", "r", 1});
   }
   // A second state cut short (the temporary file) beside a whole one: the whole one stands; a
   // torn file of another job is dropped.

@@ -13,6 +13,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -120,8 +121,8 @@ TEST_P(JobStoreTest, ReopenKeepsJobsAndTheirFields) {
     finished = MustInsert(*store, NewJob("job-b"));
     ASSERT_TRUE(store->MarkRunning("job-b", 111).ok());
     ASSERT_TRUE(store
-                    ->Finish("job-b", JobState::kFailed, "RESOURCE_EXHAUSTED", "too big",
-                             std::string("res\0ult", 7), 222)
+                    ->Finish("job-b", JobState::kFailed, absl::StatusCode::kResourceExhausted,
+                             "too big", std::string("res\0ult", 7), 222)
                     .ok());
   }  // the store is destroyed, as in a daemon restart
   std::unique_ptr<JobStore> store = OpenStore();
@@ -146,7 +147,7 @@ TEST_P(JobStoreTest, ReopenKeepsJobsAndTheirFields) {
   EXPECT_EQ(b->attempts, 1);
   EXPECT_EQ(b->start_time_ns, 111);
   EXPECT_EQ(b->finish_time_ns, 222);
-  EXPECT_EQ(b->error_code, "RESOURCE_EXHAUSTED");
+  EXPECT_EQ(b->code, absl::StatusCode::kResourceExhausted);
   EXPECT_EQ(b->error, "too big");
   EXPECT_EQ(b->result, std::string("res\0ult", 7));
   EXPECT_EQ(b->idempotency_key, "");
@@ -231,6 +232,53 @@ TEST_P(JobStoreTest, AKeyUsedBeforeMigrationTenStillDeduplicatesItsOwnersRetry) 
   EXPECT_EQ(retried->first.id, "old");
 }
 
+// Migration 16 turns each job's status code name into its number: a name that is no code (or
+// none) reads as UNKNOWN on a failed job and as OK on any other; the name's column is emptied.
+TEST_P(JobStoreTest, ACodeStoredAsItsNameBeforeMigrationSixteenReadsAsItsNumber) {
+  ASSERT_NO_FATAL_FAILURE(WriteAtSchemaVersion(
+      15,
+      "INSERT INTO jobs (id, state, device, kernel, kind, priority, create_time_ns, spec, "
+      "error_code) VALUES "
+      "('exhausted', 'failed', 'cpu', 'softmax', 'benchmark', 0, 1, 's', 'RESOURCE_EXHAUSTED'), "
+      "('unauthenticated', 'failed', 'cpu', 'softmax', 'benchmark', 0, 1, 's', "
+      "'UNAUTHENTICATED'), "
+      "('cancelled', 'cancelled', 'cpu', 'softmax', 'benchmark', 0, 1, 's', 'CANCELLED'), "
+      "('garbled', 'failed', 'cpu', 'softmax', 'benchmark', 0, 1, 's', 'NO_SUCH_CODE'), "
+      "('unnamed', 'failed', 'cpu', 'softmax', 'benchmark', 0, 1, 's', ''), "
+      "('succeeded', 'succeeded', 'cpu', 'softmax', 'benchmark', 0, 1, 's', 'NO_SUCH_CODE'), "
+      "('queued', 'queued', 'cpu', 'softmax', 'benchmark', 0, 1, 's', '')"));
+  std::unique_ptr<JobStore> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  const std::vector<std::pair<std::string, absl::StatusCode>> expected = {
+      {"exhausted", absl::StatusCode::kResourceExhausted},
+      {"unauthenticated", absl::StatusCode::kUnauthenticated},
+      {"cancelled", absl::StatusCode::kCancelled},
+      {"garbled", absl::StatusCode::kUnknown},
+      {"unnamed", absl::StatusCode::kUnknown},
+      {"succeeded", absl::StatusCode::kOk},
+      {"queued", absl::StatusCode::kOk}};
+  for (const auto& [id, code] : expected) {
+    absl::StatusOr<JobRecord> job = store->Get(id);
+    ASSERT_TRUE(job.ok()) << job.status();
+    EXPECT_EQ(job->code, code) << id;
+  }
+  EXPECT_EQ(QueryDatabase("SELECT status_code FROM jobs WHERE id = 'exhausted'"), "8");
+  EXPECT_EQ(QueryDatabase("SELECT COUNT(*) FROM jobs WHERE error_code <> ''"), "0");
+}
+
+TEST_P(JobStoreTest, FinishWritesTheCodeAsItsNumber) {
+  std::unique_ptr<JobStore> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  MustInsert(*store, NewJob("j"));
+  ASSERT_TRUE(store->MarkRunning("j", 1).ok());
+  ASSERT_TRUE(
+      store->Finish("j", JobState::kFailed, absl::StatusCode::kDeadlineExceeded, "slow", "", 2)
+          .ok());
+  EXPECT_EQ(QueryDatabase("SELECT status_code FROM jobs WHERE id = 'j'"), "4");
+  EXPECT_EQ(QueryDatabase("SELECT error_code FROM jobs WHERE id = 'j'"), "");
+  EXPECT_EQ(store->Get("j")->code, absl::StatusCode::kDeadlineExceeded);
+}
+
 TEST_P(JobStoreTest, InsertWithoutIdempotencyKeysNeverCollides) {
   std::unique_ptr<JobStore> store = OpenStore();
   ASSERT_NE(store, nullptr);
@@ -273,8 +321,9 @@ TEST_P(JobStoreTest, GetUnknownIdIsNotFoundNamingTheId) {
 TEST_P(JobStoreTest, TransitionsOnUnknownIdAreNotFoundNamingTheId) {
   std::unique_ptr<JobStore> store = OpenStore();
   ASSERT_NE(store, nullptr);
-  for (const absl::Status& status : {store->MarkRunning("ghost", 1), store->Requeue("ghost"),
-                                     store->Finish("ghost", JobState::kCancelled, "", "", "", 1)}) {
+  for (const absl::Status& status :
+       {store->MarkRunning("ghost", 1), store->Requeue("ghost"),
+        store->Finish("ghost", JobState::kCancelled, absl::StatusCode::kCancelled, "", "", 1)}) {
     EXPECT_EQ(status.code(), absl::StatusCode::kNotFound) << status;
     EXPECT_THAT(std::string(status.message()), HasSubstr("ghost"));
   }
@@ -313,7 +362,7 @@ TEST_P(JobStoreTest, MarkRunningFailsPreconditionUnlessQueued) {
   EXPECT_EQ(twice.code(), absl::StatusCode::kFailedPrecondition) << twice;
   EXPECT_THAT(std::string(twice.message()), HasSubstr("running"));
 
-  ASSERT_TRUE(store->Finish("j", JobState::kSucceeded, "", "", "r", 3).ok());
+  ASSERT_TRUE(store->Finish("j", JobState::kSucceeded, absl::StatusCode::kOk, "", "r", 3).ok());
   absl::Status after_finish = store->MarkRunning("j", 4);
   EXPECT_EQ(after_finish.code(), absl::StatusCode::kFailedPrecondition) << after_finish;
   EXPECT_THAT(std::string(after_finish.message()), HasSubstr("succeeded"));
@@ -330,8 +379,9 @@ TEST_P(JobStoreTest, FinishOnTerminalJobFailsPreconditionAndKeepsTheResult) {
   ASSERT_NE(store, nullptr);
   MustInsert(*store, NewJob("j"));
   ASSERT_TRUE(store->MarkRunning("j", 1).ok());
-  ASSERT_TRUE(store->Finish("j", JobState::kSucceeded, "", "", "first", 2).ok());
-  absl::Status again = store->Finish("j", JobState::kFailed, "INTERNAL", "late", "second", 3);
+  ASSERT_TRUE(store->Finish("j", JobState::kSucceeded, absl::StatusCode::kOk, "", "first", 2).ok());
+  absl::Status again =
+      store->Finish("j", JobState::kFailed, absl::StatusCode::kInternal, "late", "second", 3);
   EXPECT_EQ(again.code(), absl::StatusCode::kFailedPrecondition) << again;
   absl::StatusOr<JobRecord> job = store->Get("j");
   ASSERT_TRUE(job.ok());
@@ -344,7 +394,9 @@ TEST_P(JobStoreTest, FinishCancelsAQueuedJob) {
   std::unique_ptr<JobStore> store = OpenStore();
   ASSERT_NE(store, nullptr);
   MustInsert(*store, NewJob("j"));
-  ASSERT_TRUE(store->Finish("j", JobState::kCancelled, "CANCELLED", "by user", "", 5).ok());
+  ASSERT_TRUE(
+      store->Finish("j", JobState::kCancelled, absl::StatusCode::kCancelled, "by user", "", 5)
+          .ok());
   absl::StatusOr<JobRecord> job = store->Get("j");
   ASSERT_TRUE(job.ok());
   EXPECT_EQ(job->state, JobState::kCancelled);
@@ -355,7 +407,7 @@ TEST_P(JobStoreTest, FinishWithNonTerminalStateIsInvalidArgument) {
   std::unique_ptr<JobStore> store = OpenStore();
   ASSERT_NE(store, nullptr);
   MustInsert(*store, NewJob("j"));
-  EXPECT_EQ(store->Finish("j", JobState::kRunning, "", "", "", 1).code(),
+  EXPECT_EQ(store->Finish("j", JobState::kRunning, absl::StatusCode::kOk, "", "", 1).code(),
             absl::StatusCode::kInvalidArgument);
   absl::StatusOr<JobRecord> job = store->Get("j");
   ASSERT_TRUE(job.ok());
@@ -366,7 +418,7 @@ TEST_P(JobStoreTest, RequeueOfTerminalJobFailsPrecondition) {
   std::unique_ptr<JobStore> store = OpenStore();
   ASSERT_NE(store, nullptr);
   MustInsert(*store, NewJob("j"));
-  ASSERT_TRUE(store->Finish("j", JobState::kFailed, "INTERNAL", "x", "", 1).ok());
+  ASSERT_TRUE(store->Finish("j", JobState::kFailed, absl::StatusCode::kInternal, "x", "", 1).ok());
   EXPECT_EQ(store->Requeue("j").code(), absl::StatusCode::kFailedPrecondition);
 }
 

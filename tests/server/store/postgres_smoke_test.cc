@@ -27,8 +27,10 @@ TEST(PostgresJobStore, MigratesAndRunsAJobThrough) {
   EXPECT_GT(inserted->first.seq, 0);
   ASSERT_TRUE((*store)->MarkRunning("j-1", 10).ok());
   EXPECT_EQ((*store)->MarkRunning("j-1", 10).code(), absl::StatusCode::kFailedPrecondition);
-  ASSERT_TRUE(
-      (*store)->Finish("j-1", JobState::kSucceeded, "", "", std::string("r\0s", 3), 20).ok());
+  ASSERT_TRUE((*store)
+                  ->Finish("j-1", JobState::kSucceeded, absl::StatusCode::kOk, "",
+                           std::string("r\0s", 3), 20)
+                  .ok());
   auto got = (*store)->Get("j-1");
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_EQ(got->state, JobState::kSucceeded);

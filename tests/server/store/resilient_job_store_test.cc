@@ -66,7 +66,8 @@ TEST_F(ResilientJobStoreTest, KeepsTerminalStateInMemoryWhenTheDiskRefusesIt) {
   {
     ScopedFullDisk full;
     const int refused = FailingVfs::RefusedWrites();
-    ASSERT_TRUE(store_->Finish("j1", JobState::kFailed, "INTERNAL", "boom", "", 7).ok());
+    ASSERT_TRUE(
+        store_->Finish("j1", JobState::kFailed, absl::StatusCode::kInternal, "boom", "", 7).ok());
     EXPECT_GT(FailingVfs::RefusedWrites(), refused) << "the disk was never asked";
     absl::StatusOr<JobRecord> job = store_->Get("j1");
     ASSERT_TRUE(job.ok()) << job.status();
@@ -85,7 +86,8 @@ TEST_F(ResilientJobStoreTest, WritesKeptStatesOnceTheDiskTakesWritesAgain) {
   InsertRunning("j1");
   {
     ScopedFullDisk full;
-    ASSERT_TRUE(store_->Finish("j1", JobState::kSucceeded, "", "", "result", 7).ok());
+    ASSERT_TRUE(
+        store_->Finish("j1", JobState::kSucceeded, absl::StatusCode::kOk, "", "result", 7).ok());
     EXPECT_EQ(store_->RetryPendingWrites().code(), absl::StatusCode::kResourceExhausted);
   }
   ASSERT_TRUE(store_->RetryPendingWrites().ok());
@@ -141,7 +143,9 @@ TEST_F(ResilientJobStoreTest, RefusesSubmitsWhileTerminalStatesWaitInMemory) {
   InsertRunning("j1");
   {
     ScopedFullDisk full;
-    ASSERT_TRUE(store_->Finish("j1", JobState::kCancelled, "CANCELLED", "stop", "", 7).ok());
+    ASSERT_TRUE(
+        store_->Finish("j1", JobState::kCancelled, absl::StatusCode::kCancelled, "stop", "", 7)
+            .ok());
   }
   // The disk takes writes now: the submit first writes the backlog, then itself.
   absl::StatusOr<std::pair<JobRecord, bool>> accepted = store_->Insert(NewJob("j2"));
@@ -167,7 +171,8 @@ TEST_F(ResilientJobStoreTest, ListsShowTheStateKeptInMemory) {
   InsertRunning("j1");
   {
     ScopedFullDisk full;
-    ASSERT_TRUE(store_->Finish("j1", JobState::kFailed, "INTERNAL", "boom", "", 7).ok());
+    ASSERT_TRUE(
+        store_->Finish("j1", JobState::kFailed, absl::StatusCode::kInternal, "boom", "", 7).ok());
   }
   JobFilter running;
   running.state = JobState::kRunning;
@@ -181,8 +186,9 @@ TEST_F(ResilientJobStoreTest, ListsShowTheStateKeptInMemory) {
 
 TEST_F(ResilientJobStoreTest, RefusedTransitionIsNotADiskFailure) {
   InsertRunning("j1");
-  ASSERT_TRUE(store_->Finish("j1", JobState::kSucceeded, "", "", "", 7).ok());
-  absl::Status again = store_->Finish("j1", JobState::kFailed, "INTERNAL", "x", "", 8);
+  ASSERT_TRUE(store_->Finish("j1", JobState::kSucceeded, absl::StatusCode::kOk, "", "", 7).ok());
+  absl::Status again =
+      store_->Finish("j1", JobState::kFailed, absl::StatusCode::kInternal, "x", "", 8);
   EXPECT_EQ(again.code(), absl::StatusCode::kFailedPrecondition) << again;
   EXPECT_TRUE(store_->Writable());
   EXPECT_EQ(store_->PendingWrites(), 0);
@@ -191,8 +197,9 @@ TEST_F(ResilientJobStoreTest, RefusedTransitionIsNotADiskFailure) {
 TEST_F(ResilientJobStoreTest, FinishingAJobKeptInMemoryAgainIsRefused) {
   InsertRunning("j1");
   ScopedFullDisk full;
-  ASSERT_TRUE(store_->Finish("j1", JobState::kFailed, "INTERNAL", "boom", "", 7).ok());
-  EXPECT_EQ(store_->Finish("j1", JobState::kSucceeded, "", "", "", 8).code(),
+  ASSERT_TRUE(
+      store_->Finish("j1", JobState::kFailed, absl::StatusCode::kInternal, "boom", "", 7).ok());
+  EXPECT_EQ(store_->Finish("j1", JobState::kSucceeded, absl::StatusCode::kOk, "", "", 8).code(),
             absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(store_->Get("j1")->state, JobState::kFailed);
 }
@@ -213,7 +220,7 @@ TEST_F(ResilientJobStoreTest, SyncsSubmitsAndTerminalStatesOnly) {
   artifact.sha256 = "00";
   ASSERT_TRUE(store_->AddArtifact(artifact).ok());
   EXPECT_EQ(FailingVfs::Syncs(), syncs) << "starting a job and recording an artifact need none";
-  ASSERT_TRUE(store_->Finish("j1", JobState::kSucceeded, "", "", "", 7).ok());
+  ASSERT_TRUE(store_->Finish("j1", JobState::kSucceeded, absl::StatusCode::kOk, "", "", 7).ok());
   EXPECT_GT(FailingVfs::Syncs(), syncs) << "a terminal state must be on disk";
   // Still FULL for everything else.
   absl::StatusOr<std::unique_ptr<JobStore>> raw = JobStore::Open(data_dir_);
@@ -226,7 +233,8 @@ TEST_F(ResilientJobStoreTest, AHeldTerminalStateSurvivesARestartAndIsWrittenThen
   InsertRunning("j1");
   {
     ScopedFullDisk full;
-    ASSERT_TRUE(store_->Finish("j1", JobState::kSucceeded, "", "", "result", 7).ok());
+    ASSERT_TRUE(
+        store_->Finish("j1", JobState::kSucceeded, absl::StatusCode::kOk, "", "result", 7).ok());
   }
   store_.reset();  // kbenchd stops before the disk takes the state
   store_ = Open();
@@ -247,7 +255,8 @@ TEST_F(ResilientJobStoreTest, AFinishWaitsForTheJobsHeldArtifacts) {
   InsertRunning("j1");
   const std::string source = WriteFile(std::filesystem::path(data_dir_) / "samples.csv", "1,2\n");
   ASSERT_TRUE(held_->HoldArtifact("j1", "samples.csv", source, "text/csv").ok());
-  ASSERT_TRUE(store_->Finish("j1", JobState::kSucceeded, "", "", "result", 7).ok());
+  ASSERT_TRUE(
+      store_->Finish("j1", JobState::kSucceeded, absl::StatusCode::kOk, "", "result", 7).ok());
   absl::StatusOr<std::unique_ptr<JobStore>> raw = JobStore::Open(data_dir_);
   ASSERT_TRUE(raw.ok());
   EXPECT_EQ((*raw)->Get("j1")->state, JobState::kRunning) << "written before its artifact";

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "server/store/database.h"
+#include "server/store/schema.h"
 #include "server/store/store_location.h"
 #include "tests/postgres/postgres_server.h"
 #include "tests/server/store/store_test_util.h"
@@ -48,6 +49,17 @@ class StoreEngineTest : public TempDataDirTest, public ::testing::WithParamInter
     absl::StatusOr<bool> row = (*query)->Step();
     EXPECT_TRUE(row.ok()) << row.status();
     return row.ok() && *row ? (*query)->ColumnText(0) : "";
+  }
+
+  // Brings the fresh database to schema `version` (what an older kbenchd left) and runs `sql`
+  // on it, before the store under test opens it.
+  void WriteAtSchemaVersion(int version, const std::string& sql) {
+    absl::StatusOr<std::unique_ptr<internal::Database>> db = ConnectStoreDatabase(location_);
+    ASSERT_TRUE(db.ok()) << db.status();
+    absl::StatusOr<int> migrated = internal::Migrate(db->get(), version, 0);
+    ASSERT_TRUE(migrated.ok()) << migrated.status();
+    absl::Status written = (*db)->Exec(sql, "write at an older schema version");
+    ASSERT_TRUE(written.ok()) << written;
   }
 
   StoreLocation location_;

@@ -66,7 +66,9 @@ TEST_F(StoreMigrationTest, CopiesEveryRecordAndArtifactAndRefusesASecondTime) {
     ASSERT_TRUE(jobs->Insert(Job("j-1", "")).ok());
     ASSERT_TRUE(jobs->Insert(Job("j-2", "key-2")).ok());
     ASSERT_TRUE(jobs->MarkRunning("j-1", 10).ok());
-    ASSERT_TRUE(jobs->Finish("j-1", JobState::kSucceeded, "", "", std::string("r\0s", 3), 20).ok());
+    ASSERT_TRUE(jobs->Finish("j-1", JobState::kSucceeded, absl::StatusCode::kOk, "",
+                             std::string("r\0s", 3), 20)
+                    .ok());
     ArtifactStore artifacts(data_dir_, jobs.get(), {});
     ASSERT_TRUE(artifacts
                     .Import("j-1", "trace.bin",

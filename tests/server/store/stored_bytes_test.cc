@@ -118,7 +118,7 @@ TEST_P(StoredBytesTest, RemovingAFinishedJobFreesItsSpecAndArtifacts) {
   Insert(JobOf("j-1", "bob", 1000));
   Insert(JobOf("j-2", "bob", 500));
   ASSERT_TRUE(jobs_->AddArtifact(ArtifactOf("j-1", "trace.json", 70)).ok());
-  ASSERT_TRUE(jobs_->Finish("j-1", JobState::kSucceeded, "", "", "", 3).ok());
+  ASSERT_TRUE(jobs_->Finish("j-1", JobState::kSucceeded, absl::StatusCode::kOk, "", "", 3).ok());
   ASSERT_TRUE(jobs_->DeleteFinished("j-1", nullptr).ok());
   const OwnerStoredBytes bob = OwnedBy("bob");
   EXPECT_EQ(bob.job_specs, 500);

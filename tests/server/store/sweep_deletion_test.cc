@@ -57,7 +57,7 @@ class SweepDeletionTest : public testing::StoreEngineTest {
   }
 
   void Succeed(const std::string& id) {
-    ASSERT_TRUE(jobs_->Finish(id, JobState::kSucceeded, "", "", "", 5).ok());
+    ASSERT_TRUE(jobs_->Finish(id, JobState::kSucceeded, absl::StatusCode::kOk, "", "", 5).ok());
   }
 
   std::unique_ptr<JobStore> jobs_;

@@ -119,7 +119,7 @@ TEST_P(SweepStoreTest, PruningOldJobsKeepsTheJobsOfASweep) {
   ASSERT_TRUE(sweeps_->Insert(TwoPoints("s-1")).ok());
   for (const char* id : {"j-0", "j-1", "j-2"}) {
     ASSERT_TRUE(jobs_->MarkRunning(id, 1).ok());
-    ASSERT_TRUE(jobs_->Finish(id, JobState::kSucceeded, "", "", "", 2).ok());
+    ASSERT_TRUE(jobs_->Finish(id, JobState::kSucceeded, absl::StatusCode::kOk, "", "", 2).ok());
   }
   absl::StatusOr<int64_t> pruned = jobs_->PruneFinishedBefore(1000, nullptr);
   ASSERT_TRUE(pruned.ok()) << pruned.status();  // no foreign-key failure from sweep_points
