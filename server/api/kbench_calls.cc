@@ -8,8 +8,7 @@
 namespace kbench::api {
 namespace {
 
-class KbenchCallInterceptors final
-    : public grpc::experimental::ServerInterceptorFactoryInterface {
+class KbenchCallInterceptors final : public grpc::experimental::ServerInterceptorFactoryInterface {
  public:
   explicit KbenchCallInterceptors(MakeCallInterceptor make) : make_(std::move(make)) {}
 

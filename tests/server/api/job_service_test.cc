@@ -90,7 +90,8 @@ TEST_F(JobServiceTest, OnlyTheOwnerOrAnAdminCancelsOrDeletes) {
   v1::DeleteJobRequest remove;
   remove.set_job_id(id);
   v1::DeleteJobResponse removed;
-  EXPECT_EQ(job_service_->Delete(bob_, remove, &removed).code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(job_service_->Delete(bob_, remove, &removed).code(),
+            absl::StatusCode::kPermissionDenied);
   EXPECT_TRUE(queue_->deleted.empty());
   ASSERT_TRUE(job_service_->Delete(alice_, remove, &removed).ok());
   EXPECT_EQ(queue_->deleted, std::vector<std::string>{id});

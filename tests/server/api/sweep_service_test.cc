@@ -21,18 +21,17 @@ class SweepServiceTest : public fixture::ServiceTest {
   }
 
   std::unique_ptr<SweepService> Built(store::SweepStore* sweeps) {
-    return std::make_unique<SweepService>(
-        SweepService::Parts{.sweeps = sweeps,
-                            .data_dir = data_dir_,
-                            .artifacts = artifacts_.get(),
-                            .job_store = jobs_.get(),
-                            .queue = queue_.get(),
-                            .jobs = job_service_.get(),
-                            .usage = usage_service_.get(),
-                            .variants = variant_service_.get(),
-                            .authorizer = authorizer_.get(),
-                            .clock = &clock_},
-        SweepService::Bounds{.limits = {}, .max_points = 8});
+    return std::make_unique<SweepService>(SweepService::Parts{.sweeps = sweeps,
+                                                              .data_dir = data_dir_,
+                                                              .artifacts = artifacts_.get(),
+                                                              .job_store = jobs_.get(),
+                                                              .queue = queue_.get(),
+                                                              .jobs = job_service_.get(),
+                                                              .usage = usage_service_.get(),
+                                                              .variants = variant_service_.get(),
+                                                              .authorizer = authorizer_.get(),
+                                                              .clock = &clock_},
+                                          SweepService::Bounds{.limits = {}, .max_points = 8});
   }
 
   // square over dim0 = 16, 32, 64 on the cpu device.

@@ -14,7 +14,8 @@ namespace {
 
 class UsageServiceTest : public fixture::ServiceTest {
  protected:
-  QuotaDefaults quotas_{.max_queued_jobs = 7, .max_stored_bytes = 1000, .max_queued_jobs_total = 50};
+  QuotaDefaults quotas_{
+      .max_queued_jobs = 7, .max_stored_bytes = 1000, .max_queued_jobs_total = 50};
 };
 
 TEST_F(UsageServiceTest, ShowsEachOwnersJobsAndLimitsAndTheDaemonsQueue) {
