@@ -5,7 +5,6 @@
 // kbench_proto.
 #pragma once
 
-#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -15,11 +14,12 @@
 namespace kbench {
 
 // The code named `name` (absl::StatusCodeToString's spelling), found among v1::StatusCode's
-// values; nullopt for "" or a name that is no code.
-inline std::optional<absl::StatusCode> StatusCodeFromName(const std::string& name) {
+// values. "" or a name that is no code reads as the store's migration 16 reads one: UNKNOWN for
+// a job that `failed`, OK for any other.
+inline absl::StatusCode StatusCodeFromName(const std::string& name, bool failed) {
   v1::StatusCode code = v1::STATUS_CODE_OK;
   if (name.empty() || !v1::StatusCode_Parse(absl::StrCat("STATUS_CODE_", name), &code)) {
-    return std::nullopt;
+    return failed ? absl::StatusCode::kUnknown : absl::StatusCode::kOk;
   }
   return static_cast<absl::StatusCode>(code);
 }

@@ -133,10 +133,8 @@ absl::StatusCode JobStatusCode(const v1::Job& job) {
   if (job.error_status() != v1::STATUS_CODE_OK) {
     return static_cast<absl::StatusCode>(job.error_status());
   }
-  const absl::StatusCode none =
-      job.state() == v1::JOB_STATE_FAILED ? absl::StatusCode::kUnknown : absl::StatusCode::kOk;
   // An older kbenchd sets only the name.
-  return StatusCodeFromName(job.error_code()).value_or(none);
+  return StatusCodeFromName(job.error_code(), job.state() == v1::JOB_STATE_FAILED);
 }
 
 std::string RenderJob(const v1::Job& job) {

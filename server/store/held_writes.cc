@@ -62,13 +62,11 @@ absl::StatusOr<absl::StatusCode> ReadCode(const std::string& bytes, size_t* at) 
   return static_cast<absl::StatusCode>(code);
 }
 
-// Version 1's field "error_code": the code's name, "" for OK. A name that is no code reads as
-// migration 16 reads one in the store: UNKNOWN for a failed job, OK for another.
+// Version 1's field "error_code": the code's name, "" for OK.
 absl::StatusOr<absl::StatusCode> ReadCodeByName(const std::string& bytes, size_t* at,
                                                 JobState state) {
   KBENCH_ASSIGN_OR_RETURN(std::string name, ReadField(bytes, at, "error_code"));
-  return StatusCodeFromName(name).value_or(state == JobState::kFailed ? absl::StatusCode::kUnknown
-                                                                      : absl::StatusCode::kOk);
+  return StatusCodeFromName(name, state == JobState::kFailed);
 }
 
 std::string ReadWholeFile(const fs::path& path) {
